@@ -1,0 +1,3 @@
+module github.com/gozie/gozie
+
+go 1.26
