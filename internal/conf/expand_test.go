@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -124,16 +125,22 @@ func TestResolverCycle(t *testing.T) {
 	}
 }
 
-// TestConformanceConfigDefault replays basic_el/testWFConfigDefaultVarResolve:
-// the action configuration is the action's own properties plus
-// config-default.xml, with references resolved against the job configuration.
+// TestConformanceConfigDefault replays the config_resolution vectors of
+// basic_el.json (testWFConfigDefaultVarResolve): the action configuration is
+// the action's own properties plus config-default.xml, with references
+// resolved against the job configuration.
 func TestConformanceConfigDefault(t *testing.T) {
-	data, err := os.ReadFile("../../testdata/conformance/basic_el.json")
+	dir := os.Getenv("GOZIE_CONFORMANCE_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "testdata", "conformance")
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "basic_el.json"))
 	if err != nil {
-		t.Skip("conformance data not available:", err)
+		t.Fatalf("conformance vectors not available (set GOZIE_CONFORMANCE_DIR): %v", err)
 	}
 	var vectors []struct {
 		ID       string            `json:"id"`
+		Kind     string            `json:"kind"`
 		Defaults map[string]string `json:"config_default_xml"`
 		Job      map[string]string `json:"job_configuration"`
 		Action   map[string]string `json:"action_configuration_in_workflow"`
@@ -142,20 +149,22 @@ func TestConformanceConfigDefault(t *testing.T) {
 	if err := json.Unmarshal(data, &vectors); err != nil {
 		t.Fatal(err)
 	}
-	found := false
+	ran := 0
 	for _, v := range vectors {
-		if v.ID != "basic_el/testWFConfigDefaultVarResolve/01" {
+		if v.Kind != "config_resolution" {
 			continue
 		}
-		found = true
-		action := New().Merge(FromMap(v.Action), FromMap(v.Defaults))
-		action.SetResolver(FromMap(v.Job).AsResolver())
-		if got := action.ExpandedMap(); !maps.Equal(got, v.Expected) {
-			t.Errorf("got  %q\nwant %q", got, v.Expected)
-		}
+		ran++
+		t.Run(v.ID, func(t *testing.T) {
+			action := New().Merge(FromMap(v.Action), FromMap(v.Defaults))
+			action.SetResolver(FromMap(v.Job).AsResolver())
+			if got := action.ExpandedMap(); !maps.Equal(got, v.Expected) {
+				t.Errorf("got  %q\nwant %q", got, v.Expected)
+			}
+		})
 	}
-	if !found {
-		t.Skip("vector not found")
+	if ran == 0 {
+		t.Fatal("no config_resolution vectors found")
 	}
 }
 

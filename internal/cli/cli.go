@@ -1,0 +1,204 @@
+// Package cli implements gozie's command line: flag parsing conventions
+// shared by every verb (Oozie-style single-dash flags, repeatable -D) and the
+// offline tools that need no server (validate, eval, version).
+//
+// cmd/gozie only forwards os.Args here, so every command can be tested as a
+// function of its arguments and output streams.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/gozie/gozie/internal/conf"
+)
+
+// Exit statuses shared by all verbs.
+const (
+	exitOK    = 0
+	exitFail  = 1 // the command ran and found a problem (invalid file, EL error)
+	exitUsage = 2 // the command line itself was wrong
+)
+
+// command is one verb of the gozie binary.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands lists the verbs in the order help prints them. It is a function
+// rather than a package variable so that help can refer to the list without
+// an initialization cycle.
+func commands() []command {
+	return []command{
+		{"validate", "check workflow.xml files offline (Oozie error codes, line numbers)", runValidate},
+		{"eval", "evaluate EL text with job properties, to debug expressions", runEval},
+		{"version", "print gozie's version", runVersion},
+		{"help", "show this help", runHelp},
+	}
+}
+
+// Main runs the gozie command line. args excludes the program name. It
+// returns the process exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	verb := strings.TrimLeft(args[0], "-")
+	for _, c := range commands() {
+		if c.name == verb {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "Error: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "gozie runs Oozie workflow applications.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: gozie <command> [flags] [arguments]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'gozie <command> -help' for the flags of one command.")
+}
+
+func runHelp(args []string, stdout, _ io.Writer) int {
+	usage(stdout)
+	return exitOK
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "Error: version takes no arguments")
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "gozie %s\n", Version())
+	return exitOK
+}
+
+// Version reports the module version the binary was built from, or "devel"
+// for a build from a work tree, so bug reports can name what ran.
+func Version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok || info.Main.Version == "" || info.Main.Version == "(devel)" {
+		return "devel"
+	}
+	return info.Main.Version
+}
+
+// defines collects repeated "-D name=value" flags in order. A later -D for
+// the same name wins, as it would on the Oozie command line.
+type defines struct{ pairs [][2]string }
+
+func (d *defines) String() string {
+	var parts []string
+	for _, p := range d.pairs {
+		parts = append(parts, p[0]+"="+p[1])
+	}
+	return strings.Join(parts, " ")
+}
+
+func (d *defines) Set(s string) error {
+	name, value, err := conf.ParseDefine(s)
+	if err != nil {
+		return err
+	}
+	d.pairs = append(d.pairs, [2]string{name, value})
+	return nil
+}
+
+// splitDefines rewrites the joined form "-Dname=value" into "-D" "name=value"
+// so the standard flag package, which knows only "-D value", accepts both
+// spellings Oozie users type.
+func splitDefines(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		flagText, dashed := strings.CutPrefix(a, "--")
+		if !dashed {
+			flagText, dashed = strings.CutPrefix(a, "-")
+		}
+		if rest, ok := strings.CutPrefix(flagText, "D"); dashed && ok && rest != "" && !strings.HasPrefix(rest, "=") {
+			out = append(out, "-D", rest)
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// parseInterspersed parses flags that may appear before, between or after
+// positional arguments ("gozie validate a.xml -D x=y b.xml"), which the
+// standard flag package alone does not allow.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	args = splitDefines(args)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		// fs.Parse stops at "--" (consumed) or at the first positional.
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// loadProperties builds the property set of a command: the -config file (a
+// .properties or Hadoop .xml file) first, then each -D in order, later wins.
+func loadProperties(configFile string, d *defines) (*conf.Config, error) {
+	c := conf.New()
+	if configFile != "" {
+		loaded, err := conf.LoadFile(configFile)
+		if err != nil {
+			return nil, err
+		}
+		c.Merge(loaded)
+	}
+	for _, p := range d.pairs {
+		c.SetProperty(conf.Property{Name: p[0], Value: p[1], Source: "-D"})
+	}
+	return c, nil
+}
+
+// newFlagSet returns a flag set whose errors and help go to stderr and do not
+// exit the process.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: gozie %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// flagStatus maps a flag parsing error to an exit status: asking for help is
+// not a failure.
+func flagStatus(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitUsage
+}

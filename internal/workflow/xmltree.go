@@ -1,0 +1,119 @@
+package workflow
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxDepth bounds element nesting: no workflow needs more, and a bound keeps
+// hostile input from exhausting the stack in the recursive passes.
+const maxDepth = 256
+
+// position converts byte offsets into 1-based line and column numbers.
+type position struct {
+	data       []byte
+	lineStarts []int
+}
+
+func newPosition(data []byte) *position {
+	p := &position{data: data, lineStarts: []int{0}}
+	for i, b := range data {
+		if b == '\n' {
+			p.lineStarts = append(p.lineStarts, i+1)
+		}
+	}
+	return p
+}
+
+// at returns the line and column (in characters) of byte offset off.
+func (p *position) at(off int64) (int, int) {
+	o := int(off)
+	if o > len(p.data) {
+		o = len(p.data)
+	}
+	i := sort.Search(len(p.lineStarts), func(i int) bool { return p.lineStarts[i] > o }) - 1
+	if i < 0 {
+		i = 0
+	}
+	col := utf8.RuneCount(p.data[p.lineStarts[i]:o]) + 1
+	return i + 1, col
+}
+
+// parseTree turns workflow.xml bytes into a generic element tree. Malformed
+// XML is reported as E0701, as Oozie does (its SAX parser raises the schema
+// error before anything else looks at the document).
+func parseTree(data []byte) (*Element, error) {
+	pos := newPosition(data)
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.Strict = true
+	// Oozie reads workflow.xml as UTF-8; declarations of other encodings that
+	// are ASCII-compatible are passed through rather than rejected.
+	dec.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
+		switch strings.ToLower(label) {
+		case "utf-8", "utf8", "us-ascii", "ascii", "iso-8859-1", "latin1":
+			return in, nil
+		}
+		return nil, errors.New("unsupported encoding " + label)
+	}
+	var root *Element
+	var stack []*Element
+	for {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			line, col := pos.at(dec.InputOffset())
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				line, col = se.Line, 1
+				return nil, schemaError(line, col, "%s", se.Msg)
+			}
+			return nil, schemaError(line, col, "%s", err.Error())
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			line, col := pos.at(off)
+			if len(stack) >= maxDepth {
+				return nil, schemaError(line, col, "element nesting deeper than %d", maxDepth)
+			}
+			if root != nil && len(stack) == 0 {
+				return nil, schemaError(line, col, "more than one root element")
+			}
+			e := &Element{Name: t.Name, Line: line, Col: col}
+			for _, a := range t.Attr {
+				// Namespace declarations are syntax, not data.
+				if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
+					continue
+				}
+				e.Attrs = append(e.Attrs, a)
+			}
+			if len(stack) > 0 {
+				parent := stack[len(stack)-1]
+				parent.Children = append(parent.Children, e)
+			} else {
+				root = e
+			}
+			stack = append(stack, e)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		case xml.CharData:
+			if len(stack) > 0 {
+				stack[len(stack)-1].Text += string(t)
+			} else if strings.TrimSpace(string(t)) != "" {
+				line, col := pos.at(off)
+				return nil, schemaError(line, col, "content is not allowed outside the root element")
+			}
+		}
+	}
+	if root == nil {
+		return nil, schemaError(1, 1, "premature end of file")
+	}
+	return root, nil
+}
