@@ -165,19 +165,34 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// loadProperties builds the property set of a command: the -config file (a
-// .properties or Hadoop .xml file) first, then each -D in order, later wins.
-func loadProperties(configFile string, d *defines) (*conf.Config, error) {
+// propertyFlags are the -config and -D flags of commands that work on a job's
+// properties.
+type propertyFlags struct {
+	config string
+	defs   defines
+}
+
+// addPropertyFlags registers -config (described by configUsage) and -D on fs.
+func addPropertyFlags(fs *flag.FlagSet, configUsage string) *propertyFlags {
+	p := &propertyFlags{}
+	fs.StringVar(&p.config, "config", "", configUsage)
+	fs.Var(&p.defs, "D", "set a property, name=value (repeatable)")
+	return p
+}
+
+// load builds the property set: the -config file (a .properties or Hadoop
+// .xml file) first, then each -D in order, later wins.
+func (p *propertyFlags) load() (*conf.Config, error) {
 	c := conf.New()
-	if configFile != "" {
-		loaded, err := conf.LoadFile(configFile)
+	if p.config != "" {
+		loaded, err := conf.LoadFile(p.config)
 		if err != nil {
 			return nil, err
 		}
 		c.Merge(loaded)
 	}
-	for _, p := range d.pairs {
-		c.SetProperty(conf.Property{Name: p[0], Value: p[1], Source: "-D"})
+	for _, d := range p.defs.pairs {
+		c.SetProperty(conf.Property{Name: d[0], Value: d[1], Source: "-D"})
 	}
 	return c, nil
 }

@@ -12,9 +12,7 @@ import (
 
 func runEval(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("eval", "[-config job.properties] [-D name=value]... 'TEXT'", stderr)
-	configFile := fs.String("config", "", "job properties (.properties or .xml) to use as EL variables")
-	var defs defines
-	fs.Var(&defs, "D", "set a property, name=value (repeatable)")
+	pf := addPropertyFlags(fs, "job properties (.properties or .xml) to use as EL variables")
 	texts, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
@@ -24,7 +22,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	props, err := loadProperties(*configFile, &defs)
+	props, err := pf.load()
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage

@@ -21,9 +21,7 @@ var appFiles = []string{"workflow.xml", "coordinator.xml", "bundle.xml"}
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("validate", "[-config job.properties] [-D name=value]... FILE|DIR...", stderr)
-	configFile := fs.String("config", "", "job properties (.properties or .xml) whose settings apply, e.g. oozie.wf.validate.ForkJoin")
-	var defs defines
-	fs.Var(&defs, "D", "set a property, name=value (repeatable)")
+	pf := addPropertyFlags(fs, "job properties (.properties or .xml) whose settings apply, e.g. oozie.wf.validate.ForkJoin")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
@@ -33,7 +31,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	props, err := loadProperties(*configFile, &defs)
+	props, err := pf.load()
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
@@ -68,15 +66,15 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 // from the same properties as the job's own settings.
 func workflowOptions(props *conf.Config) workflow.Options {
 	opts := workflow.DefaultOptions()
-	if v, ok := props.Get("oozie.validate.ForkJoin"); ok {
+	if v, ok := props.Get(workflow.ServerPropValidateForkJoin); ok {
 		if b, err := strconv.ParseBool(strings.TrimSpace(v)); err == nil {
 			opts.ValidateForkJoin = b
 		}
 	}
-	if v, ok := props.Get("oozie.actions.default.name-node"); ok {
+	if v, ok := props.Get(workflow.ServerPropDefaultNameNode); ok {
 		opts.DefaultNameNode = v
 	}
-	if v, ok := props.Get("oozie.actions.default.job-tracker"); ok {
+	if v, ok := props.Get(workflow.ServerPropDefaultJobTrack); ok {
 		opts.DefaultJobTracker = v
 	}
 	jobConf := make(map[string]string, props.Len())

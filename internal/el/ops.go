@@ -32,6 +32,27 @@ func wantsDouble(x, y any) bool {
 	return false
 }
 
+// coercePair converts both operands with the same coercion, reporting the
+// first operand that cannot be converted.
+func coercePair[T any](x, y any, conv func(any) (T, error)) (a, b T, err error) {
+	if a, err = conv(x); err != nil {
+		return a, b, err
+	}
+	b, err = conv(y)
+	return a, b, err
+}
+
+// applyArith computes a op b for +, - and * in the operands' own type.
+func applyArith[T int64 | float64](op Op, a, b T) T {
+	switch op {
+	case OpAdd:
+		return a + b
+	case OpSub:
+		return a - b
+	}
+	return a * b
+}
+
 // arith implements +, - and *: numeric only, null is 0, integers stay
 // int64 (wrapping on overflow like Java longs).
 func arith(op Op, x, y any) (any, error) {
@@ -39,37 +60,17 @@ func arith(op Op, x, y any) (any, error) {
 		return int64(0), nil
 	}
 	if wantsDouble(x, y) {
-		a, err := toDouble(x)
+		a, b, err := coercePair(x, y, toDouble)
 		if err != nil {
 			return nil, err
 		}
-		b, err := toDouble(y)
-		if err != nil {
-			return nil, err
-		}
-		switch op {
-		case OpAdd:
-			return a + b, nil
-		case OpSub:
-			return a - b, nil
-		}
-		return a * b, nil
+		return applyArith(op, a, b), nil
 	}
-	a, err := toLong(x)
+	a, b, err := coercePair(x, y, toLong)
 	if err != nil {
 		return nil, err
 	}
-	b, err := toLong(y)
-	if err != nil {
-		return nil, err
-	}
-	switch op {
-	case OpAdd:
-		return a + b, nil
-	case OpSub:
-		return a - b, nil
-	}
-	return a * b, nil
+	return applyArith(op, a, b), nil
 }
 
 // divide implements / and div: always a double, so 10/2 is 5.0 and a
@@ -78,11 +79,7 @@ func divide(x, y any) (any, error) {
 	if x == nil && y == nil {
 		return int64(0), nil
 	}
-	a, err := toDouble(x)
-	if err != nil {
-		return nil, err
-	}
-	b, err := toDouble(y)
+	a, b, err := coercePair(x, y, toDouble)
 	if err != nil {
 		return nil, err
 	}
@@ -96,21 +93,13 @@ func modulo(x, y any) (any, error) {
 		return int64(0), nil
 	}
 	if wantsDouble(x, y) {
-		a, err := toDouble(x)
-		if err != nil {
-			return nil, err
-		}
-		b, err := toDouble(y)
+		a, b, err := coercePair(x, y, toDouble)
 		if err != nil {
 			return nil, err
 		}
 		return math.Mod(a, b), nil
 	}
-	a, err := toLong(x)
-	if err != nil {
-		return nil, err
-	}
-	b, err := toLong(y)
+	a, b, err := coercePair(x, y, toLong)
 	if err != nil {
 		return nil, err
 	}
@@ -129,31 +118,19 @@ func equal(x, y any) (bool, error) {
 	}
 	switch {
 	case isFloat(x) || isFloat(y):
-		a, err := toDouble(x)
-		if err != nil {
-			return false, err
-		}
-		b, err := toDouble(y)
+		a, b, err := coercePair(x, y, toDouble)
 		if err != nil {
 			return false, err
 		}
 		return a == b, nil
 	case isInt(x) || isInt(y):
-		a, err := toLong(x)
-		if err != nil {
-			return false, err
-		}
-		b, err := toLong(y)
+		a, b, err := coercePair(x, y, toLong)
 		if err != nil {
 			return false, err
 		}
 		return a == b, nil
 	case isBool(x) || isBool(y):
-		a, err := toBool(x)
-		if err != nil {
-			return false, err
-		}
-		b, err := toBool(y)
+		a, b, err := coercePair(x, y, toBool)
 		if err != nil {
 			return false, err
 		}
@@ -183,11 +160,7 @@ func compare(op Op, x, y any) (bool, error) {
 	var c int
 	switch {
 	case isFloat(x) || isFloat(y):
-		a, err := toDouble(x)
-		if err != nil {
-			return false, err
-		}
-		b, err := toDouble(y)
+		a, b, err := coercePair(x, y, toDouble)
 		if err != nil {
 			return false, err
 		}
@@ -196,11 +169,7 @@ func compare(op Op, x, y any) (bool, error) {
 		}
 		c = cmp3(a < b, a > b)
 	case isInt(x) || isInt(y):
-		a, err := toLong(x)
-		if err != nil {
-			return false, err
-		}
-		b, err := toLong(y)
+		a, b, err := coercePair(x, y, toLong)
 		if err != nil {
 			return false, err
 		}

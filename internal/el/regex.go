@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Java regular expressions on top of Go's RE2.
@@ -31,7 +32,15 @@ import (
 // group number), \$ and \\ are literal, a trailing "\" or a "$" without a
 // group is an error.
 
-var regexCache sync.Map // pattern -> *regexp.Regexp, patterns repeat across jobs
+// regexCache keeps compiled patterns, which repeat across jobs. Patterns come
+// from user definitions, so the cache stops growing at maxCachedRegexps
+// instead of letting a long-running server accumulate them without bound.
+var (
+	regexCache      sync.Map // pattern -> *regexp.Regexp
+	regexCacheCount atomic.Int64
+)
+
+const maxCachedRegexps = 1024
 
 func compileJava(pattern string) (*regexp.Regexp, error) {
 	if v, ok := regexCache.Load(pattern); ok {
@@ -41,7 +50,11 @@ func compileJava(pattern string) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression [%s]: %v", pattern, err)
 	}
-	regexCache.Store(pattern, re)
+	if regexCacheCount.Load() < maxCachedRegexps {
+		if _, loaded := regexCache.LoadOrStore(pattern, re); !loaded {
+			regexCacheCount.Add(1)
+		}
+	}
 	return re, nil
 }
 

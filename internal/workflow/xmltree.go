@@ -18,6 +18,10 @@ const maxDepth = 256
 type position struct {
 	data       []byte
 	lineStarts []int
+	// The parser asks for offsets in increasing order, so the previous
+	// answer is kept to count columns incrementally: a definition written on
+	// one long line would otherwise cost quadratic time.
+	lastLine, lastOff, lastCol int
 }
 
 func newPosition(data []byte) *position {
@@ -32,15 +36,17 @@ func newPosition(data []byte) *position {
 
 // at returns the line and column (in characters) of byte offset off.
 func (p *position) at(off int64) (int, int) {
-	o := int(off)
-	if o > len(p.data) {
-		o = len(p.data)
-	}
+	o := min(max(int(off), 0), len(p.data))
 	i := sort.Search(len(p.lineStarts), func(i int) bool { return p.lineStarts[i] > o }) - 1
 	if i < 0 {
 		i = 0
 	}
-	col := utf8.RuneCount(p.data[p.lineStarts[i]:o]) + 1
+	start, col := p.lineStarts[i], 1
+	if p.lastCol > 0 && p.lastLine == i && p.lastOff <= o {
+		start, col = p.lastOff, p.lastCol
+	}
+	col += utf8.RuneCount(p.data[start:o])
+	p.lastLine, p.lastOff, p.lastCol = i, o, col
 	return i + 1, col
 }
 
