@@ -38,6 +38,7 @@ func commands() []command {
 	return []command{
 		{"validate", "check workflow.xml files offline (Oozie error codes, line numbers)", runValidate},
 		{"eval", "evaluate EL text with job properties, to debug expressions", runEval},
+		{"launch", "run one process action in DIR (started by the engine, not by people)", runLaunch},
 		{"version", "print gozie's version", runVersion},
 		{"help", "show this help", runHelp},
 	}

@@ -1,0 +1,158 @@
+package action
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxArchiveBytes bounds what one <archive> may unpack to, so that a
+// compression bomb cannot fill the server's disk.
+const maxArchiveBytes = 8 << 30
+
+// unpackArchive makes an <archive> entry available in the working
+// directory: unpacked into a directory named by the link name (the
+// "#name" fragment or the archive's file name), as Hadoop's distributed
+// cache does. .zip/.jar, .tar, .tar.gz/.tgz are unpacked; other files are
+// linked as they are.
+func unpackArchive(dir, appDir, entry string) error {
+	src, name, err := sourceOf(appDir, entry)
+	if err != nil {
+		return err
+	}
+	dst := filepath.Join(dir, name)
+	if err := os.RemoveAll(dst); err != nil {
+		return Errorf(Transient, CodeIO, "%v", err)
+	}
+	lower := strings.ToLower(src)
+	switch {
+	case strings.HasSuffix(lower, ".zip") || strings.HasSuffix(lower, ".jar"):
+		err = unzip(src, dst)
+	case strings.HasSuffix(lower, ".tar.gz") || strings.HasSuffix(lower, ".tgz"):
+		err = untar(src, dst, true)
+	case strings.HasSuffix(lower, ".tar"):
+		err = untar(src, dst, false)
+	default:
+		err = os.Symlink(src, dst)
+	}
+	if err != nil {
+		return Errorf(ErrorKindError, CodeIO, "unpacking archive [%s]: %v", entry, err)
+	}
+	return nil
+}
+
+// safeJoin refuses entry names that would land outside root.
+func safeJoin(root, name string) (string, error) {
+	p := filepath.Join(root, name)
+	if p != root && !strings.HasPrefix(p, root+string(filepath.Separator)) {
+		return "", fmt.Errorf("entry [%s] points outside the archive directory", name)
+	}
+	return p, nil
+}
+
+func writeEntry(p string, r io.Reader, mode os.FileMode, budget *int64) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode.Perm()|0o600)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(f, io.LimitReader(r, *budget+1))
+	*budget -= n
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && *budget < 0 {
+		err = errors.New("archive unpacks to more than the allowed size")
+	}
+	return err
+}
+
+func unzip(src, dst string) error {
+	zr, err := zip.OpenReader(src)
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	budget := int64(maxArchiveBytes)
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, f := range zr.File {
+		p, err := safeJoin(dst, f.Name)
+		if err != nil {
+			return err
+		}
+		if f.FileInfo().IsDir() {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		if !f.Mode().IsRegular() {
+			continue // links in archives are skipped: they could escape dst
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return err
+		}
+		err = writeEntry(p, rc, f.Mode(), &budget)
+		rc.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func untar(src, dst string, gz bool) error {
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if gz {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return err
+		}
+		defer zr.Close()
+		r = zr
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	budget := int64(maxArchiveBytes)
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		p, err := safeJoin(dst, h.Name)
+		if err != nil {
+			return err
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := writeEntry(p, tr, os.FileMode(h.Mode), &budget); err != nil {
+				return err
+			}
+		}
+	}
+}

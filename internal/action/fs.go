@@ -1,0 +1,576 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/workflow"
+)
+
+// Error codes of the fs action (workflow specification 3.2.4). The FS codes
+// and their wording are Oozie's own, so users find them in Oozie's
+// documentation and forums:
+//
+//	FS001 the name-node has no scheme (a plain absolute path without
+//	      name-node is a local path in gozie; Oozie reports FS001 for it)
+//	FS004 mkdir could not create the directory
+//	FS005 delete could not delete the path
+//	FS006 move: source path does not exist
+//	FS007 move: target names another file system than the source
+//	FS008 move: could not move (target exists, parent missing, ...)
+//	FS009 chmod/chgrp: no path matches
+//	FS010 chmod: invalid permissions mask
+//	FS011 a path is relative
+//	FS012 move: several sources but the target is not a directory
+//	FS013 a glob matched more paths than oozie.action.fs.glob.max
+//	FS014 permission denied (Oozie: AccessControlException)
+//
+// Oozie has no FS code for a few cases; gozie uses the code Oozie's
+// executors give the underlying condition:
+//
+//	E0904 the path's scheme is not supported (hdfs:// in this build)
+//	E0701 a missing attribute or a replication-factor that is not a
+//	      number: the schema would reject both (xs:short), only EL made
+//	      them slip through
+//	JA008 a path vanished while the operation ran (FileNotFoundException)
+//	JA009 other I/O failures (IOException); transient, as in Oozie, except
+//	      touchz of a directory, which no retry can fix
+//
+// Two local departures: delete with skip-trash='false' deletes (a local
+// file system has no trash), and chgrp changes the group only, where Oozie
+// also makes the workflow user the owner (that needs root locally).
+const (
+	CodeFSMissingScheme   = "FS001"
+	CodeFSMkdir           = "FS004"
+	CodeFSDelete          = "FS005"
+	CodeFSMoveNoSource    = "FS006"
+	CodeFSMoveOtherFS     = "FS007"
+	CodeFSMove            = "FS008"
+	CodeFSNoMatch         = "FS009"
+	CodeFSPermissions     = "FS010"
+	CodeFSRelative        = "FS011"
+	CodeFSMoveManySources = "FS012"
+	CodeFSGlobMax         = "FS013"
+	CodeFSAccess          = "FS014"
+	CodeUnsupportedFS     = "E0904"
+	CodeSchema            = "E0701"
+	CodeFileNotFound      = "JA008"
+	CodeIO                = "JA009"
+)
+
+// DefaultGlobMax is Oozie's default for oozie.action.fs.glob.max: the most
+// paths one glob of an fs command may match.
+const DefaultGlobMax = 1000
+
+// Files the fs executor keeps in the action's WorkDir so that a replayed
+// Start neither repeats a finished action nor fails on work it had done.
+const (
+	fsStartedFile = "fs-started"
+	fsResultFile  = "fs-result.json"
+)
+
+type fsExecutor struct{}
+
+// NewFS returns the executor of the fs action. It is synchronous, as the
+// specification says: Start runs every command and returns Done.
+func NewFS() Executor { return fsExecutor{} }
+
+// fsCommand is one validated command of an <fs> body.
+type fsCommand struct {
+	op        string // element name: delete, mkdir, move, chmod, touchz, chgrp, setrep
+	path      string // resolved path or glob (move: the source)
+	target    string // move only
+	perm      fs.FileMode
+	group     string
+	dirFiles  bool
+	recursive bool
+}
+
+// fsOutcome is what fs-result.json holds.
+type fsOutcome struct {
+	Code string    `json:"code,omitempty"`
+	Msg  string    `json:"msg,omitempty"`
+	Kind ErrorKind `json:"kind,omitempty"`
+}
+
+// Start validates every path of the action, then runs the commands in
+// document order. A failure is returned as an *ExecError with the codes
+// listed above; the Result then carries only the ExternalID.
+func (fsExecutor) Start(ctx context.Context, a *Context) (Result, error) {
+	res := Result{ExternalID: a.ActionID, ExternalStatus: "OK", Done: true, Status: OK}
+	if res.ExternalID == "" {
+		res.ExternalID = "-"
+	}
+	if out, ok := readFSOutcome(a.WorkDir); ok {
+		return fsReport(res, out)
+	}
+	recovery := false
+	if a.WorkDir != "" {
+		marker := filepath.Join(a.WorkDir, fsStartedFile)
+		if _, err := os.Stat(marker); err == nil {
+			recovery = true
+		} else if err := os.MkdirAll(a.WorkDir, 0o755); err == nil {
+			_ = os.WriteFile(marker, nil, 0o644)
+		}
+	}
+	err := runFS(ctx, a, recovery)
+	var out fsOutcome
+	if err != nil {
+		var xe *ExecError
+		if !errors.As(err, &xe) {
+			xe = &ExecError{Kind: Transient, Code: CodeIO, Msg: err.Error(), Err: err}
+		}
+		out = fsOutcome{Code: xe.Code, Msg: xe.Msg, Kind: xe.Kind}
+		// A transient failure must run again on retry, so only errors
+		// that end the action are remembered.
+		if xe.Kind == Transient {
+			return Result{ExternalID: res.ExternalID}, xe
+		}
+	}
+	writeFSOutcome(a.WorkDir, out)
+	return fsReport(res, out)
+}
+
+func fsReport(res Result, out fsOutcome) (Result, error) {
+	if out.Code == "" {
+		return res, nil
+	}
+	return Result{ExternalID: res.ExternalID}, &ExecError{Kind: out.Kind, Code: out.Code, Msg: out.Msg}
+}
+
+func readFSOutcome(dir string) (fsOutcome, bool) {
+	var out fsOutcome
+	if dir == "" {
+		return out, false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, fsResultFile))
+	if err != nil || json.Unmarshal(b, &out) != nil {
+		return out, false
+	}
+	return out, true
+}
+
+func writeFSOutcome(dir string, out fsOutcome) {
+	if dir == "" {
+		return
+	}
+	b, _ := json.Marshal(out)
+	_ = writeFileAtomic(filepath.Join(dir, fsResultFile), b)
+}
+
+// Check reports the outcome Start recorded: the fs action is synchronous,
+// so there is never anything running.
+func (e fsExecutor) Check(_ context.Context, a *Context, externalID string) (Result, error) {
+	res := Result{ExternalID: externalID, ExternalStatus: "OK", Done: true, Status: OK}
+	if out, ok := readFSOutcome(a.WorkDir); ok {
+		return fsReport(res, out)
+	}
+	return res, nil
+}
+
+// Kill does nothing: the commands ran inside Start.
+func (fsExecutor) Kill(context.Context, *Context, string) error { return nil }
+
+func runFS(ctx context.Context, a *Context, recovery bool) error {
+	if a.Element == nil {
+		return Errorf(ErrorKindError, CodeSchema, "fs action without body")
+	}
+	cmds, err := planFS(a)
+	if err != nil {
+		return err
+	}
+	if !recovery {
+		if err := precheckFS(cmds); err != nil {
+			return err
+		}
+	}
+	max := DefaultGlobMax
+	if a.Conf != nil {
+		if v, ok := a.Conf.Get("oozie.action.fs.glob.max"); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+				max = n
+			}
+		}
+	}
+	for _, c := range cmds {
+		if err := ctx.Err(); err != nil {
+			return &ExecError{Kind: Transient, Code: CodeIO, Msg: err.Error(), Err: err}
+		}
+		if err := execFS(c, recovery, max); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planFS reads and validates every command before any runs (spec 3.2.4:
+// the validity of all paths is evaluated first).
+func planFS(a *Context) ([]fsCommand, error) {
+	body := a.Element
+	nnPrefix := ""
+	if nn := body.ChildText("name-node"); nn != "" {
+		if fsys.Scheme(nn) == "" {
+			return nil, Errorf(ErrorKindError, CodeFSMissingScheme, "Missing scheme in path [%s]", nn)
+		}
+		nnPrefix = fsys.Scheme(nn) + "://" + fsys.Authority(nn)
+	}
+	var cmds []fsCommand
+	for _, el := range body.Children {
+		c := fsCommand{op: el.Name.Local}
+		var err error
+		switch c.op {
+		case "name-node", "job-xml", "configuration":
+			continue
+		case "delete", "mkdir", "touchz", "setrep":
+			c.path, err = resolveFSPath(c.op, el, "path", nnPrefix)
+			if err == nil && c.op == "setrep" {
+				rf := strings.TrimSpace(el.Attr("replication-factor"))
+				if n, perr := strconv.ParseInt(rf, 10, 16); perr != nil || n < 1 {
+					err = Errorf(ErrorKindError, CodeSchema, "setrep, path [%s] invalid replication-factor [%s]", c.path, rf)
+				}
+			}
+		case "move":
+			c.path, err = resolveFSPath(c.op, el, "source", nnPrefix)
+			if err == nil {
+				c.target, err = resolveMoveTarget(c.path, el.Attr("target"))
+			}
+		case "chmod", "chgrp":
+			c.path, err = resolveFSPath(c.op, el, "path", nnPrefix)
+			c.dirFiles = true
+			if v, ok := el.LookupAttr("dir-files"); ok {
+				c.dirFiles = strings.EqualFold(strings.TrimSpace(v), "true")
+			}
+			c.recursive = el.Child("recursive") != nil
+			if err != nil {
+				break
+			}
+			if c.op == "chmod" {
+				mask := strings.TrimSpace(el.Attr("permissions"))
+				if c.perm, err = fsys.ParsePermission(mask); err != nil {
+					err = Errorf(ErrorKindError, CodeFSPermissions, "chmod, path [%s] invalid permissions mask [%s]", c.path, mask)
+				}
+			} else if c.group = strings.TrimSpace(el.Attr("group")); c.group == "" {
+				err = Errorf(ErrorKindError, CodeSchema, "chgrp, path [%s] has no group", c.path)
+			}
+		default:
+			continue // unknown elements were refused by schema validation
+		}
+		if err != nil {
+			return nil, err
+		}
+		cmds = append(cmds, c)
+	}
+	return cmds, nil
+}
+
+// resolveFSPath applies Oozie's path rules to attribute attr of a command:
+// absolute, with a scheme or a name-node to supply one. gozie departs from
+// Oozie in one way: without a name-node, an absolute path without scheme is
+// a local path (Oozie says FS001), so that applications run on a laptop.
+func resolveFSPath(op string, el *workflow.Element, attr, nnPrefix string) (string, error) {
+	raw, ok := el.LookupAttr(attr)
+	raw = strings.TrimSpace(raw)
+	if !ok || raw == "" {
+		return "", Errorf(ErrorKindError, CodeSchema, "%s, attribute [%s] missing", op, attr)
+	}
+	p := raw
+	if fsys.Scheme(raw) == "" {
+		if !strings.HasPrefix(raw, "/") {
+			return "", Errorf(ErrorKindError, CodeFSRelative, "Path [%s] cannot be relative", raw)
+		}
+		p = nnPrefix + raw
+	}
+	if _, err := fsys.Local(p); err != nil {
+		return "", Errorf(ErrorKindError, CodeUnsupportedFS, "%v", err)
+	}
+	return p, nil
+}
+
+// resolveMoveTarget puts the target on the source's file system. A target
+// with a scheme must name the same file system (FS007).
+func resolveMoveTarget(source, raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "", Errorf(ErrorKindError, CodeSchema, "move, attribute [target] missing")
+	}
+	if s := fsys.Scheme(raw); s != "" {
+		if s != fsys.Scheme(source) || fsys.Authority(raw) != fsys.Authority(source) {
+			return "", Errorf(ErrorKindError, CodeFSMoveOtherFS, "move, target NN URI different from that of source [%s]", raw)
+		}
+		return raw, nil
+	}
+	if !strings.HasPrefix(raw, "/") {
+		return "", Errorf(ErrorKindError, CodeFSRelative, "Path [%s] cannot be relative", raw)
+	}
+	local, _ := fsys.Local(source)
+	return strings.TrimSuffix(source, local) + raw, nil
+}
+
+// precheckFS checks that sources exist and move targets are free before
+// anything runs, for every path that no earlier command of the action
+// creates, moves or deletes (those are checked when their turn comes).
+func precheckFS(cmds []fsCommand) error {
+	var touched []string
+	for _, c := range cmds {
+		base := localBase(c.path)
+		unaffected := !overlaps(touched, base)
+		switch c.op {
+		case "move":
+			if unaffected {
+				m, err := fsys.Glob(c.path)
+				if err != nil {
+					return fsIOError(c.path, err, CodeFSMove)
+				}
+				if len(m) == 0 {
+					return Errorf(ErrorKindError, CodeFSMoveNoSource, "move, source path [%s] does not exist", c.path)
+				}
+			}
+			if !overlaps(touched, localBase(c.target)) {
+				if err := checkMoveTarget(c); err != nil {
+					return err
+				}
+			}
+			touched = append(touched, base, localBase(c.target))
+		case "chmod", "chgrp":
+			if unaffected {
+				m, err := fsys.Glob(c.path)
+				if err != nil {
+					return fsIOError(c.path, err, "")
+				}
+				if len(m) == 0 {
+					return Errorf(ErrorKindError, CodeFSNoMatch, "%s, path(s) that matches [%s] does not exist", c.op, c.path)
+				}
+			}
+		case "setrep":
+		default:
+			touched = append(touched, base)
+		}
+	}
+	return nil
+}
+
+func checkMoveTarget(c fsCommand) error {
+	lt, _ := fsys.Local(c.target)
+	fi, err := os.Stat(lt)
+	if err == nil {
+		if !fi.IsDir() {
+			return Errorf(ErrorKindError, CodeFSMove, "move, could not move [%s] to [%s]: target already exists", c.path, c.target)
+		}
+		return nil
+	}
+	if pi, err := os.Stat(filepath.Dir(lt)); err != nil || !pi.IsDir() {
+		return Errorf(ErrorKindError, CodeFSMove, "move, could not move [%s] to [%s]: parent directory of the target does not exist", c.path, c.target)
+	}
+	return nil
+}
+
+func localBase(p string) string {
+	l, _ := fsys.Local(fsys.GlobBase(p))
+	return filepath.Clean(l)
+}
+
+// overlaps reports whether p equals, contains or lies inside any of paths.
+func overlaps(paths []string, p string) bool {
+	for _, q := range paths {
+		if q == p || strings.HasPrefix(p, strings.TrimSuffix(q, "/")+"/") || strings.HasPrefix(q, strings.TrimSuffix(p, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func execFS(c fsCommand, recovery bool, max int) error {
+	matches := func() ([]string, error) {
+		m, err := fsys.Glob(c.path)
+		if err != nil {
+			return nil, fsIOError(c.path, err, "")
+		}
+		if len(m) > max {
+			return nil, Errorf(ErrorKindError, CodeFSGlobMax, "too many globbed files/dirs to do FS operation, limit [%d]", max)
+		}
+		return m, nil
+	}
+	switch c.op {
+	case "mkdir":
+		if err := fsys.MkdirAll(c.path); err != nil {
+			return fsIOError(c.path, err, CodeFSMkdir, "mkdir, path [%s] could not create directory", c.path)
+		}
+	case "delete":
+		// skip-trash is accepted and ignored: there is no trash locally.
+		paths := []string{c.path}
+		if fsys.HasGlob(c.path) {
+			m, err := matches()
+			if err != nil {
+				return err
+			}
+			paths = m
+		}
+		for _, p := range paths {
+			if err := fsys.Delete(p); err != nil {
+				return fsIOError(p, err, CodeFSDelete, "delete, path [%s] could not delete path", p)
+			}
+		}
+	case "touchz":
+		if err := fsys.Touchz(c.path); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) && !errors.Is(err, fs.ErrPermission) && !errors.Is(err, fs.ErrNotExist) {
+				return Errorf(ErrorKindError, CodeIO, "touchz, %v", err)
+			}
+			return fsIOError(c.path, err, "")
+		}
+	case "move":
+		return execMove(c, recovery, matches)
+	case "chmod", "chgrp":
+		m, err := matches()
+		if err != nil {
+			return err
+		}
+		if len(m) == 0 {
+			return Errorf(ErrorKindError, CodeFSNoMatch, "%s, path(s) that matches [%s] does not exist", c.op, c.path)
+		}
+		for _, p := range m {
+			if err := walkFS(c, p, true); err != nil {
+				return err
+			}
+		}
+	case "setrep":
+		// Replication means nothing to a local file system; Hadoop's local
+		// file system accepts the call and does nothing, so does gozie.
+		if _, err := matches(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func execMove(c fsCommand, recovery bool, matches func() ([]string, error)) error {
+	m, err := matches()
+	if err != nil {
+		return err
+	}
+	if len(m) == 0 {
+		if recovery {
+			return nil // moved before the crash
+		}
+		return Errorf(ErrorKindError, CodeFSMoveNoSource, "move, source path [%s] does not exist", c.path)
+	}
+	if len(m) > 1 {
+		if dir, _ := fsys.IsDir(c.target); !dir {
+			if recovery {
+				return nil
+			}
+			return Errorf(ErrorKindError, CodeFSMoveManySources, "move, could not rename multiple sources to the same target name")
+		}
+	}
+	for _, p := range m {
+		if _, err := fsys.Rename(p, c.target); err != nil && !recovery {
+			return fsIOError(p, err, CodeFSMove, "move, could not move [%s] to [%s]: %v", p, c.target, err)
+		}
+	}
+	return nil
+}
+
+// walkFS applies chmod/chgrp the way Oozie does: with dir-files (the
+// default) a directory and the entries one level inside it, every level
+// with <recursive/>; without dir-files, the path alone.
+func walkFS(c fsCommand, p string, root bool) error {
+	apply := func(q string) error {
+		var err error
+		if c.op == "chmod" {
+			err = fsys.Chmod(q, c.perm)
+		} else {
+			err = fsys.Chgrp(q, c.group)
+		}
+		if err != nil {
+			return fsIOError(q, err, "")
+		}
+		return nil
+	}
+	dir, err := fsys.IsDir(p)
+	if err != nil {
+		return fsIOError(p, err, "")
+	}
+	if !c.dirFiles || !dir {
+		return apply(p)
+	}
+	if root {
+		if err := apply(p); err != nil {
+			return err
+		}
+	}
+	children, err := fsys.List(p)
+	if err != nil {
+		return fsIOError(p, err, "")
+	}
+	for _, ch := range children {
+		if err := apply(ch); err != nil {
+			return err
+		}
+		if c.recursive {
+			if sub, _ := fsys.IsDir(ch); sub {
+				if err := walkFS(c, ch, false); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// fsIOError classifies a file-system failure: an unsupported scheme is
+// E0904, permission denied FS014, otherwise code (with the optional message)
+// when given, else JA008 for a missing path and a transient JA009.
+func fsIOError(p string, err error, code string, msg ...any) error {
+	text := err.Error()
+	if len(msg) > 0 {
+		text = fmt.Sprintf(msg[0].(string), msg[1:]...)
+	}
+	switch {
+	case errors.Is(err, fsys.ErrUnsupported):
+		return &ExecError{Kind: ErrorKindError, Code: CodeUnsupportedFS, Msg: err.Error(), Err: err}
+	case errors.Is(err, fs.ErrPermission):
+		return &ExecError{Kind: ErrorKindError, Code: CodeFSAccess, Msg: fmt.Sprintf("Permission denied: [%s]: %v", p, err), Err: err}
+	case code != "":
+		return &ExecError{Kind: ErrorKindError, Code: code, Msg: text, Err: err}
+	case errors.Is(err, fs.ErrNotExist):
+		return &ExecError{Kind: ErrorKindError, Code: CodeFileNotFound, Msg: text, Err: err}
+	}
+	return &ExecError{Kind: Transient, Code: CodeIO, Msg: text, Err: err}
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames it
+// into place, so that readers never see a partial file, even after a crash.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

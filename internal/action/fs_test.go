@@ -1,0 +1,249 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/workflow"
+)
+
+// actionBody parses body (an action element such as <fs>...</fs>) with the
+// real workflow parser, as the engine would hand it over.
+func actionBody(t testing.TB, body string) *workflow.Element {
+	t.Helper()
+	doc := `<workflow-app xmlns="uri:oozie:workflow:0.5" name="w"><start to="a"/>` +
+		`<action name="a">` + body + `<ok to="end"/><error to="end"/></action><end name="end"/></workflow-app>`
+	app, err := workflow.ParseNoValidate([]byte(doc))
+	if err != nil {
+		t.Fatalf("parse: %v\n%s", err, doc)
+	}
+	return app.Node("a").Action.Body
+}
+
+// mkTree creates files (names ending in "/" are directories) under root.
+func mkTree(t testing.TB, root string, files ...string) {
+	t.Helper()
+	for _, name := range files {
+		p := filepath.Join(root, name)
+		if strings.HasSuffix(name, "/") {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestFSAction(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   []string
+		body    string // $R is the test's root directory
+		code    string // expected error code, "" for success
+		exist   []string
+		missing []string
+	}{
+		{name: "delete recursive", files: []string{"d/a", "d/s/b"},
+			body: `<delete path='$R/d'/>`, missing: []string{"d"}},
+		{name: "delete missing is ok", body: `<delete path='$R/none' skip-trash='false'/>`},
+		{name: "delete glob", files: []string{"d/a.tmp", "d/b.tmp", "d/c.keep"},
+			body: `<delete path='$R/d/*.tmp'/>`, exist: []string{"d/c.keep"}, missing: []string{"d/a.tmp", "d/b.tmp"}},
+		{name: "delete file URI", files: []string{"x"}, body: `<delete path='file://$R/x'/>`, missing: []string{"x"}},
+		{name: "mkdir creates parents", body: `<mkdir path='$R/a/b/c'/>`, exist: []string{"a/b/c"}},
+		{name: "mkdir existing is no-op", files: []string{"a/"}, body: `<mkdir path='$R/a'/>`, exist: []string{"a"}},
+		{name: "mkdir over file", files: []string{"f"}, body: `<mkdir path='$R/f'/>`, code: "FS004"},
+		{name: "move rename", files: []string{"in"}, body: `<move source='$R/in' target='$R/out'/>`,
+			exist: []string{"out"}, missing: []string{"in"}},
+		{name: "move into existing dir", files: []string{"in", "arch/"}, body: `<move source='$R/in' target='$R/arch'/>`,
+			exist: []string{"arch/in"}},
+		{name: "move target without scheme uses source fs", files: []string{"in"},
+			body: `<move source='file://$R/in' target='$R/out'/>`, exist: []string{"out"}},
+		{name: "move glob into dir", files: []string{"in/a.txt", "in/b.txt", "arch/"},
+			body: `<move source='$R/in/*.txt' target='$R/arch'/>`, exist: []string{"arch/a.txt", "arch/b.txt"}},
+		{name: "move glob onto file name", files: []string{"in/a.txt", "in/b.txt"},
+			body: `<move source='$R/in/*.txt' target='$R/one'/>`, code: "FS012"},
+		{name: "move missing source", body: `<move source='$R/in' target='$R/out'/>`, code: "FS006"},
+		{name: "move target exists", files: []string{"in", "out"}, body: `<move source='$R/in' target='$R/out'/>`, code: "FS008"},
+		{name: "move target parent missing", files: []string{"in"}, body: `<move source='$R/in' target='$R/no/out'/>`, code: "FS008"},
+		{name: "move target other fs", files: []string{"in"}, body: `<move source='$R/in' target='hdfs://nn:8020/out'/>`, code: "FS007"},
+		{name: "move relative target", files: []string{"in"}, body: `<move source='$R/in' target='out'/>`, code: "FS011"},
+		{name: "spec example: mkdir then move into it", files: []string{"input"},
+			body:  `<mkdir path='$R/archives/0001'/><move source='$R/input' target='$R/archives/0001/processed-input'/>`,
+			exist: []string{"archives/0001/processed-input"}},
+		{name: "touchz creates", body: `<touchz path='$R/t'/>`, exist: []string{"t"}},
+		{name: "touchz existing file", files: []string{"t"}, body: `<touchz path='$R/t'/>`, exist: []string{"t"}},
+		{name: "touchz directory", files: []string{"d/"}, body: `<touchz path='$R/d'/>`, code: "JA009"},
+		{name: "chmod missing", body: `<chmod path='$R/none' permissions='755'/>`, code: "FS009"},
+		{name: "chmod bad mask", files: []string{"f"}, body: `<chmod path='$R/f' permissions='rwx'/>`, code: "FS010"},
+		{name: "chgrp missing", body: `<chgrp path='$R/none' group='root'/>`, code: "FS009"},
+		{name: "setrep is a local no-op", files: []string{"f"}, body: `<setrep path='$R/f' replication-factor='2'/>`, exist: []string{"f"}},
+		{name: "setrep bad factor", files: []string{"f"}, body: `<setrep path='$R/f' replication-factor='two'/>`, code: "E0701"},
+		{name: "relative path", body: `<mkdir path='archives/x'/>`, code: "FS011"},
+		{name: "hdfs unsupported", body: `<mkdir path='hdfs://foo:8020/usr/tucu'/>`, code: "E0904"},
+		{name: "name-node applies to plain paths", body: `<name-node>hdfs://foo:8020</name-node><mkdir path='/usr/tucu'/>`, code: "E0904"},
+		{name: "file name-node", body: `<name-node>file:///</name-node><job-xml>fs-info.xml</job-xml>` +
+			`<configuration><property><name>some.property</name><value>v</value></property></configuration><mkdir path='$R/nn'/>`,
+			exist: []string{"nn"}},
+		{name: "name-node without scheme", body: `<name-node>namenode-host</name-node><mkdir path='/x'/>`, code: "FS001"},
+		// Every path is checked before any command runs: the mkdir must
+		// not happen when a later command is invalid.
+		{name: "validation before execution: bad path", body: `<mkdir path='$R/first'/><delete path='rel'/>`,
+			code: "FS011", missing: []string{"first"}},
+		{name: "validation before execution: missing source", body: `<mkdir path='$R/first'/><move source='$R/none' target='$R/x'/>`,
+			code: "FS006", missing: []string{"first"}},
+		{name: "validation before execution: chmod missing", body: `<mkdir path='$R/first'/><chmod path='$R/none' permissions='755'/>`,
+			code: "FS009", missing: []string{"first"}},
+		{name: "commands run in document order", files: []string{"a"},
+			body:  `<move source='$R/a' target='$R/b'/><move source='$R/b' target='$R/c'/><touchz path='$R/c2'/><chmod path='$R/c' permissions='600'/>`,
+			exist: []string{"c", "c2"}, missing: []string{"a", "b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			mkTree(t, root, tt.files...)
+			body := actionBody(t, "<fs>"+strings.ReplaceAll(tt.body, "$R", root)+"</fs>")
+			a := &Context{ActionID: "job@a", Name: "a", Type: "fs", Element: body, WorkDir: t.TempDir()}
+			res, err := NewFS().Start(context.Background(), a)
+			if tt.code == "" {
+				if err != nil {
+					t.Fatalf("Start: %v", err)
+				}
+				if !res.Done || res.Status != OK || res.ExternalID == "" {
+					t.Errorf("result = %+v", res)
+				}
+			} else {
+				var xe *ExecError
+				if !errors.As(err, &xe) || xe.Code != tt.code {
+					t.Fatalf("Start err = %v, want code %s", err, tt.code)
+				}
+			}
+			for _, p := range tt.exist {
+				if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+					t.Errorf("%s should exist: %v", p, err)
+				}
+			}
+			for _, p := range tt.missing {
+				if _, err := os.Stat(filepath.Join(root, p)); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s should not exist", p)
+				}
+			}
+		})
+	}
+}
+
+func TestFSChmod(t *testing.T) {
+	tests := []struct {
+		name string
+		attr string // attributes after path
+		rec  bool
+		want map[string]fs.FileMode // expected modes; others stay 0o700
+	}{
+		{name: "dir-files default: dir and first level", attr: `permissions='755'`,
+			want: map[string]fs.FileMode{"d": 0o755, "d/f": 0o755, "d/s": 0o755, "d/s/g": 0o700}},
+		{name: "dir-files false: dir only", attr: `permissions='-rwxr-x---' dir-files='false'`,
+			want: map[string]fs.FileMode{"d": 0o750, "d/f": 0o700, "d/s": 0o700}},
+		{name: "recursive", attr: `permissions='rwxr-xr-x' dir-files='true'`, rec: true,
+			want: map[string]fs.FileMode{"d": 0o755, "d/f": 0o755, "d/s": 0o755, "d/s/g": 0o755}},
+		{name: "spec example", attr: `permissions='-rwxrw-rw-' dir-files='true'`, rec: true,
+			want: map[string]fs.FileMode{"d": 0o766, "d/s/g": 0o766}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			mkTree(t, root, "d/f", "d/s/g")
+			for _, p := range []string{"d", "d/f", "d/s", "d/s/g"} {
+				os.Chmod(filepath.Join(root, p), 0o700)
+			}
+			inner := ""
+			if tt.rec {
+				inner = "<recursive/>"
+			}
+			body := actionBody(t, "<fs><chmod path='"+root+"/d' "+tt.attr+">"+inner+"</chmod></fs>")
+			if _, err := NewFS().Start(context.Background(), &Context{Element: body, WorkDir: t.TempDir()}); err != nil {
+				t.Fatal(err)
+			}
+			for p, want := range tt.want {
+				fi, err := os.Stat(filepath.Join(root, p))
+				if err != nil || fi.Mode().Perm() != want {
+					t.Errorf("%s mode = %v, want %v", p, fi.Mode().Perm(), want)
+				}
+			}
+		})
+	}
+}
+
+func TestFSChgrpGlob(t *testing.T) {
+	root := t.TempDir()
+	mkTree(t, root, "p/a/x", "p/b/y")
+	gid := os.Getgid()
+	body := actionBody(t, "<fs><chgrp path='"+root+"/p/*' group='"+strconv.Itoa(gid)+"' dir-files='true'><recursive/></chgrp></fs>")
+	if _, err := NewFS().Start(context.Background(), &Context{Element: body, WorkDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	body = actionBody(t, "<fs><chgrp path='"+root+"/p/a' group='no-such-group-gozie'/></fs>")
+	_, err := NewFS().Start(context.Background(), &Context{Element: body, WorkDir: t.TempDir()})
+	if err == nil {
+		t.Fatal("chgrp to an unknown group succeeded")
+	}
+}
+
+// A replayed Start (crash after the commands ran) reports the recorded
+// outcome instead of running again, and a crash half way through runs the
+// rest in recovery mode, where a move whose source is gone already passes.
+func TestFSReplay(t *testing.T) {
+	root := t.TempDir()
+	mkTree(t, root, "in")
+	work := t.TempDir()
+	body := actionBody(t, "<fs><move source='"+root+"/in' target='"+root+"/out'/></fs>")
+	a := &Context{ActionID: "j@a", Element: body, WorkDir: work}
+	if _, err := NewFS().Start(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewFS().Start(context.Background(), a); err != nil {
+		t.Errorf("replay after success: %v", err)
+	}
+	if res, err := NewFS().Check(context.Background(), a, "j@a"); err != nil || !res.Done || res.Status != OK {
+		t.Errorf("Check = %+v, %v", res, err)
+	}
+	// Crash after the move but before the outcome was written.
+	os.Remove(filepath.Join(work, fsResultFile))
+	if _, err := NewFS().Start(context.Background(), a); err != nil {
+		t.Errorf("recovery replay: %v", err)
+	}
+	// A failure is recorded and reported again.
+	work2 := t.TempDir()
+	bad := &Context{Element: actionBody(t, "<fs><move source='"+root+"/none' target='"+root+"/x'/></fs>"), WorkDir: work2}
+	for i := 0; i < 2; i++ {
+		var xe *ExecError
+		if _, err := NewFS().Start(context.Background(), bad); !errors.As(err, &xe) || xe.Code != "FS006" || xe.Kind != ErrorKindError {
+			t.Errorf("run %d: err = %v", i, err)
+		}
+	}
+	if err := NewFS().Kill(context.Background(), a, "j@a"); err != nil {
+		t.Errorf("Kill: %v", err)
+	}
+}
+
+func TestFSGlobMax(t *testing.T) {
+	root := t.TempDir()
+	mkTree(t, root, "g/1", "g/2", "g/3")
+	a := &Context{Element: actionBody(t, "<fs><delete path='"+root+"/g/*'/></fs>"), WorkDir: t.TempDir()}
+	a.Conf = conf.FromMap(map[string]string{"oozie.action.fs.glob.max": "2"})
+	var xe *ExecError
+	if _, err := NewFS().Start(context.Background(), a); !errors.As(err, &xe) || xe.Code != "FS013" {
+		t.Errorf("err = %v, want FS013", err)
+	}
+}

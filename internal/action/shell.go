@@ -1,0 +1,548 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/fsys"
+)
+
+// Error codes of launcher-style actions (shell).
+//
+// JA018 is what Oozie reports when the program of a launcher action fails
+// ("Main class [org.apache.oozie.action.hadoop.ShellMain], exit code [1]");
+// gozie uses it for every failure of the launched program: a non-zero exit,
+// death by a signal, an executable that cannot be found and captured output
+// that is too large ("Output data exceeds its limit [2048]", Oozie's
+// wording) or not Java properties, since in Oozie all of these surface as a
+// failure of the launcher's main class.
+//
+// JA017 (Oozie: the launched job cannot be found) is used when the launcher
+// itself is gone without having recorded an outcome.
+const (
+	CodeLauncher     = "JA018"
+	CodeLauncherGone = "JA017"
+)
+
+// ConfEnvVar names the environment variable holding the path of the action
+// configuration written as Hadoop XML, as in Oozie's shell action.
+const ConfEnvVar = "OOZIE_ACTION_CONF_XML"
+
+// ConfFile is the name of that configuration file in the working directory.
+const ConfFile = "action.xml"
+
+// launcherLog collects the launcher's own stdout and stderr.
+const launcherLog = "launcher.log"
+
+// launcherStartGrace is how long after the spec was written a launcher may
+// take to record its pid before Check declares it lost. It only matters
+// after a server restart: in-process, the executor knows whether its child
+// runs.
+const launcherStartGrace = time.Minute
+
+// shellMain is the main class name Oozie's messages name; kept so that
+// messages read like Oozie's and old searches still find them.
+const shellMain = "org.apache.oozie.action.hadoop.ShellMain"
+
+// ShellOptions configure the shell executor.
+type ShellOptions struct {
+	// Launcher is the command that runs the launcher; the action's working
+	// directory is appended as the last argument. Empty means the running
+	// binary: [os.Executable(), "launch"].
+	Launcher []string
+	// MaxOutput bounds captured output (oozie.action.max.output.data);
+	// 0 means DefaultMaxOutput.
+	MaxOutput int
+	// KillGrace is how long Kill waits after SIGTERM before SIGKILL;
+	// 0 means 5 seconds.
+	KillGrace time.Duration
+}
+
+type shellExecutor struct {
+	opts ShellOptions
+	mu   sync.Mutex
+	// procs are the launchers this process started or watches, by working
+	// directory; done is closed when the launcher has exited.
+	procs map[string]*launchProc
+}
+
+type launchProc struct {
+	pid  int
+	done chan struct{}
+}
+
+// NewShell returns the executor of the shell action (extension namespace
+// uri:oozie:shell-action:0.1 to 1.0).
+func NewShell(opts ShellOptions) Executor {
+	return &shellExecutor{opts: opts, procs: make(map[string]*launchProc)}
+}
+
+// RegisterBuiltins registers the executors of this package: fs and shell.
+func RegisterBuiltins(r *Registry, opts ShellOptions) {
+	r.Register("fs", NewFS())
+	r.Register("shell", NewShell(opts))
+}
+
+func (s *shellExecutor) launcher() ([]string, error) {
+	if len(s.opts.Launcher) > 0 {
+		return s.opts.Launcher, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return []string{self, "launch"}, nil
+}
+
+// Start prepares the working directory (prepare block, files, archives,
+// action configuration) and starts the launcher detached in its own process
+// group, so that the program survives a server crash. When a launcher has
+// already run or runs in the directory, Start reports on it instead.
+func (s *shellExecutor) Start(ctx context.Context, a *Context) (Result, error) {
+	if a.WorkDir == "" {
+		return Result{}, Errorf(NonTransient, CodeIO, "shell action [%s] has no working directory", a.ActionID)
+	}
+	dir, err := filepath.Abs(a.WorkDir)
+	if err != nil {
+		return Result{}, Errorf(NonTransient, CodeIO, "%v", err)
+	}
+	if exists(filepath.Join(dir, StatusFile)) || exists(filepath.Join(dir, PIDFile)) {
+		s.watchForeign(dir, a.Notify)
+		return s.Check(ctx, a, dir)
+	}
+	s.mu.Lock()
+	p := s.procs[dir]
+	s.mu.Unlock()
+	if p != nil {
+		return s.Check(ctx, a, dir)
+	}
+	if a.Element == nil {
+		return Result{}, Errorf(ErrorKindError, CodeSchema, "shell action without body")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Result{}, Errorf(Transient, CodeIO, "creating working directory: %v", err)
+	}
+	spec, err := s.prepare(dir, a)
+	if err != nil {
+		return Result{ExternalID: dir}, err
+	}
+	data, _ := json.MarshalIndent(spec, "", "  ")
+	if err := writeFileAtomic(filepath.Join(dir, SpecFile), data); err != nil {
+		return Result{ExternalID: dir}, Errorf(Transient, CodeIO, "writing launch spec: %v", err)
+	}
+	if err := s.launch(dir, a.Notify); err != nil {
+		return Result{ExternalID: dir}, err
+	}
+	return Result{ExternalID: dir, ExternalStatus: "RUNNING"}, nil
+}
+
+// prepare does everything before the launch and returns the spec.
+func (s *shellExecutor) prepare(dir string, a *Context) (*LaunchSpec, error) {
+	body := a.Element
+	nnPrefix := ""
+	if nn := body.ChildText("name-node"); nn != "" && fsys.Scheme(nn) != "" {
+		nnPrefix = fsys.Scheme(nn) + "://" + fsys.Authority(nn)
+	}
+	if prep := body.Child("prepare"); prep != nil {
+		for _, op := range prep.Children {
+			if op.Name.Local != "delete" && op.Name.Local != "mkdir" {
+				continue
+			}
+			p, err := resolveFSPath("prepare "+op.Name.Local, op, "path", nnPrefix)
+			if err != nil {
+				return nil, err
+			}
+			if op.Name.Local == "delete" {
+				err = fsys.Delete(p)
+			} else {
+				err = fsys.MkdirAll(p)
+			}
+			if err != nil {
+				return nil, fsIOError(p, err, "")
+			}
+		}
+	}
+	execName := body.ChildText("exec")
+	if execName == "" {
+		return nil, Errorf(ErrorKindError, CodeSchema, "shell action without <exec>")
+	}
+	appDir, err := appDirOf(a.AppPath)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range body.ChildrenNamed("file") {
+		if err := linkFile(dir, appDir, f.TrimText(), execName); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range body.ChildrenNamed("archive") {
+		if err := unpackArchive(dir, appDir, f.TrimText()); err != nil {
+			return nil, err
+		}
+	}
+	cfg := a.Conf
+	if cfg == nil {
+		cfg = conf.New()
+	}
+	var buf bytes.Buffer
+	if err := cfg.WriteXML(&buf); err != nil {
+		return nil, Errorf(ErrorKindError, CodeIO, "writing action configuration: %v", err)
+	}
+	confPath := filepath.Join(dir, ConfFile)
+	if err := writeFileAtomic(confPath, buf.Bytes()); err != nil {
+		return nil, Errorf(Transient, CodeIO, "writing action configuration: %v", err)
+	}
+	spec := &LaunchSpec{Exec: execName, MaxOutput: s.opts.MaxOutput, Capture: body.Child("capture-output") != nil}
+	for _, arg := range body.ChildrenNamed("argument") {
+		spec.Args = append(spec.Args, arg.TrimText())
+	}
+	for _, ev := range body.ChildrenNamed("env-var") {
+		kv := ev.TrimText()
+		if i := strings.IndexByte(kv, '='); i <= 0 {
+			return nil, Errorf(ErrorKindError, CodeSchema, "env-var [%s] is not NAME=VALUE", kv)
+		}
+		spec.Env = append(spec.Env, kv)
+	}
+	spec.Env = append(spec.Env, ConfEnvVar+"="+confPath)
+	return spec, nil
+}
+
+// appDirOf turns the application path (a directory or its workflow.xml, a
+// URI or a local path) into a local directory.
+func appDirOf(appPath string) (string, error) {
+	if appPath == "" {
+		return "", nil
+	}
+	l, err := fsys.Local(appPath)
+	if err != nil {
+		return "", Errorf(ErrorKindError, CodeUnsupportedFS, "%v", err)
+	}
+	if fi, err := os.Stat(l); err == nil && !fi.IsDir() {
+		l = filepath.Dir(l)
+	}
+	return filepath.Abs(l)
+}
+
+// sourceOf splits a <file>/<archive> entry "path#name" and resolves path:
+// relative paths against the application directory.
+func sourceOf(appDir, entry string) (src, name string, err error) {
+	src, name, _ = strings.Cut(entry, "#")
+	if src == "" {
+		return "", "", Errorf(ErrorKindError, CodeSchema, "empty <file> or <archive> entry")
+	}
+	if name == "" {
+		name = filepath.Base(src)
+	}
+	if strings.Contains(name, "/") || name == "." || name == ".." {
+		return "", "", Errorf(ErrorKindError, CodeSchema, "invalid link name [%s] in [%s]", name, entry)
+	}
+	if fsys.Scheme(src) != "" {
+		if src, err = fsys.Local(src); err != nil {
+			return "", "", Errorf(ErrorKindError, CodeUnsupportedFS, "%v", err)
+		}
+	} else if !filepath.IsAbs(src) {
+		src = filepath.Join(appDir, src)
+	}
+	if _, err := os.Stat(src); err != nil {
+		return "", "", Errorf(ErrorKindError, CodeFileNotFound, "File [%s] of the action does not exist: %v", entry, err)
+	}
+	return src, name, nil
+}
+
+// linkFile makes a <file> entry visible in the working directory under its
+// link name. The executable itself is copied when it lacks the execute bit
+// (files uploaded to HDFS lose it), rather than changing the user's file.
+func linkFile(dir, appDir, entry, execName string) error {
+	src, name, err := sourceOf(appDir, entry)
+	if err != nil {
+		return err
+	}
+	dst := filepath.Join(dir, name)
+	if err := os.RemoveAll(dst); err != nil {
+		return Errorf(Transient, CodeIO, "%v", err)
+	}
+	if fi, err := os.Stat(src); err == nil && name == execName && fi.Mode().IsRegular() && fi.Mode()&0o100 == 0 {
+		data, err := os.ReadFile(src)
+		if err == nil {
+			err = os.WriteFile(dst, data, 0o755)
+		}
+		if err != nil {
+			return Errorf(Transient, CodeIO, "copying [%s]: %v", src, err)
+		}
+		return nil
+	}
+	if err := os.Symlink(src, dst); err != nil {
+		return Errorf(Transient, CodeIO, "linking [%s]: %v", src, err)
+	}
+	return nil
+}
+
+// launch starts the launcher in its own process group and watches it.
+func (s *shellExecutor) launch(dir string, notify func()) error {
+	argv, err := s.launcher()
+	if err != nil {
+		return Errorf(NonTransient, CodeIO, "finding the launcher: %v", err)
+	}
+	logf, err := os.OpenFile(filepath.Join(dir, launcherLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return Errorf(Transient, CodeIO, "%v", err)
+	}
+	cmd := exec.Command(argv[0], append(argv[1:len(argv):len(argv)], dir)...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return Errorf(Transient, CodeIO, "starting the launcher %q: %v", argv[0], err)
+	}
+	p := &launchProc{pid: cmd.Process.Pid, done: make(chan struct{})}
+	s.mu.Lock()
+	s.procs[dir] = p
+	s.mu.Unlock()
+	go func() {
+		_ = cmd.Wait()
+		logf.Close()
+		close(p.done)
+		if notify != nil {
+			notify()
+		}
+	}()
+	return nil
+}
+
+// watchForeign notifies the engine when a launcher started by an earlier
+// server process ends. The launcher is not a child of this process, so it
+// can only be polled; polling is a latency aid, the engine polls Check too.
+func (s *shellExecutor) watchForeign(dir string, notify func()) {
+	if notify == nil || exists(filepath.Join(dir, StatusFile)) {
+		return
+	}
+	pid, ok := readPID(dir)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	if s.procs[dir] != nil {
+		s.mu.Unlock()
+		return
+	}
+	p := &launchProc{pid: pid.PID, done: make(chan struct{})}
+	s.procs[dir] = p
+	s.mu.Unlock()
+	go func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for range t.C {
+			if !alive(pid) {
+				break
+			}
+		}
+		close(p.done)
+		notify()
+	}()
+}
+
+// Check reads the launcher's files; externalID is the working directory.
+func (s *shellExecutor) Check(_ context.Context, a *Context, externalID string) (Result, error) {
+	dir := externalID
+	if dir == "" {
+		dir = a.WorkDir
+	}
+	running := Result{ExternalID: dir, ExternalStatus: "RUNNING"}
+	if st, ok, err := readStatus(dir); ok || err != nil {
+		s.forget(dir)
+		return statusResult(dir, st, err), nil
+	}
+	if pid, ok := readPID(dir); ok {
+		if alive(pid) {
+			return running, nil
+		}
+		// It may have written its status between the two reads.
+		if st, ok, err := readStatus(dir); ok || err != nil {
+			return statusResult(dir, st, err), nil
+		}
+		return gone(dir, fmt.Sprintf("launcher (pid %d) died without recording how the program ended", pid.PID)), nil
+	}
+	s.mu.Lock()
+	p := s.procs[dir]
+	s.mu.Unlock()
+	if p != nil {
+		select {
+		case <-p.done:
+		default:
+			return running, nil
+		}
+		if st, ok, err := readStatus(dir); ok || err != nil {
+			return statusResult(dir, st, err), nil
+		}
+		return gone(dir, "launcher exited before starting the program: "+tail(filepath.Join(dir, launcherLog))), nil
+	}
+	fi, err := os.Stat(filepath.Join(dir, SpecFile))
+	if err != nil {
+		return gone(dir, "no launcher was started in "+dir), nil
+	}
+	if time.Since(fi.ModTime()) < launcherStartGrace {
+		return running, nil
+	}
+	return gone(dir, "launcher never started: "+tail(filepath.Join(dir, launcherLog))), nil
+}
+
+// forget drops the record of a launcher that has exited, so that a
+// long-running server does not accumulate one per action run.
+func (s *shellExecutor) forget(dir string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.procs[dir]; p != nil {
+		select {
+		case <-p.done:
+			delete(s.procs, dir)
+		default:
+		}
+	}
+}
+
+func gone(dir, msg string) Result {
+	return Result{ExternalID: dir, ExternalStatus: "FAILED/KILLED", Done: true, Status: Error,
+		ErrorCode: CodeLauncherGone, ErrorMessage: msg}
+}
+
+func statusResult(dir string, st LaunchStatus, err error) Result {
+	r := Result{ExternalID: dir, Done: true, ExternalStatus: "FAILED/KILLED", Status: Error, ErrorCode: CodeLauncher}
+	switch {
+	case err != nil:
+		r.ErrorMessage = "unreadable launcher status: " + err.Error()
+	case st.Error != "":
+		if st.ErrorCode != "" {
+			r.ErrorCode = st.ErrorCode
+		}
+		r.ErrorMessage = st.Error
+	case st.Signal != "":
+		r.ErrorMessage = fmt.Sprintf("Main class [%s], exit code [%d], killed by signal [%s]", shellMain, st.ExitCode, st.Signal)
+	case st.ExitCode != 0:
+		r.ErrorMessage = fmt.Sprintf("Main class [%s], exit code [%d]", shellMain, st.ExitCode)
+	default:
+		return Result{ExternalID: dir, ExternalStatus: "SUCCEEDED", Done: true, Status: OK, Data: st.Output}
+	}
+	return r
+}
+
+func readStatus(dir string) (LaunchStatus, bool, error) {
+	var st LaunchStatus
+	b, err := os.ReadFile(filepath.Join(dir, StatusFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, false, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &st)
+	}
+	return st, err == nil, err
+}
+
+func readPID(dir string) (LauncherPID, bool) {
+	var p LauncherPID
+	b, err := os.ReadFile(filepath.Join(dir, PIDFile))
+	if err != nil || json.Unmarshal(b, &p) != nil || p.PID <= 0 {
+		return p, false
+	}
+	return p, true
+}
+
+// Kill sends SIGTERM to the launcher's process group (the program and all
+// it started), waits up to KillGrace for the group to go, then sends
+// SIGKILL. An action that has ended is left alone.
+func (s *shellExecutor) Kill(ctx context.Context, a *Context, externalID string) error {
+	dir := externalID
+	if dir == "" {
+		dir = a.WorkDir
+	}
+	if exists(filepath.Join(dir, StatusFile)) {
+		return nil
+	}
+	pgid := 0
+	if pid, ok := readPID(dir); ok {
+		if alive(pid) {
+			pgid = pid.PGID
+		} else if pid.ChildPID > 0 {
+			// The launcher died but its program may run on in the group.
+			if g, err := syscall.Getpgid(pid.ChildPID); err == nil && g == pid.PGID {
+				pgid = pid.PGID
+			}
+		}
+	}
+	if pgid == 0 {
+		s.mu.Lock()
+		p := s.procs[dir]
+		s.mu.Unlock()
+		if p == nil {
+			return nil
+		}
+		select {
+		case <-p.done:
+			return nil
+		default:
+			pgid = p.pid // started with Setpgid: its pid is the group id
+		}
+	}
+	grace := s.opts.KillGrace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	if waitGroupGone(ctx, pgid, grace) {
+		return nil
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	if waitGroupGone(ctx, pgid, 5*time.Second) {
+		return nil
+	}
+	return Errorf(Transient, CodeIO, "process group %d of action [%s] still alive after SIGKILL", pgid, a.ActionID)
+}
+
+// waitGroupGone polls until no process of the group is left, the deadline
+// passes or ctx ends.
+func waitGroupGone(ctx context.Context, pgid int, d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for groupAlive(pgid) {
+		select {
+		case <-deadline.C:
+			return !groupAlive(pgid)
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+	return true
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// tail returns the last lines of a log for error messages.
+func tail(p string) string {
+	b, _ := os.ReadFile(p)
+	s := strings.TrimSpace(string(b))
+	if len(s) > 500 {
+		s = "..." + s[len(s)-500:]
+	}
+	if s == "" {
+		return "(no launcher output)"
+	}
+	return s
+}

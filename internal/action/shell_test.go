@@ -1,0 +1,416 @@
+package action
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gozie/gozie/internal/conf"
+)
+
+const shellNS = `xmlns="uri:oozie:shell-action:0.3"`
+
+// deadline bounds every wait of these tests; nothing sleeps for
+// correctness, the tests wait for processes and files up to it.
+const deadline = 20 * time.Second
+
+// shellAction builds a Context for a shell body and a channel that receives
+// the executor's notifications.
+func shellAction(t testing.TB, appDir, body string) (*Context, chan struct{}) {
+	t.Helper()
+	notified := make(chan struct{}, 16)
+	a := &Context{
+		JobID: "0000001-gozie-W", ActionID: "0000001-gozie-W@sh", Name: "sh", Type: "shell",
+		AppPath: appDir, WorkDir: filepath.Join(t.TempDir(), "work"),
+		Element: actionBody(t, "<shell "+shellNS+">"+body+"</shell>"),
+		Conf:    conf.FromMap(map[string]string{"mapred.job.queue.name": "default", "my.prop": "a&b"}),
+		Notify:  func() { notified <- struct{}{} },
+	}
+	return a, notified
+}
+
+// runToEnd starts the action, waits for the notification and checks it.
+func runToEnd(t testing.TB, e Executor, a *Context, notified chan struct{}) Result {
+	t.Helper()
+	res, err := e.Start(context.Background(), a)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	if res.ExternalID == "" {
+		t.Fatal("Start set no ExternalID")
+	}
+	if !res.Done {
+		select {
+		case <-notified:
+		case <-time.After(deadline):
+			t.Fatal("no notification before the deadline")
+		}
+	}
+	res, err = e.Check(context.Background(), a, res.ExternalID)
+	if err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	if !res.Done {
+		t.Fatalf("Check after notification: not done: %+v", res)
+	}
+	return res
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func TestShellAction(t *testing.T) {
+	app := t.TempDir()
+	mkTree(t, app, "data.txt", "lib/dep.txt")
+	os.WriteFile(filepath.Join(app, "script.sh"), []byte("#!/bin/sh\necho script=ran\necho args=\"$*\"\n"), 0o644) // not executable
+	os.WriteFile(filepath.Join(app, "data.txt"), []byte("from=data\n"), 0o644)
+	writeTgz(t, filepath.Join(app, "bundle.tgz"), map[string]string{"inner/x.txt": "inner=yes\n"})
+	out := t.TempDir()
+	mkTree(t, out, "old/f")
+
+	tests := []struct {
+		name   string
+		body   string
+		status Status
+		code   string
+		msg    string            // substring of the error message
+		data   map[string]string // expected captured output
+		check  func(t *testing.T, a *Context)
+	}{
+		{name: "exit 0", body: `<exec>true</exec>`, status: OK},
+		{name: "exit 1", body: `<exec>sh</exec><argument>-c</argument><argument>exit 1</argument>`,
+			status: Error, code: "JA018", msg: "Main class [org.apache.oozie.action.hadoop.ShellMain], exit code [1]"},
+		{name: "exit 42", body: `<exec>sh</exec><argument>-c</argument><argument>exit 42</argument>`,
+			status: Error, code: "JA018", msg: "exit code [42]"},
+		{name: "killed by a signal", body: `<exec>sh</exec><argument>-c</argument><argument>kill -9 $$</argument>`,
+			status: Error, code: "JA018", msg: "killed by signal"},
+		{name: "exec not found", body: `<exec>no-such-program-gozie</exec>`,
+			status: Error, code: "JA018", msg: "no-such-program-gozie"},
+		{name: "arguments keep spaces", body: `<exec>printf</exec><argument>x=%s\n</argument><argument>hello  world</argument><capture-output/>`,
+			status: OK, data: map[string]string{"x": "hello  world"}},
+		{name: "capture output", body: `<exec>sh</exec><argument>-c</argument><argument>echo a=1; echo 'b : two'; echo '# comment'</argument><capture-output/>`,
+			status: OK, data: map[string]string{"a": "1", "b": "two"}},
+		{name: "output not captured", body: `<exec>sh</exec><argument>-c</argument><argument>echo a=1</argument>`, status: OK},
+		{name: "capture too big", body: `<exec>sh</exec><argument>-c</argument><argument>i=0; while [ $i -lt 300 ]; do echo k$i=0123456789; i=$((i+1)); done</argument><capture-output/>`,
+			status: Error, code: "JA018", msg: "Output data exceeds its limit [2048]"},
+		{name: "capture not properties", body: `<exec>printf</exec><argument>k=\\uZZZZ</argument><capture-output/>`,
+			status: Error, code: "JA018", msg: "not Java properties"},
+		{name: "env vars", body: `<exec>sh</exec><argument>-c</argument><argument>echo foo=$FOO; echo eq=$EQ</argument><env-var>FOO=bar</env-var><env-var>EQ=a=b</env-var><capture-output/>`,
+			status: OK, data: map[string]string{"foo": "bar", "eq": "a=b"}},
+		{name: "file with rename", body: `<exec>cat</exec><argument>renamed.txt</argument><file>data.txt#renamed.txt</file><capture-output/>`,
+			status: OK, data: map[string]string{"from": "data"}},
+		{name: "file absolute and by base name", body: `<exec>cat</exec><argument>dep.txt</argument><file>` + app + `/lib/dep.txt</file><capture-output/>`,
+			status: OK, data: map[string]string{"lib/dep.txt": ""}},
+		{name: "exec is a file of the action", body: `<exec>script.sh</exec><argument>one</argument><argument>two</argument><file>script.sh</file><capture-output/>`,
+			status: OK, data: map[string]string{"script": "ran", "args": "one two"},
+			check: func(t *testing.T, a *Context) {
+				if fi, _ := os.Stat(filepath.Join(app, "script.sh")); fi.Mode()&0o100 != 0 {
+					t.Error("the application's script was made executable")
+				}
+			}},
+		{name: "archive unpacked", body: `<exec>cat</exec><argument>lib/inner/x.txt</argument><archive>bundle.tgz#lib</archive><capture-output/>`,
+			status: OK, data: map[string]string{"inner": "yes"}},
+		{name: "action configuration", body: `<exec>sh</exec><argument>-c</argument><argument>echo conf=$OOZIE_ACTION_CONF_XML</argument><capture-output/>`,
+			status: OK,
+			check: func(t *testing.T, a *Context) {
+				c, err := conf.LoadFile(filepath.Join(a.WorkDir, ConfFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v, _ := c.Get("my.prop"); v != "a&b" {
+					t.Errorf("my.prop = %q", v)
+				}
+			}},
+		{name: "prepare", body: `<prepare><delete path='` + out + `/old'/><mkdir path='` + out + `/new/x'/></prepare><exec>true</exec>`,
+			status: OK,
+			check: func(t *testing.T, a *Context) {
+				if exists(filepath.Join(out, "old")) || !exists(filepath.Join(out, "new/x")) {
+					t.Error("prepare did not run")
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a, notified := shellAction(t, app, tt.body)
+			res := runToEnd(t, NewShell(testLauncher(t)), a, notified)
+			if res.Status != tt.status || res.ErrorCode != tt.code || !strings.Contains(res.ErrorMessage, tt.msg) {
+				t.Errorf("result = %+v; want %s %s %q", res, tt.status, tt.code, tt.msg)
+			}
+			for k, v := range tt.data {
+				if got, ok := res.Data[k]; !ok || got != v {
+					t.Errorf("Data[%q] = %q (%v), want %q; data %v", k, got, ok, v, res.Data)
+				}
+			}
+			if tt.name == "action configuration" && res.Data["conf"] != filepath.Join(a.WorkDir, ConfFile) {
+				t.Errorf("%s = %q", ConfEnvVar, res.Data["conf"])
+			}
+			if tt.check != nil {
+				tt.check(t, a)
+			}
+		})
+	}
+}
+
+func TestShellStartErrors(t *testing.T) {
+	app := t.TempDir()
+	tests := []struct {
+		name, body, code string
+	}{
+		{"missing file", `<exec>true</exec><file>nothere.txt</file>`, "JA008"},
+		{"hdfs file", `<exec>true</exec><file>hdfs://nn:8020/x.sh</file>`, "E0904"},
+		{"relative prepare path", `<prepare><delete path='rel'/></prepare><exec>true</exec>`, "FS011"},
+		{"bad env-var", `<exec>true</exec><env-var>NOVALUE</env-var>`, "E0701"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, _ := shellAction(t, app, tt.body)
+			_, err := NewShell(testLauncher(t)).Start(context.Background(), a)
+			if xe, ok := err.(*ExecError); !ok || xe.Code != tt.code {
+				t.Errorf("err = %v, want %s", err, tt.code)
+			}
+		})
+	}
+}
+
+// A restarted server (a new executor) re-attaches to the launcher of the
+// first: Start does not run the program again, Check finds the result.
+func TestShellReattach(t *testing.T) {
+	app := t.TempDir()
+	a, notified := shellAction(t, app,
+		`<exec>sh</exec><argument>-c</argument><argument>echo run >> count; while [ ! -e go ]; do sleep 0.01; done; echo done=1</argument><capture-output/>`)
+	first := NewShell(testLauncher(t))
+	res, err := first.Start(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the program to start", func() bool { return exists(filepath.Join(a.WorkDir, "count")) })
+
+	second := NewShell(testLauncher(t)) // the server after a restart
+	res2, err := second.Start(context.Background(), a)
+	if err != nil || res2.Done || res2.ExternalID != res.ExternalID {
+		t.Fatalf("replayed Start = %+v, %v", res2, err)
+	}
+	if r, _ := second.Check(context.Background(), a, res.ExternalID); r.Done {
+		t.Fatalf("Check while running = %+v", r)
+	}
+	os.WriteFile(filepath.Join(a.WorkDir, "go"), nil, 0o644)
+	select {
+	case <-notified:
+	case <-time.After(deadline):
+		t.Fatal("no notification")
+	}
+	third := NewShell(testLauncher(t))
+	for _, e := range []Executor{second, third} {
+		r, err := e.Check(context.Background(), a, res.ExternalID)
+		if err != nil || !r.Done || r.Status != OK || r.Data["done"] != "1" {
+			t.Errorf("Check after the end = %+v, %v", r, err)
+		}
+	}
+	if r, err := third.Start(context.Background(), a); err != nil || !r.Done || r.Status != OK {
+		t.Errorf("Start after the end = %+v, %v", r, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(a.WorkDir, "count"))
+	if n := strings.Count(string(b), "run"); n != 1 {
+		t.Errorf("program ran %d times", n)
+	}
+}
+
+// A launcher that vanished without recording an outcome is reported, not
+// waited for forever.
+func TestShellLauncherDied(t *testing.T) {
+	a, _ := shellAction(t, t.TempDir(), `<exec>true</exec>`)
+	os.MkdirAll(a.WorkDir, 0o755)
+	dead := startAndReap(t)
+	os.WriteFile(filepath.Join(a.WorkDir, PIDFile), []byte(`{"pid":`+strconv.Itoa(dead)+`,"pgid":`+strconv.Itoa(dead)+`}`), 0o644)
+	r, err := NewShell(testLauncher(t)).Check(context.Background(), a, a.WorkDir)
+	if err != nil || !r.Done || r.Status != Error || r.ErrorCode != CodeLauncherGone {
+		t.Errorf("Check = %+v, %v", r, err)
+	}
+	if err := NewShell(testLauncher(t)).Kill(context.Background(), a, a.WorkDir); err != nil {
+		t.Errorf("Kill of a dead launcher: %v", err)
+	}
+}
+
+func startAndReap(t *testing.T) int {
+	var attr syscall.ProcAttr
+	pid, err := syscall.ForkExec("/bin/sh", []string{"sh", "-c", "exit 0"}, &attr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws syscall.WaitStatus
+	syscall.Wait4(pid, &ws, 0, nil)
+	return pid
+}
+
+// Kill ends the whole process group: the program and what it started in
+// the background, also from an executor that did not start it.
+func TestShellKill(t *testing.T) {
+	for _, restarted := range []bool{false, true} {
+		t.Run("restarted="+strconv.FormatBool(restarted), func(t *testing.T) {
+			a, notified := shellAction(t, t.TempDir(),
+				`<exec>sh</exec><argument>-c</argument><argument>sleep 100 &amp; echo $! > bg.pid; sleep 100</argument>`)
+			e := NewShell(testLauncher(t))
+			res, err := e.Start(context.Background(), a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bgFile := filepath.Join(a.WorkDir, "bg.pid")
+			waitFor(t, "the background process", func() bool {
+				b, _ := os.ReadFile(bgFile)
+				return strings.HasSuffix(string(b), "\n")
+			})
+			b, _ := os.ReadFile(bgFile)
+			bg, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			pid, ok := readPID(a.WorkDir)
+			if !ok {
+				t.Fatal("no pid file")
+			}
+			killer := e
+			if restarted {
+				killer = NewShell(testLauncher(t))
+			}
+			if err := killer.Kill(context.Background(), a, res.ExternalID); err != nil {
+				t.Fatal(err)
+			}
+			if groupAlive(pid.PGID) {
+				t.Error("process group still alive after Kill")
+			}
+			if syscall.Kill(bg, 0) == nil && !isZombie(bg) {
+				t.Errorf("background process %d survived", bg)
+			}
+			select {
+			case <-notified:
+			case <-time.After(deadline):
+				t.Fatal("no notification after Kill")
+			}
+			r, err := e.Check(context.Background(), a, res.ExternalID)
+			if err != nil || !r.Done || r.Status != Error {
+				t.Errorf("Check after Kill = %+v, %v", r, err)
+			}
+			if err := killer.Kill(context.Background(), a, res.ExternalID); err != nil {
+				t.Errorf("second Kill: %v", err)
+			}
+		})
+	}
+}
+
+func TestRegisterBuiltins(t *testing.T) {
+	r := NewRegistry()
+	RegisterBuiltins(r, ShellOptions{})
+	if got := strings.Join(r.Types(), ","); got != "fs,shell" {
+		t.Errorf("types = %s", got)
+	}
+}
+
+func writeTgz(t *testing.T, path string, files map[string]string) {
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zw := gzip.NewWriter(f)
+	tw := tar.NewWriter(zw)
+	for name, body := range files {
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	zw.Close()
+}
+
+func BenchmarkShellTrue(b *testing.B) {
+	e := NewShell(testLauncher(b))
+	root := b.TempDir()
+	body := actionBody(b, "<shell "+shellNS+"><exec>true</exec></shell>")
+	notified := make(chan struct{}, 1)
+	for i := 0; b.Loop(); i++ {
+		a := &Context{ActionID: "b@" + strconv.Itoa(i), Element: body, WorkDir: filepath.Join(root, strconv.Itoa(i)),
+			Notify: func() { notified <- struct{}{} }}
+		res, err := e.Start(context.Background(), a)
+		if err != nil {
+			b.Fatal(err)
+		}
+		<-notified
+		if res, err = e.Check(context.Background(), a, res.ExternalID); err != nil || !res.Done || res.Status != OK {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
+
+func TestLauncherPIDFile(t *testing.T) {
+	a, notified := shellAction(t, t.TempDir(), `<exec>true</exec>`)
+	res := runToEnd(t, NewShell(testLauncher(t)), a, notified)
+	if res.Status != OK {
+		t.Fatalf("result %+v", res)
+	}
+	pid, ok := readPID(a.WorkDir)
+	if !ok || pid.PGID != pid.PID || pid.ChildPID <= 0 {
+		t.Errorf("pid file = %+v, %v; want the launcher leading its own group", pid, ok)
+	}
+	for _, f := range []string{SpecFile, StatusFile, StdoutFile, StderrFile, ConfFile} {
+		if !exists(filepath.Join(a.WorkDir, f)) {
+			t.Errorf("%s missing", f)
+		}
+	}
+}
+
+func TestUnpackArchive(t *testing.T) {
+	app := t.TempDir()
+	zipFile(t, filepath.Join(app, "ok.zip"), map[string]string{"d/a.txt": "A"})
+	zipFile(t, filepath.Join(app, "evil.zip"), map[string]string{"../../escape.txt": "x"})
+	writeTgz(t, filepath.Join(app, "evil.tgz"), map[string]string{"../escape.txt": "x"})
+	mkTree(t, app, "plain.bin")
+	work := t.TempDir()
+	if err := unpackArchive(work, app, "ok.zip"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(work, "ok.zip", "d", "a.txt")); string(b) != "A" {
+		t.Errorf("zip content = %q", b)
+	}
+	if err := unpackArchive(work, app, "plain.bin#p"); err != nil || !exists(filepath.Join(work, "p")) {
+		t.Errorf("plain archive: %v", err)
+	}
+	for _, evil := range []string{"evil.zip", "evil.tgz"} {
+		if err := unpackArchive(work, app, evil); err == nil {
+			t.Errorf("%s unpacked outside its directory", evil)
+		}
+	}
+	if exists(filepath.Join(work, "escape.txt")) || exists(filepath.Join(filepath.Dir(work), "escape.txt")) {
+		t.Error("an entry escaped")
+	}
+}
+
+func zipFile(t *testing.T, path string, files map[string]string) {
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zw := zip.NewWriter(f)
+	for name, body := range files {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	zw.Close()
+}
