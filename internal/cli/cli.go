@@ -36,6 +36,7 @@ type command struct {
 // an initialization cycle.
 func commands() []command {
 	return []command{
+		{"run", "run a workflow in-process and wait for it to end", runRun},
 		{"validate", "check workflow.xml files offline (Oozie error codes, line numbers)", runValidate},
 		{"eval", "evaluate EL text with job properties, to debug expressions", runEval},
 		{"launch", "run one process action in DIR (started by the engine, not by people)", runLaunch},

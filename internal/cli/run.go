@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/store/sqlite"
+)
+
+// runRun is `gozie run`: it runs one workflow job in-process, like Oozie's
+// LocalOozie, on an embedded store in a data directory, waits for it to
+// end and reports it. The exit status is 0 only when the job SUCCEEDED.
+func runRun(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", "-config job.properties [-D name=value]... [-json] [-data DIR [-keep]]", stderr)
+	pf := addPropertyFlags(fs, "job properties (.properties or .xml); oozie.wf.application.path names the app")
+	asJSON := fs.Bool("json", false, "print the workflow job JSON object of the REST API instead of the summary")
+	dataDir := fs.String("data", "", "data directory for the store and action work directories (default: a temporary one)")
+	keep := fs.Bool("keep", false, "keep the temporary data directory")
+	timeout := fs.Duration("timeout", 0, "kill the job if it has not ended after this long (0: wait for ever)")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagStatus(err)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "Error: unexpected argument %q\n", rest[0])
+		fs.Usage()
+		return exitUsage
+	}
+	if pf.config == "" && len(pf.defs.pairs) == 0 {
+		fmt.Fprintln(stderr, "Error: -config job.properties (or -D oozie.wf.application.path=...) is required")
+		fs.Usage()
+		return exitUsage
+	}
+	props, err := pf.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitUsage
+	}
+
+	dir := *dataDir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "gozie-run-"); err != nil {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+			return exitFail
+		}
+		if *keep {
+			defer fmt.Fprintf(stderr, "data kept in %s\n", dir)
+		} else {
+			defer os.RemoveAll(dir)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitFail
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s, err := sqlite.Open(ctx, filepath.Join(dir, "gozie.db"))
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitFail
+	}
+	defer s.Close()
+	reg := action.NewRegistry()
+	action.RegisterBuiltins(reg, action.ShellOptions{})
+	e, err := engine.New(engine.Options{
+		Store: s, Actions: reg, DataDir: dir, DefaultUser: currentUser(),
+		PollInterval: 500 * time.Millisecond,
+		Logf:         func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitFail
+	}
+	if err := e.Start(ctx); err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitFail
+	}
+	defer e.Close()
+
+	id, err := e.Run(ctx, props)
+	if err != nil {
+		// Refused submissions carry the Oozie code in their text.
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		if id == "" {
+			return exitFail
+		}
+	}
+	waitCtx := ctx
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		waitCtx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
+	if _, err := e.Wait(waitCtx, id); err != nil {
+		// Interrupted or timed out: kill the job so nothing keeps running
+		// behind the user's back, and report it as it ended.
+		fmt.Fprintf(stderr, "Error: %v; killing job %s\n", err, id)
+		_ = e.Kill(context.Background(), id)
+		killCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = e.Wait(killCtx, id)
+	}
+	j, acts, err := e.Job(context.Background(), id)
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitFail
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(engine.NewJobJSON(j, acts, "")); err != nil {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+			return exitFail
+		}
+	} else {
+		printSummary(stdout, j, acts)
+		printChildren(stdout, s, j.ID, "")
+	}
+	if j.Status != store.JobSucceeded {
+		return exitFail
+	}
+	return exitOK
+}
+
+func currentUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "gozie"
+}
+
+// printSummary writes the job and one line per node: name, type, status,
+// transition, external status, error code and message.
+func printSummary(w io.Writer, j *store.Job, acts []*store.Action) {
+	fmt.Fprintf(w, "Job ID : %s\n", j.ID)
+	fmt.Fprintf(w, "Workflow Name : %s\n", j.AppName)
+	fmt.Fprintf(w, "App Path : %s\n", j.AppPath)
+	fmt.Fprintf(w, "Status : %s\n", j.Status)
+	if j.ErrorCode != "" && j.Status != store.JobSucceeded {
+		fmt.Fprintf(w, "Error : %s %s\n", j.ErrorCode, oneLine(j.ErrorMessage))
+	}
+	fmt.Fprintf(w, "User : %s\n", j.User)
+	if d := j.EndTime.Sub(j.StartTime); !j.StartTime.IsZero() && !j.EndTime.IsZero() {
+		fmt.Fprintf(w, "Duration : %s\n", d)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTYPE\tSTATUS\tTRANSITION\tEXT STATUS\tERR CODE\tERR MESSAGE")
+	for _, a := range acts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.Type, a.Status, dash(a.Transition),
+			dash(a.ExternalStatus), dash(a.ErrorCode), dash(oneLine(a.ErrorMessage)))
+	}
+	tw.Flush()
+}
+
+// printChildren reports the sub-workflow jobs a job started, nested.
+func printChildren(w io.Writer, s store.Store, parent, indent string) {
+	var kids []*store.Job
+	ctx := context.Background()
+	_ = s.View(ctx, func(tx store.Tx) (err error) {
+		kids, err = tx.Jobs(ctx, store.JobFilter{ParentID: parent})
+		return err
+	})
+	for i := len(kids) - 1; i >= 0; i-- { // oldest first
+		k := kids[i]
+		fmt.Fprintf(w, "%sSub-workflow %s (%s): %s\n", indent, k.ID, k.AppName, k.Status)
+		printChildren(w, s, k.ID, indent+"  ")
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,278 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/store/sqlite"
+)
+
+// The crash test re-executes the test binary as a "server" process
+// (crashHelperEnv names its data directory), kills it with SIGKILL in the
+// middle of a run, and starts it again on the same data directory.
+
+const crashHelperEnv = "GOZIE_ENGINE_CRASH_HELPER_DIR"
+
+// benchLauncherEnv makes the test binary act as `gozie launch` when the
+// shell executor of the benchmarks starts it.
+const benchLauncherEnv = "GOZIE_ENGINE_TEST_AS_LAUNCHER"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(crashHelperEnv); dir != "" {
+		os.Exit(crashHelper(dir))
+	}
+	if os.Getenv(benchLauncherEnv) == "1" {
+		os.Exit(action.RunLauncher(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Setenv(benchLauncherEnv, "1")
+	os.Exit(m.Run())
+}
+
+// shExec runs each action as a detached shell that appends "<node>#<attempt>"
+// to a log: an external system that outlives the server. Starting the
+// same attempt twice runs the work once, because the shell first takes a
+// lock directory in the attempt's WorkDir.
+type shExec struct{ log string }
+
+func (x shExec) line(a *action.Context) string { return fmt.Sprintf("%s#%d", a.Name, a.Attempt) }
+
+func (x shExec) Start(ctx context.Context, a *action.Context) (action.Result, error) {
+	script := fmt.Sprintf(`mkdir "%s/lock" 2>/dev/null || exit 0; sleep 0.02; echo "%s" >> "%s"`, a.WorkDir, x.line(a), x.log)
+	cmd := exec.Command("sh", "-c", script)
+	if err := cmd.Start(); err != nil {
+		return action.Result{}, action.Errorf(action.Transient, "SH1", "%v", err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		a.Notify()
+	}()
+	return action.Result{ExternalID: a.WorkDir, ExternalStatus: "RUNNING"}, nil
+}
+
+func (x shExec) Check(ctx context.Context, a *action.Context, id string) (action.Result, error) {
+	lines, _ := readLines(x.log)
+	for _, l := range lines {
+		if l == x.line(a) {
+			return action.Result{ExternalID: id, ExternalStatus: "SUCCEEDED", Done: true, Status: action.OK}, nil
+		}
+	}
+	return action.Result{ExternalID: id, ExternalStatus: "RUNNING"}, nil
+}
+
+func (x shExec) Kill(ctx context.Context, a *action.Context, id string) error { return nil }
+
+func readLines(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	return out, sc.Err()
+}
+
+// crashApp is 10 steps, a fork of three, 10 more steps.
+func crashApp() (string, []string) {
+	var b strings.Builder
+	var names []string
+	step := func(name, next string) {
+		names = append(names, name)
+		fmt.Fprintf(&b, `<action name="%s"><sh xmlns="uri:gozie:sh:1.0"/><ok to="%s"/><error to="fail"/></action>`, name, next)
+	}
+	b.WriteString(`<start to="s1"/>`)
+	for i := 1; i <= 10; i++ {
+		next := fmt.Sprintf("s%d", i+1)
+		if i == 10 {
+			next = "f"
+		}
+		step(fmt.Sprintf("s%d", i), next)
+	}
+	b.WriteString(`<fork name="f"><path start="p1"/><path start="p2"/><path start="p3"/></fork>`)
+	for i := 1; i <= 3; i++ {
+		step(fmt.Sprintf("p%d", i), "j")
+	}
+	b.WriteString(`<join name="j" to="s11"/>`)
+	for i := 11; i <= 20; i++ {
+		next := fmt.Sprintf("s%d", i+1)
+		if i == 20 {
+			next = "end"
+		}
+		step(fmt.Sprintf("s%d", i), next)
+	}
+	b.WriteString(`<kill name="fail"><message>failed</message></kill><end name="end"/>`)
+	return wf(b.String()), names
+}
+
+// crashHelper is the server process: it resumes whatever the store holds,
+// submits the job if there is none yet, and waits for it to end.
+func crashHelper(dir string) int {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, filepath.Join(dir, "gozie.db"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	reg := action.NewRegistry()
+	reg.Register("sh", shExec{log: filepath.Join(dir, "log")})
+	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, PollInterval: 20 * time.Millisecond, DefaultUser: "crash"})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if err := e.Start(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	var jobs []*store.Job
+	if err := s.View(ctx, func(tx store.Tx) (err error) { jobs, err = tx.Jobs(ctx, store.JobFilter{}); return err }); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	var id string
+	if len(jobs) > 0 {
+		id = jobs[0].ID
+	} else {
+		p := props(filepath.Join(dir, "app"))
+		if id, err = e.Run(ctx, p); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	j, err := e.Wait(wctx, id)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	e.Close()
+	s.Close()
+	fmt.Println(j.Status)
+	if j.Status != store.JobSucceeded {
+		return 1
+	}
+	return 0
+}
+
+func TestCrashRecovery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	appXML, names := crashApp()
+	if err := os.MkdirAll(filepath.Join(dir, "app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "app", "workflow.xml"), []byte(appXML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(dir, "log")
+	server := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), crashHelperEnv+"="+dir)
+		cmd.Stderr = os.Stderr
+		return cmd
+	}
+	// Kill the server twice, at different points of the run.
+	for _, atLines := range []int{4, 14} {
+		cmd := server()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			lines, _ := readLines(logPath)
+			if len(lines) >= atLines {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("run did not reach %d steps", atLines)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if err := cmd.Process.Kill(); err != nil { // SIGKILL
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+	}
+	lines, _ := readLines(logPath)
+	if len(lines) >= len(names) {
+		t.Fatalf("the run finished before the last kill (%d lines); nothing was tested", len(lines))
+	}
+	cmd := server()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("restarted server: %v (%s)", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != store.JobSucceeded {
+		t.Fatalf("job ended %s", got)
+	}
+	// Wait for any shell still writing (none should be), then count.
+	lines, err = readLines(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, l := range lines {
+		count[l]++
+	}
+	for _, n := range names {
+		if c := count[n+"#0"]; c != 1 {
+			t.Errorf("step %s ran %d times, want exactly once", n, c)
+		}
+	}
+	if len(lines) != len(names) {
+		t.Errorf("%d log lines for %d steps: %v", len(lines), len(names), lines)
+	}
+}
+
+// TestRestartReattaches closes an engine while an action runs and starts a
+// new one on the same store: it checks the running action instead of
+// starting it again, and the job finishes.
+func TestRestartReattaches(t *testing.T) {
+	h := newHarness(t)
+	h.exec.set("a", &behaviour{async: true})
+	id := h.run(props(h.writeApp("re", twoStepApp(), nil)))
+	h.eventually("a running", func() bool { return h.actionStatus(id, "a") == store.ActionRunning })
+	h.e.Close()
+
+	// The "external system" finished the action while no engine ran.
+	exec2 := newTestExec()
+	exec2.finished["a"] = action.Result{Done: true, Status: action.OK, ExternalStatus: "SUCCEEDED"}
+	reg := action.NewRegistry()
+	reg.Register("test", exec2)
+	e2, err := New(Options{Store: h.store, Actions: reg, DataDir: h.dir, Clock: h.clock, PollInterval: time.Hour, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	if err := e2.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	j, err := e2.Wait(ctx, id)
+	if err != nil || j.Status != store.JobSucceeded {
+		t.Fatalf("after restart: %v %v", j, err)
+	}
+	if n := exec2.count(exec2.starts, "a"); n != 0 {
+		t.Fatalf("a started %d times after the restart, want 0 (re-attach)", n)
+	}
+	if n := exec2.count(exec2.starts, "b"); n != 1 {
+		t.Fatalf("b started %d times", n)
+	}
+}

@@ -1,0 +1,417 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/el"
+	"github.com/gozie/gozie/internal/store"
+)
+
+// dispatch performs committed effects, each on its own goroutine; delayed
+// ones (retry intervals) wait on the clock first.
+func (e *Engine) dispatch(effects []*store.Effect) {
+	for _, ef := range effects {
+		ef := ef
+		if d := ef.NotBefore.Sub(e.clock.Now()); d > 0 {
+			e.clock.AfterFunc(d, func() { e.goSafe(func() { e.perform(ef) }) })
+			continue
+		}
+		e.goSafe(func() { e.perform(ef) })
+	}
+}
+
+func (e *Engine) perform(ef *store.Effect) {
+	ctx := e.ctx
+	switch ef.Kind {
+	case store.EffectStart:
+		e.performStart(ctx, ef)
+	case store.EffectKill:
+		e.performKill(ctx, ef)
+	case store.EffectNotify:
+		// A child job ended: check the parent's sub-workflow action now.
+		// notify, not a plain check: the parent's action may not be
+		// RUNNING yet when a quick child ends.
+		if jobID, _, ok := strings.Cut(ef.ActionID, "@"); ok {
+			e.notify(jobID, ef.ActionID)
+		}
+		e.markDone(ctx, ef)
+	default:
+		e.logf("gozie: unknown effect %q of job %s; leaving it", ef.Kind, ef.JobID)
+	}
+}
+
+// markDone records an effect performed when nothing else changes.
+func (e *Engine) markDone(ctx context.Context, ef *store.Effect) {
+	err := e.store.Update(ctx, func(tx store.Tx) error { return tx.DoneEffect(ctx, ef.ID) })
+	if err != nil && ctx.Err() == nil {
+		e.logf("gozie: effect %d: %v", ef.ID, err)
+	}
+}
+
+func nodeName(actionID string) string {
+	_, name, _ := strings.Cut(actionID, "@")
+	return name
+}
+
+// claim marks a key in one of the in-flight sets; false if already there.
+func (e *Engine) claim(key string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.inflight[key] {
+		return false
+	}
+	e.inflight[key] = true
+	return true
+}
+
+func (e *Engine) release(key string) {
+	e.mu.Lock()
+	delete(e.inflight, key)
+	e.mu.Unlock()
+}
+
+func startable(status string) bool {
+	switch status {
+	case store.ActionPrep, store.ActionStartRetry, store.ActionStartManual, store.ActionUserRetry:
+		return true
+	}
+	return false
+}
+
+// performStart resolves the action's EL, calls the executor's Start outside
+// the job lock, and commits the outcome together with the effect's
+// completion.
+func (e *Engine) performStart(ctx context.Context, ef *store.Effect) {
+	key := fmt.Sprintf("%s#%d", ef.ActionID, ef.Attempt)
+	if !e.claim(key) {
+		return
+	}
+	defer e.release(key)
+	st, err := e.lockState(ctx, ef.JobID)
+	if err != nil {
+		e.effectFailed(ctx, ef, err)
+		return
+	}
+	a := st.actions[nodeName(ef.ActionID)]
+	switch {
+	case a == nil || a.Attempt != ef.Attempt || !startable(a.Status) || store.Terminal(st.job.Status):
+		// Superseded (killed, retried, already started): nothing to do.
+		st.done = append(st.done, ef.ID)
+		e.commitOrLog(ctx, st)
+		st.mu.Unlock()
+		return
+	case st.job.Status != store.JobRunning:
+		st.extra.Held = append(st.extra.Held, a.Name)
+		st.done = append(st.done, ef.ID)
+		st.jobDirty = true
+		e.commitOrLog(ctx, st)
+		st.mu.Unlock()
+		return
+	}
+	exec, ok := e.actions.Lookup(a.Type)
+	var actx *action.Context
+	if ok {
+		actx, err = e.actionContext(st, a)
+	}
+	switch {
+	case !ok:
+		st.failAction(e, a, CodeUnsupportedAction, fmt.Sprintf("Unsupported action type, node [%s] type [%s]", a.Name, a.Type))
+	case err != nil:
+		var elErr *el.Error
+		if errors.As(err, &elErr) {
+			st.failAction(e, a, CodeELError, elMessage(err))
+		} else {
+			st.startFailed(e, a, err)
+		}
+	}
+	if !ok || err != nil {
+		st.done = append(st.done, ef.ID)
+		e.commitOrLog(ctx, st)
+		st.mu.Unlock()
+		return
+	}
+	a.Conf = elementXML(actx.Element)
+	e.setContext(a.ID, actx)
+	st.mu.Unlock()
+
+	e.sem <- struct{}{}
+	res, startErr := guard(func() (action.Result, error) { return exec.Start(ctx, actx) })
+	<-e.sem
+	if ctx.Err() != nil {
+		return // shutting down: the effect stays pending for the next start
+	}
+
+	st, err = e.lockState(ctx, ef.JobID)
+	if err != nil {
+		e.effectFailed(ctx, ef, err)
+		return
+	}
+	defer st.mu.Unlock()
+	a = st.actions[nodeName(ef.ActionID)]
+	if a == nil || a.Attempt != ef.Attempt || !startable(a.Status) {
+		// Killed while starting: stop what was started.
+		if startErr == nil && !res.Done && res.ExternalID != "" {
+			if err := exec.Kill(ctx, actx, res.ExternalID); err != nil {
+				e.logf("gozie: kill %s: %v", ef.ActionID, err)
+			}
+		}
+		st.done = append(st.done, ef.ID)
+		e.commitOrLog(ctx, st)
+		return
+	}
+	a.Conf = elementXML(actx.Element)
+	st.actionStarted(e, a, res, startErr)
+	st.done = append(st.done, ef.ID)
+	if err := e.commit(ctx, st); err != nil {
+		e.logf("gozie: %s: %v", ef.ActionID, err)
+		return
+	}
+	if a.Status == store.ActionRunning {
+		e.mu.Lock()
+		early := e.notified[a.ID]
+		delete(e.notified, a.ID)
+		e.mu.Unlock()
+		if early {
+			e.enqueueCheck(st.job.ID, a.ID)
+		}
+	}
+}
+
+// guard runs an executor call, turning a panic into a failure of the
+// action: one broken executor must not take the server and every other
+// job down with it.
+func guard(call func() (action.Result, error)) (res action.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = action.Result{}, action.Errorf(action.Failed, "E0902", "Exception occured: [executor panic: %v]", p)
+		}
+	}()
+	return call()
+}
+
+// effectFailed logs an effect that could not be performed; it stays
+// pending, so the next Start tries again.
+func (e *Engine) effectFailed(ctx context.Context, ef *store.Effect, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	if ErrorCode(err) == CodeJobNotFound {
+		e.markDone(ctx, ef)
+		return
+	}
+	e.logf("gozie: effect %s %s: %v", ef.Kind, ef.ActionID, err)
+}
+
+func (e *Engine) commitOrLog(ctx context.Context, st *jobState) {
+	if err := e.commit(ctx, st); err != nil && ctx.Err() == nil {
+		e.logf("gozie: job %s: %v", st.job.ID, err)
+	}
+}
+
+func (e *Engine) setContext(actionID string, actx *action.Context) {
+	e.mu.Lock()
+	e.contexts[actionID] = actx
+	e.mu.Unlock()
+}
+
+// contextFor returns the executor context of an action's current attempt,
+// rebuilding it after a restart. st.mu must be held.
+func (e *Engine) contextFor(st *jobState, a *store.Action) *action.Context {
+	e.mu.Lock()
+	actx := e.contexts[a.ID]
+	e.mu.Unlock()
+	if actx != nil && actx.Attempt == a.Attempt {
+		return actx
+	}
+	actx, err := e.actionContext(st, a)
+	if err != nil {
+		// The body resolved when the action started; if it no longer
+		// does, the executor still gets enough to find its run.
+		actx = &action.Context{JobID: st.job.ID, ActionID: a.ID, Name: a.Name, Type: a.Type, User: st.job.User,
+			AppPath: st.extra.AppRoot, JobConf: st.conf, Attempt: a.Attempt}
+		if n := st.app.Node(a.Name); n != nil && n.Action != nil {
+			actx.Element = n.Action.Body
+		}
+	}
+	e.setContext(a.ID, actx)
+	return actx
+}
+
+// Callback is what the /callback endpoint calls: the external system of
+// action actionID reports status. As in Oozie, the status only triggers a
+// check; the executor's Check decides the outcome. An unknown action is
+// E0605.
+func (e *Engine) Callback(ctx context.Context, actionID, status string) error {
+	jobID, name, ok := strings.Cut(actionID, "@")
+	if !ok || name == "" {
+		return errorf(CodeActionNotFound, "Action does not exist [%s]", actionID)
+	}
+	var found bool
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		_, err := tx.Action(ctx, actionID)
+		found = err == nil
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !found {
+		return errorf(CodeActionNotFound, "Action does not exist [%s]", actionID)
+	}
+	e.notify(jobID, actionID)
+	return nil
+}
+
+// notify is Context.Notify: the action may have finished.
+func (e *Engine) notify(jobID, actionID string) {
+	e.mu.Lock()
+	e.notified[actionID] = true
+	e.mu.Unlock()
+	e.enqueueCheck(jobID, actionID)
+}
+
+// enqueueCheck checks an action soon; a check asked for while one is
+// running runs again after it, so no notification is lost.
+func (e *Engine) enqueueCheck(jobID, actionID string) {
+	e.mu.Lock()
+	if n := e.checks[actionID]; n > 0 {
+		e.checks[actionID] = 2
+		e.mu.Unlock()
+		return
+	}
+	e.checks[actionID] = 1
+	e.mu.Unlock()
+	e.goSafe(func() {
+		for {
+			e.performCheck(e.ctx, jobID, actionID)
+			e.mu.Lock()
+			if e.checks[actionID] == 2 && !e.closed {
+				e.checks[actionID] = 1
+				e.mu.Unlock()
+				continue
+			}
+			delete(e.checks, actionID)
+			e.mu.Unlock()
+			return
+		}
+	})
+}
+
+// performCheck asks the executor about a RUNNING action and applies the
+// answer.
+func (e *Engine) performCheck(ctx context.Context, jobID, actionID string) {
+	st, err := e.lockState(ctx, jobID)
+	if err != nil {
+		return
+	}
+	a := st.actions[nodeName(actionID)]
+	if a == nil || a.Status != store.ActionRunning || st.job.Status == store.JobPrep || store.Terminal(st.job.Status) {
+		st.mu.Unlock()
+		return
+	}
+	exec, ok := e.actions.Lookup(a.Type)
+	if !ok {
+		st.mu.Unlock()
+		return
+	}
+	actx := e.contextFor(st, a)
+	extID, attempt := a.ExternalID, a.Attempt
+	st.mu.Unlock()
+
+	res, checkErr := guard(func() (action.Result, error) { return exec.Check(ctx, actx, extID) })
+	if ctx.Err() != nil {
+		return
+	}
+	st, err = e.lockState(ctx, jobID)
+	if err != nil {
+		return
+	}
+	defer st.mu.Unlock()
+	a = st.actions[nodeName(actionID)]
+	if a == nil || a.Status != store.ActionRunning || a.Attempt != attempt || store.Terminal(st.job.Status) {
+		return
+	}
+	e.mu.Lock()
+	delete(e.notified, actionID)
+	e.mu.Unlock()
+	if checkErr != nil {
+		kind, code, msg := classify(checkErr)
+		switch kind {
+		case action.Transient:
+			e.logf("gozie: check %s: %v (will poll again)", actionID, checkErr)
+			return
+		case action.NonTransient:
+			_ = setActionStatus(a, store.ActionDone, store.ActionEndManual)
+			a.ErrorCode, a.ErrorMessage = code, msg
+			st.touch(a)
+			if setJobStatus(st.job, store.JobSuspended) == nil {
+				st.jobDirty = true
+			}
+		case action.ErrorKindError:
+			st.actionEnded(e, a, action.Result{Done: true, Status: action.Error, ErrorCode: code, ErrorMessage: msg})
+		default:
+			st.failAction(e, a, code, msg)
+		}
+		e.commitOrLog(ctx, st)
+		return
+	}
+	if !res.Done {
+		if res.ExternalStatus != "" && res.ExternalStatus != a.ExternalStatus {
+			a.ExternalStatus = res.ExternalStatus
+			st.touch(a)
+			e.commitOrLog(ctx, st)
+		}
+		return
+	}
+	st.actionEnded(e, a, res)
+	e.commitOrLog(ctx, st)
+}
+
+// performKill stops an action's external work. A failure to kill moves
+// the action from KILLED to FAILED (specification 9.2).
+func (e *Engine) performKill(ctx context.Context, ef *store.Effect) {
+	st, err := e.lockState(ctx, ef.JobID)
+	if err != nil {
+		e.effectFailed(ctx, ef, err)
+		return
+	}
+	a := st.actions[nodeName(ef.ActionID)]
+	var exec action.Executor
+	ok := false
+	if a != nil {
+		exec, ok = e.actions.Lookup(a.Type)
+	}
+	if !ok || a.ExternalID == "" {
+		st.done = append(st.done, ef.ID)
+		e.commitOrLog(ctx, st)
+		st.mu.Unlock()
+		return
+	}
+	actx := e.contextFor(st, a)
+	extID := a.ExternalID
+	st.mu.Unlock()
+
+	_, killErr := guard(func() (action.Result, error) { return action.Result{}, exec.Kill(ctx, actx, extID) })
+	if ctx.Err() != nil {
+		return
+	}
+	st, err = e.lockState(ctx, ef.JobID)
+	if err != nil {
+		return
+	}
+	defer st.mu.Unlock()
+	if a = st.actions[nodeName(ef.ActionID)]; a != nil && killErr != nil && a.Status == store.ActionKilled {
+		_ = setActionStatus(a, store.ActionFailed)
+		_, a.ErrorCode, a.ErrorMessage = classify(killErr)
+		st.touch(a)
+	}
+	st.done = append(st.done, ef.ID)
+	e.commitOrLog(ctx, st)
+}

@@ -1,0 +1,255 @@
+package engine
+
+import (
+	"encoding/xml"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/el"
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/workflow"
+)
+
+// Hadoop counter names of specification 4.2.4.
+var hadoopConstants = map[string]string{
+	"RECORDS":    "org.apache.hadoop.mapred.Task$Counter",
+	"MAP_IN":     "MAP_INPUT_RECORDS",
+	"MAP_OUT":    "MAP_OUTPUT_RECORDS",
+	"REDUCE_IN":  "REDUCE_INPUT_RECORDS",
+	"REDUCE_OUT": "REDUCE_OUTPUT_RECORDS",
+	"GROUPS":     "REDUCE_INPUT_GROUPS",
+}
+
+// registerHadoop defines hadoop:counters and the counter constants. No
+// action type gozie runs produces Hadoop counters, so counters are always an
+// empty map: ${hadoop:counters('mr')[RECORDS][MAP_IN]} reads as empty rather
+// than failing the workflow.
+func registerHadoop(r *el.Registry) {
+	for k, v := range hadoopConstants {
+		r.Const(k, v)
+	}
+	r.Define("hadoop", "counters", []el.Type{el.String}, func(*el.Call) (any, error) {
+		return map[string]any{}, nil
+	})
+}
+
+// evaluator returns the EL evaluator for a node of this job. st.mu must be
+// held while it is used: wf:* functions read the job's records.
+func (st *jobState) evaluator(e *Engine, node string) *el.Evaluator {
+	j := st.job
+	ctx := &workflow.ELContext{
+		JobID: j.ID, AppName: j.AppName, AppPath: j.AppPath, User: j.User, Group: j.Group, Run: j.Run,
+		LastErrorNode: st.extra.LastErrorNode,
+		Conf:          st.conf.Get,
+		Node: func(name string) (workflow.NodeState, bool) {
+			a := st.actions[name]
+			if a == nil {
+				return workflow.NodeState{}, false
+			}
+			return workflow.NodeState{
+				Status: a.Status, Transition: a.Transition, ErrorCode: a.ErrorCode, ErrorMessage: a.ErrorMessage,
+				ExternalID: a.ExternalID, TrackerURI: a.TrackerURI, ExternalStatus: a.ExternalStatus,
+				Data: decodeData(a.Data),
+			}, true
+		},
+		Callback: func(stateVar string) string { return e.callbackURL(ActionID(j.ID, node), stateVar) },
+	}
+	return &el.Evaluator{Funcs: e.funcs, Vars: st.vars, Context: ctx, Now: e.clock.Now}
+}
+
+// callbackURL is Oozie's <base>?id=<actionId>&status=<stateVar>.
+func (e *Engine) callbackURL(actionID, stateVar string) string {
+	if e.opts.CallbackURL == "" {
+		return ""
+	}
+	return e.opts.CallbackURL + "?id=" + url.QueryEscape(actionID) + "&status=" + stateVar
+}
+
+// actionContext builds what an executor gets for the current attempt of a:
+// the action body with EL resolved, the merged configuration, a work
+// directory. An EL failure is returned as an *el.Error.
+func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, error) {
+	n := st.app.Node(a.Name)
+	if n == nil || n.Action == nil || n.Action.Body == nil {
+		return nil, action.Errorf(action.Failed, workflow.CodeSchema, "node [%s] is not an action with a body", a.Name)
+	}
+	ev := st.evaluator(e, a.Name)
+	body, err := resolveElement(ev, n.Action.Body)
+	if err != nil {
+		return nil, err
+	}
+	c := conf.New()
+	c.Merge(st.defaults)
+	for _, x := range jobXMLOrder(st.app, body) {
+		jx, err := conf.LoadFile(st.localPath(x))
+		if err != nil {
+			return nil, action.Errorf(action.ErrorKindError, "JA008", "job-xml [%s] of action [%s]: %v", x, a.Name, err)
+		}
+		c.Merge(jx)
+	}
+	for _, p := range workflow.ConfigurationOf(body.Child("configuration")) {
+		c.Set(p.Name, p.Value)
+	}
+	c.SetResolver(st.conf.AsResolver())
+	dir := filepath.Join(e.opts.DataDir, "actions", a.ID, fmt.Sprint(a.Attempt))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, action.Errorf(action.Transient, "E0803", "IO error, %v", err)
+	}
+	actx := &action.Context{
+		JobID: st.job.ID, ActionID: a.ID, Name: a.Name, Type: a.Type, User: st.job.User,
+		AppPath: st.extra.AppRoot, Element: body, Conf: c, JobConf: st.conf, WorkDir: dir,
+		CallbackURL: e.callbackURL(a.ID, "$status"), Attempt: a.Attempt,
+	}
+	id, jobID := a.ID, st.job.ID
+	actx.Notify = func() { e.notify(jobID, id) }
+	return actx, nil
+}
+
+// jobXMLOrder lists an action's job-xml files, those inherited from
+// <global> first: the action's own declarations override the global ones
+// (specification 19), and with "later wins" merging that means loading
+// them last.
+func jobXMLOrder(app *workflow.App, body *workflow.Element) []string {
+	global := map[string]bool{}
+	if app.Global != nil {
+		for _, g := range app.Global.JobXML {
+			global[strings.TrimSpace(g)] = true
+		}
+	}
+	var first, rest []string
+	for _, x := range body.ChildrenNamed("job-xml") {
+		if p := x.TrimText(); global[p] {
+			first = append(first, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	return append(first, rest...)
+}
+
+// localPath resolves a path of the definition: relative paths start at the
+// application root (specification 7); file: URIs become local paths.
+func (st *jobState) localPath(p string) string {
+	p = stripFileScheme(p)
+	if p == "" || filepath.IsAbs(p) || strings.Contains(p, "://") {
+		return p
+	}
+	return filepath.Join(st.extra.AppRoot, p)
+}
+
+// stripFileScheme turns file:///x, file://localhost/x and file:/x into /x.
+func stripFileScheme(p string) string {
+	switch {
+	case strings.HasPrefix(p, "file://localhost/"):
+		return p[len("file://localhost"):]
+	case strings.HasPrefix(p, "file://"):
+		return p[len("file://"):]
+	case strings.HasPrefix(p, "file:"):
+		return p[len("file:"):]
+	}
+	return p
+}
+
+// resolveElement returns a copy of e with EL evaluated in every text and
+// attribute value (specification 4: EL is resolved when a node executes).
+func resolveElement(ev *el.Evaluator, e *workflow.Element) (*workflow.Element, error) {
+	out := e.Clone()
+	var walk func(x *workflow.Element) error
+	walk = func(x *workflow.Element) error {
+		if strings.Contains(x.Text, "${") {
+			v, err := ev.EvalString(x.Text)
+			if err != nil {
+				return err
+			}
+			x.Text = v
+		}
+		for i, a := range x.Attrs {
+			if strings.Contains(a.Value, "${") {
+				v, err := ev.EvalString(a.Value)
+				if err != nil {
+					return err
+				}
+				x.Attrs[i].Value = v
+			}
+		}
+		for _, c := range x.Children {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return out, walk(out)
+}
+
+// elementXML serializes an element for the action record's conf (the
+// REST API shows the action XML there). Namespace declarations are written
+// where the namespace changes.
+func elementXML(e *workflow.Element) string {
+	var b strings.Builder
+	writeElement(&b, e, "")
+	return b.String()
+}
+
+func writeElement(b *strings.Builder, e *workflow.Element, parentNS string) {
+	b.WriteString("<" + e.Name.Local)
+	if e.Name.Space != parentNS && e.Name.Space != "" {
+		b.WriteString(` xmlns="`)
+		_ = xml.EscapeText(b, []byte(e.Name.Space))
+		b.WriteString(`"`)
+	}
+	for _, a := range e.Attrs {
+		b.WriteString(" " + a.Name.Local + `="`)
+		_ = xml.EscapeText(b, []byte(a.Value))
+		b.WriteString(`"`)
+	}
+	if len(e.Children) == 0 && e.Text == "" {
+		b.WriteString("/>")
+		return
+	}
+	b.WriteString(">")
+	if len(e.Children) == 0 {
+		_ = xml.EscapeText(b, []byte(e.Text))
+	}
+	for _, c := range e.Children {
+		writeElement(b, c, e.Name.Space)
+	}
+	b.WriteString("</" + e.Name.Local + ">")
+}
+
+// encodeData writes captured output as Java properties text, sorted so the
+// stored form is stable.
+func encodeData(m map[string]string) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	c := conf.New()
+	for _, k := range keys {
+		c.Set(k, m[k])
+	}
+	var b strings.Builder
+	_ = c.WriteProperties(&b)
+	return b.String()
+}
+
+func decodeData(s string) map[string]string {
+	if s == "" {
+		return nil
+	}
+	c, err := conf.ParseProperties(strings.NewReader(s), "action data")
+	if err != nil {
+		return nil
+	}
+	return c.ToMap()
+}

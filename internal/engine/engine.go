@@ -1,0 +1,442 @@
+// Package engine runs workflow jobs: the lifecycles of workflow
+// specification section 9, the control nodes of section 3.1, asynchronous
+// actions (3.2.1) through the executors of package action, sub-workflows
+// (3.2.5) and parameterization (section 4).
+//
+// # Durability
+//
+// Every change of a job is computed in memory from the job's current state
+// and one event (start, an action's result, kill, ...), then committed to the
+// store in one transaction together with the effects it calls for: start
+// this action, kill that one, tell a parent job. Only after the commit are
+// the effects performed, and each is marked done in the transaction of its
+// outcome. A crash at any point therefore leaves either the old state or the
+// new state with its effects still pending; Start replays them and checks
+// every RUNNING action again, which re-attaches to work that survived the
+// crash. Effects are idempotent: an executor asked to start the same action
+// attempt twice reports on the first run instead of running it again.
+//
+// One goroutine at a time changes a job (a per-job mutex); executors run
+// outside it so that the paths of a fork proceed in parallel.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/el"
+	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/workflow"
+)
+
+// Options configure an Engine. Store and Actions are required.
+type Options struct {
+	Store   store.Store
+	Actions *action.Registry
+	// DataDir holds the action work directories (<DataDir>/actions/...).
+	DataDir string
+	// Clock defaults to the system clock.
+	Clock Clock
+	// PollInterval is how often RUNNING actions are checked when no
+	// notification arrives; default 1s.
+	PollInterval time.Duration
+	// StartRetryMax and StartRetryInterval govern automatic retries of
+	// transient start failures (START_RETRY); defaults 3 and 10s.
+	StartRetryMax      int
+	StartRetryInterval time.Duration
+	// MaxUserRetries caps an action's retry-max (specification 18); 0 means 3,
+	// Oozie's default system maximum.
+	MaxUserRetries int
+	// UserRetryErrorCodes are the error codes retry-max applies to; nil
+	// means Oozie's default list (DefaultUserRetryErrorCodes), and "ALL"
+	// among them retries every error, as Oozie's
+	// oozie.service.LiteWorkflowStoreService.user.retry.error.code.ext=ALL.
+	UserRetryErrorCodes []string
+	// MaxSubWorkflowDepth bounds nested sub-workflows; default 50.
+	MaxSubWorkflowDepth int
+	// MaxConcurrentStarts bounds executor Start calls in flight; default 64.
+	MaxConcurrentStarts int
+	// SystemID is the id segment after the timestamp; default
+	// "oozie-<os user>" cut to 10 characters, as Oozie.
+	SystemID string
+	// DefaultUser is the job user when user.name is not given.
+	DefaultUser string
+	// CallbackURL is the base of wf:callback URLs ("" gives none).
+	CallbackURL string
+	// ConsoleURL is the base of job console URLs in the JSON object.
+	ConsoleURL string
+	// Logf receives diagnostics; default log.Printf.
+	Logf func(format string, args ...any)
+}
+
+// DefaultUserRetryErrorCodes are the errors Oozie retries by default when an
+// action sets retry-max (oozie.service.LiteWorkflowStoreService.user.retry.error.code):
+// file exists / permission errors of fs (FS008, FS009, FS014) and the
+// launcher errors (JA008, JA009, JA017, JA018, JA019). JA018 covers a failed
+// shell program.
+var DefaultUserRetryErrorCodes = []string{"JA008", "JA009", "JA017", "JA018", "JA019", "FS008", "FS009", "FS014"}
+
+// Engine runs workflow jobs on a store.
+type Engine struct {
+	opts    Options
+	store   store.Store
+	actions *action.Registry
+	clock   Clock
+	funcs   *el.Registry
+	started time.Time
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	sem    chan struct{}
+
+	mu       sync.Mutex
+	jobs     map[string]*jobState       // cached state of jobs being worked on
+	waiters  map[string][]chan struct{} // closed when the job ends
+	inflight map[string]bool            // start effects being performed, by action id + attempt
+	checks   map[string]int             // checks in flight: 1 running, 2 running and asked again
+	notified map[string]bool            // Notify calls that came before the start was committed
+	contexts map[string]*action.Context // per action id, the context of its current attempt
+	closed   bool
+}
+
+// New returns an engine. It does not touch jobs until Start.
+func New(opts Options) (*Engine, error) {
+	if opts.Store == nil || opts.Actions == nil {
+		return nil, errors.New("engine: Store and Actions are required")
+	}
+	if opts.Clock == nil {
+		opts.Clock = SystemClock
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = time.Second
+	}
+	if opts.StartRetryMax == 0 {
+		opts.StartRetryMax = 3
+	}
+	if opts.StartRetryInterval <= 0 {
+		opts.StartRetryInterval = 10 * time.Second
+	}
+	if opts.MaxUserRetries <= 0 {
+		opts.MaxUserRetries = 3
+	}
+	if opts.UserRetryErrorCodes == nil {
+		opts.UserRetryErrorCodes = DefaultUserRetryErrorCodes
+	}
+	if opts.MaxSubWorkflowDepth <= 0 {
+		opts.MaxSubWorkflowDepth = 50
+	}
+	if opts.MaxConcurrentStarts <= 0 {
+		opts.MaxConcurrentStarts = 64
+	}
+	if opts.SystemID == "" {
+		opts.SystemID = defaultSystemID()
+	}
+	if opts.Logf == nil {
+		opts.Logf = log.Printf
+	}
+	if opts.DataDir == "" {
+		opts.DataDir = os.TempDir()
+	}
+	e := &Engine{
+		opts: opts, store: opts.Store, actions: opts.Actions, clock: opts.Clock,
+		funcs:    Functions(),
+		jobs:     map[string]*jobState{},
+		waiters:  map[string][]chan struct{}{},
+		inflight: map[string]bool{},
+		checks:   map[string]int{},
+		notified: map[string]bool{},
+		contexts: map[string]*action.Context{},
+		sem:      make(chan struct{}, opts.MaxConcurrentStarts),
+	}
+	e.started = e.clock.Now()
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	if _, ok := opts.Actions.Lookup("sub-workflow"); !ok {
+		opts.Actions.Register("sub-workflow", &subWorkflow{e: e})
+	}
+	return e, nil
+}
+
+// Functions returns the EL functions of workflow definitions: the basic
+// ones, wf:* (4.2.3), fs:* (4.2.7) and hadoop:counters with the Hadoop
+// counter constants (4.2.4, 4.2.5).
+func Functions() *el.Registry {
+	r := workflow.Functions()
+	fsys.RegisterELFunctions(r)
+	registerHadoop(r)
+	return r
+}
+
+// Start resumes the work the store holds: it performs every pending effect,
+// checks every RUNNING action again (re-attaching to work that outlived a
+// previous process), and starts polling.
+func (e *Engine) Start(ctx context.Context) error {
+	var effects []*store.Effect
+	var running []*store.Action
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		if effects, err = tx.PendingEffects(ctx, "", 0); err != nil {
+			return err
+		}
+		running, err = tx.ActionsByStatus(ctx, store.ActionRunning)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	e.dispatch(effects)
+	for _, a := range running {
+		e.enqueueCheck(a.JobID, a.ID)
+	}
+	e.wg.Add(1)
+	go e.pollLoop()
+	return nil
+}
+
+// Close stops polling and waits for the engine's goroutines. Jobs stay as
+// they are in the store; a later Start continues them.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	e.cancel()
+	e.wg.Wait()
+	return nil
+}
+
+func (e *Engine) isClosed() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closed
+}
+
+func (e *Engine) logf(format string, args ...any) { e.opts.Logf(format, args...) }
+
+// goSafe runs f on a goroutine the engine waits for on Close.
+func (e *Engine) goSafe(f func()) {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return
+	}
+	e.wg.Add(1)
+	e.mu.Unlock()
+	go func() {
+		defer e.wg.Done()
+		f()
+	}()
+}
+
+func (e *Engine) pollLoop() {
+	defer e.wg.Done()
+	t := time.NewTicker(e.opts.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-t.C:
+		}
+		var running []*store.Action
+		err := e.store.View(e.ctx, func(tx store.Tx) (err error) {
+			running, err = tx.ActionsByStatus(e.ctx, store.ActionRunning)
+			return err
+		})
+		if err != nil {
+			if e.ctx.Err() == nil {
+				e.logf("gozie: poll: %v", err)
+			}
+			continue
+		}
+		for _, a := range running {
+			e.enqueueCheck(a.JobID, a.ID)
+		}
+	}
+}
+
+// Job returns a job and its node records in execution order.
+func (e *Engine) Job(ctx context.Context, id string) (*store.Job, []*store.Action, error) {
+	var j *store.Job
+	var acts []*store.Action
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		if j, err = tx.Job(ctx, id); err != nil {
+			return err
+		}
+		acts, err = tx.Actions(ctx, id)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, errorf(CodeJobNotFound, "Job does not exist [%s]", id)
+	}
+	return j, acts, err
+}
+
+// Wait blocks until the job ends (SUCCEEDED, KILLED or FAILED) or ctx is
+// done, and returns the job as it ended.
+func (e *Engine) Wait(ctx context.Context, id string) (*store.Job, error) {
+	for {
+		ch := make(chan struct{})
+		e.mu.Lock()
+		e.waiters[id] = append(e.waiters[id], ch)
+		e.mu.Unlock()
+		j, _, err := e.Job(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if store.Terminal(j.Status) {
+			return j, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return j, ctx.Err()
+		}
+	}
+}
+
+func (e *Engine) wake(id string) {
+	e.mu.Lock()
+	chs := e.waiters[id]
+	delete(e.waiters, id)
+	e.mu.Unlock()
+	for _, ch := range chs {
+		close(ch)
+	}
+}
+
+// state returns the cached state of a job, loading it from the store on
+// first use. The caller locks st.mu before reading or changing it.
+func (e *Engine) state(ctx context.Context, id string) (*jobState, error) {
+	e.mu.Lock()
+	st := e.jobs[id]
+	e.mu.Unlock()
+	if st != nil {
+		return st, nil
+	}
+	var j *store.Job
+	var acts []*store.Action
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		if j, err = tx.Job(ctx, id); err != nil {
+			return err
+		}
+		acts, err = tx.Actions(ctx, id)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errorf(CodeJobNotFound, "Job does not exist [%s]", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err = loadState(j, acts, e.parseOptions)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if cur := e.jobs[id]; cur != nil {
+		return cur, nil
+	}
+	e.jobs[id] = st
+	return st, nil
+}
+
+// forget drops a job's cached state, after a failed commit (so the next
+// event starts from what the store holds) or once the job has ended.
+func (e *Engine) forget(id string) {
+	e.mu.Lock()
+	delete(e.jobs, id)
+	e.mu.Unlock()
+}
+
+// commit writes the job's pending changes and effects in one transaction,
+// then performs the new effects. st.mu must be held.
+func (e *Engine) commit(ctx context.Context, st *jobState) error {
+	if !st.changed() {
+		return nil
+	}
+	now := e.clock.Now()
+	if st.jobDirty {
+		st.job.LastModTime = now
+		st.job.State = st.extra.encode()
+	}
+	// The job row carries the definition and configuration, which can be
+	// large: it is written only when the job itself changed, not for
+	// every action transition.
+	writeJob := st.jobDirty
+	dirty := st.takeDirty()
+	effects, done := st.effects, st.done
+	st.effects, st.done, st.jobDirty = nil, nil, false
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		if writeJob {
+			if err := tx.PutJob(ctx, st.job); err != nil {
+				return err
+			}
+		}
+		for _, a := range dirty {
+			a.LastModTime = now
+			if err := tx.PutAction(ctx, a); err != nil {
+				return err
+			}
+		}
+		for _, ef := range effects {
+			if err := tx.AddEffect(ctx, ef); err != nil {
+				return err
+			}
+		}
+		for _, id := range done {
+			if err := tx.DoneEffect(ctx, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		// The in-memory state is ahead of the store now: drop it, so the
+		// next event reloads what was really committed.
+		e.forget(st.job.ID)
+		st.stale = true
+		return err
+	}
+	e.mu.Lock()
+	for _, a := range dirty {
+		if actionTerminal(a.Status) {
+			delete(e.contexts, a.ID)
+			delete(e.notified, a.ID)
+		}
+	}
+	e.mu.Unlock()
+	e.dispatch(effects)
+	if store.Terminal(st.job.Status) {
+		e.forget(st.job.ID)
+		st.stale = true
+		e.wake(st.job.ID)
+	}
+	return nil
+}
+
+// lockState returns the job's state locked, reloading it when a failed
+// commit or the job's end made the cached copy stale.
+func (e *Engine) lockState(ctx context.Context, id string) (*jobState, error) {
+	for i := 0; i < 5; i++ {
+		st, err := e.state(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		st.mu.Lock()
+		if !st.stale {
+			return st, nil
+		}
+		st.mu.Unlock()
+	}
+	return nil, fmt.Errorf("engine: job %s: state keeps changing", id)
+}

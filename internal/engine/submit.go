@@ -1,0 +1,263 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/workflow"
+)
+
+// Job properties the engine reads.
+const (
+	PropAppPath  = "oozie.wf.application.path"
+	PropUser     = "user.name"
+	PropGroup    = "group.name"
+	PropACL      = "oozie.job.acl"
+	PropExternal = "oozie.wf.external.id"
+)
+
+// parseOptions are the workflow parser's options for this engine: Oozie's
+// defaults, with every action type that has an executor accepted (E0723
+// otherwise).
+func (e *Engine) parseOptions(props *conf.Config) workflow.Options {
+	opts := workflow.DefaultOptions()
+	opts.ExtensionActions = workflow.DefaultExtensionActions()
+	for _, t := range e.actions.Types() {
+		opts.ExtensionActions[t] = true
+	}
+	if props != nil {
+		if v, ok := props.Get(workflow.PropValidateForkJoin); ok {
+			opts.JobConf = map[string]string{workflow.PropValidateForkJoin: v}
+		}
+	}
+	return opts
+}
+
+// parentInfo describes the sub-workflow action that submits a child job.
+type parentInfo struct {
+	jobID, actionID string
+	attempt, depth  int
+}
+
+// Submit creates a workflow job in PREP from its job properties (as
+// job.properties and -D give them) and returns its id. It loads the
+// application (specification 7), applies config-default.xml and
+// <parameters> (section 4.1), and refuses the job with an Oozie error code
+// when the application cannot be read or is invalid.
+func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error) {
+	return e.submit(ctx, props, nil)
+}
+
+// Run submits a job and starts it.
+func (e *Engine) Run(ctx context.Context, props *conf.Config) (string, error) {
+	id, err := e.Submit(ctx, props)
+	if err != nil {
+		return "", err
+	}
+	return id, e.StartJob(ctx, id)
+}
+
+func (e *Engine) submit(ctx context.Context, props *conf.Config, parent *parentInfo) (string, error) {
+	props = props.Clone()
+	if _, ok := props.Get(PropUser); !ok && e.opts.DefaultUser != "" {
+		props.Set(PropUser, e.opts.DefaultUser)
+	}
+	userName, ok := props.Get(PropUser)
+	if !ok || userName == "" {
+		return "", errorf(CodeMissingProperty, "Missing configuration property [%s]", PropUser)
+	}
+	appPath, ok := props.Get(PropAppPath)
+	if !ok || strings.TrimSpace(appPath) == "" {
+		return "", errorf(CodeNoAppPath, "Submission request does not have any application or lib path (%s is not set)", PropAppPath)
+	}
+	appPath = strings.TrimSpace(appPath)
+	root, defPath, shown, err := locateApp(appPath)
+	if err != nil {
+		return "", err
+	}
+	props.Set(PropAppPath, shown)
+	data, err := os.ReadFile(defPath)
+	if err != nil {
+		return "", errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)
+	}
+	defaults := conf.New()
+	if dp := filepath.Join(root, "config-default.xml"); fileExists(dp) {
+		if defaults, err = conf.LoadFile(dp); err != nil {
+			return "", errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)
+		}
+		if defaults.Has(PropUser) {
+			return "", errorf(CodeDisallowedDefault, "Disallowed default property [%s]", PropUser)
+		}
+		props.MergeDefaults(defaults)
+	}
+	app, err := workflow.Parse(data, e.parseOptions(props))
+	if err != nil {
+		return "", err
+	}
+	params, err := app.ApplyParameters(props.Has)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range params {
+		props.Set(p.Name, p.Value)
+	}
+	for _, n := range app.Nodes {
+		if n.Kind != workflow.ActionNode {
+			continue
+		}
+		if _, ok := e.actions.Lookup(n.Action.Type); !ok {
+			return "", errorf(CodeUnsupportedAction, "Unsupported action type, node [%s] type [%s]", n.Name, n.Action.Type)
+		}
+	}
+	var confXML strings.Builder
+	if err := props.WriteXML(&confXML); err != nil {
+		return "", err
+	}
+	extra := jobExtra{AppRoot: root, Defaults: defaults.ToMap()}
+	now := e.now()
+	job := &store.Job{
+		AppPath: shown, User: userName, Status: store.JobPrep,
+		Conf: confXML.String(), Definition: string(data), CreatedTime: now, LastModTime: now,
+	}
+	job.Group, _ = props.Get(PropGroup)
+	job.ACL, _ = props.Get(PropACL)
+	job.ExternalID, _ = props.Get(PropExternal)
+	job.AppName = app.Name
+	if strings.Contains(app.Name, "${") {
+		// The name may use job properties; an unresolvable name is kept
+		// as written rather than refusing the job over a label.
+		st := &jobState{job: job, conf: props, vars: propertyVars(props), actions: map[string]*store.Action{}}
+		if v, err := st.evaluator(e, "").EvalString(app.Name); err == nil {
+			job.AppName = v
+		}
+	}
+	if parent != nil {
+		job.ParentID = parent.jobID
+		extra.ParentAction, extra.ParentAttempt, extra.Depth = parent.actionID, parent.attempt, parent.depth
+	}
+	job.State = extra.encode()
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		n, err := tx.NextSequence(ctx, "wfjob")
+		if err != nil {
+			return err
+		}
+		job.ID = formatJobID(n, e.started, e.opts.SystemID, "W")
+		return tx.PutJob(ctx, job)
+	})
+	if err != nil {
+		return "", err
+	}
+	return job.ID, nil
+}
+
+// locateApp finds the application of an app path (spec 7): a directory
+// holding workflow.xml, or the definition file itself. It returns the
+// application root, the definition file, and the path to show as the job's
+// app path (absolute, keeping a file: scheme when one was given).
+func locateApp(appPath string) (root, def, shown string, err error) {
+	local := stripFileScheme(appPath)
+	if i := strings.Index(local, "://"); i > 0 {
+		return "", "", "", errorf(CodeInvalidAppURI, "Invalid application URI [%s], scheme [%s] is not supported", appPath, local[:i])
+	}
+	abs, err := filepath.Abs(local)
+	if err != nil {
+		return "", "", "", errorf(CodeInvalidAppURI, "Invalid application URI [%s], %v", appPath, err)
+	}
+	shown = abs
+	if strings.HasPrefix(appPath, "file:") {
+		shown = "file://" + abs
+	}
+	info, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", "", "", errorf(CodeAppDirMissing, "App directory [%s] does not exist", appPath)
+	case err != nil:
+		return "", "", "", errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)
+	case info.IsDir():
+		def = filepath.Join(abs, "workflow.xml")
+		if !fileExists(def) {
+			return "", "", "", errorf(CodeAppDefMissing, "App definition [%s] does not exist", def)
+		}
+		return abs, def, shown, nil
+	default:
+		return filepath.Dir(abs), abs, shown, nil
+	}
+}
+
+func fileExists(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && !info.IsDir()
+}
+
+// StartJob starts a job in PREP.
+func (e *Engine) StartJob(ctx context.Context, id string) error {
+	st, err := e.lockState(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer st.mu.Unlock()
+	if st.job.Status != store.JobPrep {
+		return errorf(CodeAlreadyStarted, "Job already started, job [%s] status [%s]", id, st.job.Status)
+	}
+	if err := st.startJob(e); err != nil {
+		return err
+	}
+	return e.commit(ctx, st)
+}
+
+// Suspend suspends a RUNNING job and its running sub-workflows.
+func (e *Engine) Suspend(ctx context.Context, id string) error {
+	children, err := e.command(ctx, id, func(st *jobState) error { return st.suspend() })
+	if err != nil {
+		return err
+	}
+	for _, c := range children {
+		_ = e.Suspend(ctx, c)
+	}
+	return nil
+}
+
+// Resume resumes a SUSPENDED job and its suspended sub-workflows.
+func (e *Engine) Resume(ctx context.Context, id string) error {
+	children, err := e.command(ctx, id, func(st *jobState) error { return st.resume(e) })
+	if err != nil {
+		return err
+	}
+	for _, c := range children {
+		_ = e.Resume(ctx, c)
+	}
+	return nil
+}
+
+// Kill kills a job that has not ended; its running actions are killed,
+// sub-workflows included.
+func (e *Engine) Kill(ctx context.Context, id string) error {
+	_, err := e.command(ctx, id, func(st *jobState) error { return st.kill(e) })
+	return err
+}
+
+// command applies a job command and commits it, returning the child jobs
+// of the job's running sub-workflow actions.
+func (e *Engine) command(ctx context.Context, id string, fn func(*jobState) error) ([]string, error) {
+	st, err := e.lockState(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer st.mu.Unlock()
+	if err := fn(st); err != nil {
+		return nil, err
+	}
+	var children []string
+	for _, a := range st.actions {
+		if a.Type == "sub-workflow" && a.ExternalID != "" && a.Status == store.ActionRunning {
+			children = append(children, a.ExternalID)
+		}
+	}
+	return children, e.commit(ctx, st)
+}

@@ -1,0 +1,78 @@
+// Package postgres is gozie's shared store: the tables of the embedded store
+// on a PostgreSQL server, through the pgx driver, so that several gozie
+// servers can share one database when one machine is not enough.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/store/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// migrationLock is the advisory lock key held while migrations run, so that
+// servers starting together apply each migration once. The value is
+// arbitrary but fixed: every gozie binary must use the same one.
+const migrationLock = 0x676f7a6965 // "gozie"
+
+// Open connects to the database named by dsn (a PostgreSQL URL or key=value
+// string, e.g. "postgres://gozie@db:5432/gozie" or
+// "host=127.0.0.1 dbname=test") and applies the schema migrations.
+func Open(ctx context.Context, dsn string) (store.Store, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return sqlstore.New(db, db, sqlstore.Dialect{
+		Name:      "postgres",
+		Rebind:    sqlstore.Rebind,
+		Retryable: retryable,
+	}), nil
+}
+
+// migrate applies the migrations while holding a session advisory lock on a
+// connection of its own; the statements themselves run on the pool, and any
+// other server waits at the lock until they are done.
+func migrate(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
+		return fmt.Errorf("postgres: migrate: lock: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
+	if err := sqlstore.Migrate(ctx, db, migrations, "migrations", sqlstore.Rebind); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return nil
+}
+
+// retryable reports the errors after which PostgreSQL asks for the whole
+// transaction to be run again: serialization failures and deadlocks.
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	return pgErr.Code == "40001" || pgErr.Code == "40P01"
+}

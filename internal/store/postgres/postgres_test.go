@@ -1,0 +1,74 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/store/storetest"
+)
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store { return OpenTest(t) })
+}
+
+// Sequences must hand out every value once even when many transactions ask
+// at the same time, as several servers sharing the database will.
+func TestConcurrentSequence(t *testing.T) {
+	s := OpenTest(t)
+	ctx := context.Background()
+	const workers, each = 8, 25
+	var mu sync.Mutex
+	seen := map[int64]bool{}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				var v int64
+				err := s.Update(ctx, func(tx store.Tx) error {
+					var err error
+					v, err = tx.NextSequence(ctx, "wf")
+					return err
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if seen[v] {
+					t.Errorf("value %d handed out twice", v)
+				}
+				seen[v] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(seen) != workers*each {
+		t.Errorf("%d distinct values, want %d", len(seen), workers*each)
+	}
+}
+
+func TestWithSearchPath(t *testing.T) {
+	tests := []struct{ dsn, want string }{
+		{"postgres://u@h:5432/db?sslmode=disable", "postgres://u@h:5432/db?search_path=s&sslmode=disable"},
+		{"postgresql://h/db", "postgresql://h/db?search_path=s"},
+		{"host=h dbname=db", "host=h dbname=db search_path=s"},
+	}
+	for _, tt := range tests {
+		if got := withSearchPath(tt.dsn, "s"); got != tt.want {
+			t.Errorf("withSearchPath(%q) = %q, want %q", tt.dsn, got, tt.want)
+		}
+	}
+}
+
+func TestOpenUnreachable(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Open(ctx, "postgres://nobody@127.0.0.1:1/none?connect_timeout=1"); err == nil {
+		t.Fatal("Open of an unreachable server succeeded")
+	}
+}

@@ -1,0 +1,74 @@
+// Package sqlite is gozie's embedded store: a SQLite database file opened
+// with the pure-Go modernc.org/sqlite driver in WAL mode, so a single binary
+// needs no database server and no cgo.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strings"
+
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/store/sqlstore"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Open opens (creating if needed) the database file at path and applies the
+// schema migrations. synchronous=NORMAL in WAL mode keeps commits durable
+// against a process crash, which is what the engine's recovery relies on;
+// only a power loss may lose the last commits.
+func Open(ctx context.Context, path string) (store.Store, error) {
+	pragmas := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "synchronous(NORMAL)", "busy_timeout(10000)", "foreign_keys(1)"} {
+		pragmas.Add("_pragma", p)
+	}
+	// The writer takes the write lock at BEGIN so two writers never
+	// deadlock upgrading read locks; there is only one writer connection.
+	writeDSN := "file:" + path + "?" + pragmas.Encode() + "&_txlock=immediate"
+	readDSN := "file:" + path + "?" + pragmas.Encode()
+	w, err := sql.Open("sqlite", writeDSN)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if err := sqlstore.Migrate(ctx, w, migrations, "migrations", nil); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", readDSN)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
+	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy}), nil
+}
+
+// busy reports SQLite's transient lock errors. With one writer connection
+// they only come from another process sharing the file.
+func busy(err error) bool {
+	if err == nil {
+		return false
+	}
+	var coder interface{ Code() int }
+	if errors.As(err, &coder) {
+		code := coder.Code() & 0xff
+		return code == 5 || code == 6 // SQLITE_BUSY, SQLITE_LOCKED
+	}
+	return strings.Contains(err.Error(), "database is locked")
+}

@@ -1,0 +1,481 @@
+// Package sqlstore implements store.Store on database/sql with SQL that
+// SQLite and PostgreSQL both accept (INSERT ... ON CONFLICT, RETURNING).
+// What differs between the databases, the placeholder syntax and the DDL of
+// the migrations, comes from a Dialect, so a PostgreSQL store is this
+// package plus its own Dialect and driver.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gozie/gozie/internal/store"
+)
+
+// Dialect is what one database needs beyond the shared SQL.
+type Dialect struct {
+	// Name is used in error messages ("sqlite", "postgres").
+	Name string
+	// Rebind rewrites '?' placeholders into the database's syntax; nil
+	// keeps them.
+	Rebind func(query string) string
+	// Retryable reports whether a transaction failed on a transient
+	// conflict (a busy database, a serialization failure) and may be run
+	// again; nil means never.
+	Retryable func(err error) bool
+}
+
+// DB is a store.Store over database/sql. Writes go through Write; reads may
+// use a separate pool (SQLite WAL readers run beside the single writer).
+type DB struct {
+	Write   *sql.DB
+	Read    *sql.DB
+	Dialect Dialect
+	// q holds the rebound query text by name.
+	q map[string]string
+
+	// Prepared statements by pool and name: database/sql re-prepares a
+	// plain Exec every time, and parsing SQL was a good part of the cost
+	// of a small transaction.
+	mu    sync.Mutex
+	stmts map[*sql.DB]map[string]*sql.Stmt
+}
+
+// New returns a store over the given pools. read may equal write.
+func New(write, read *sql.DB, d Dialect) *DB {
+	if read == nil {
+		read = write
+	}
+	db := &DB{Write: write, Read: read, Dialect: d, q: map[string]string{}, stmts: map[*sql.DB]map[string]*sql.Stmt{}}
+	for name, text := range queries {
+		if d.Rebind != nil {
+			text = d.Rebind(text)
+		}
+		db.q[name] = text
+	}
+	db.prepareAll(write)
+	db.prepareAll(read)
+	return db
+}
+
+// Rebind rewrites '?' placeholders as $1, $2, ... for PostgreSQL.
+func Rebind(query string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Update implements store.Store.
+func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
+	const attempts = 20
+	var err error
+	for i := 0; i < attempts; i++ {
+		err = db.run(ctx, db.Write, false, fn)
+		if err == nil || db.Dialect.Retryable == nil || !db.Dialect.Retryable(err) {
+			return err
+		}
+		// A conflict: back off a little and run the whole function again,
+		// which is why fn must not have effects outside the transaction.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(i+1) * time.Millisecond):
+		}
+	}
+	return err
+}
+
+// View implements store.Store.
+func (db *DB) View(ctx context.Context, fn func(store.Tx) error) error {
+	return db.run(ctx, db.Read, true, fn)
+}
+
+// prepareAll prepares every named query on a pool up front. Preparing
+// later, inside a transaction, would need a second connection, and the
+// SQLite writer pool has exactly one. A query that fails to prepare runs
+// unprepared.
+func (db *DB) prepareAll(pool *sql.DB) {
+	if _, done := db.stmts[pool]; done {
+		return
+	}
+	m := map[string]*sql.Stmt{}
+	for name, text := range db.q {
+		if st, err := pool.Prepare(text); err == nil {
+			m[name] = st
+		}
+	}
+	db.stmts[pool] = m
+}
+
+// Close implements store.Store.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	for _, m := range db.stmts {
+		for _, st := range m {
+			st.Close()
+		}
+	}
+	db.stmts = map[*sql.DB]map[string]*sql.Stmt{}
+	db.mu.Unlock()
+	err := db.Write.Close()
+	if db.Read != db.Write {
+		if e := db.Read.Close(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(store.Tx) error) (err error) {
+	sqlTx, err := pool.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s: begin: %w", db.Dialect.Name, err)
+	}
+	t := &tx{db: db, pool: pool, tx: sqlTx, readOnly: readOnly}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = sqlTx.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(t); err != nil {
+		_ = sqlTx.Rollback()
+		return err
+	}
+	if readOnly {
+		return sqlTx.Rollback()
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("%s: commit: %w", db.Dialect.Name, err)
+	}
+	return nil
+}
+
+var errReadOnly = errors.New("store: write in a read-only transaction")
+
+type tx struct {
+	db       *DB
+	pool     *sql.DB
+	tx       *sql.Tx
+	readOnly bool
+}
+
+// prepared returns a named statement bound to this transaction, or nil
+// when the query is not prepared.
+func (t *tx) prepared(ctx context.Context, name string) *sql.Stmt {
+	t.db.mu.Lock()
+	st := t.db.stmts[t.pool][name]
+	t.db.mu.Unlock()
+	if st == nil {
+		return nil
+	}
+	return t.tx.StmtContext(ctx, st)
+}
+
+func (t *tx) exec(ctx context.Context, name string, args ...any) error {
+	if t.readOnly {
+		return errReadOnly
+	}
+	var err error
+	if st := t.prepared(ctx, name); st != nil {
+		_, err = st.ExecContext(ctx, args...)
+	} else {
+		_, err = t.tx.ExecContext(ctx, t.db.q[name], args...)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", t.db.Dialect.Name, name, err)
+	}
+	return nil
+}
+
+func (t *tx) queryRow(ctx context.Context, name string, args ...any) *sql.Row {
+	if st := t.prepared(ctx, name); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return t.tx.QueryRowContext(ctx, t.db.q[name], args...)
+}
+
+// ms converts a time to the stored form: Unix milliseconds, NULL for zero.
+func ms(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+func fromMS(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(v.Int64).UTC()
+}
+
+const jobColumns = `id, app_name, app_path, user_name, group_name, acl, parent_id, external_id, status, run,
+	conf, definition, state, error_code, error_message, created_ms, start_ms, end_ms, last_mod_ms`
+
+const actionColumns = `id, job_id, name, type, seq, status, conf, cred, retries, user_retry_count, user_retry_max,
+	user_retry_interval, attempt, transition, data, stats, external_child_ids, external_id, external_status,
+	tracker_uri, console_url, error_code, error_message, start_ms, end_ms, last_mod_ms`
+
+const effectColumns = `id, job_id, action_id, kind, attempt, payload, not_before_ms, created_ms`
+
+// queries holds every statement by name, written with '?' placeholders.
+var queries = map[string]string{
+	"getJob": `SELECT ` + jobColumns + ` FROM wf_jobs WHERE id = ?`,
+	"putJob": `INSERT INTO wf_jobs (` + jobColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (id) DO UPDATE SET app_name = excluded.app_name, app_path = excluded.app_path,
+		user_name = excluded.user_name, group_name = excluded.group_name, acl = excluded.acl,
+		parent_id = excluded.parent_id, external_id = excluded.external_id, status = excluded.status,
+		run = excluded.run, conf = excluded.conf, definition = excluded.definition, state = excluded.state,
+		error_code = excluded.error_code, error_message = excluded.error_message,
+		created_ms = excluded.created_ms, start_ms = excluded.start_ms, end_ms = excluded.end_ms,
+		last_mod_ms = excluded.last_mod_ms`,
+	"getAction":  `SELECT ` + actionColumns + ` FROM wf_actions WHERE id = ?`,
+	"jobActions": `SELECT ` + actionColumns + ` FROM wf_actions WHERE job_id = ? ORDER BY seq`,
+	"putAction": `INSERT INTO wf_actions (` + actionColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (id) DO UPDATE SET job_id = excluded.job_id, name = excluded.name, type = excluded.type,
+		seq = excluded.seq, status = excluded.status, conf = excluded.conf, cred = excluded.cred,
+		retries = excluded.retries, user_retry_count = excluded.user_retry_count,
+		user_retry_max = excluded.user_retry_max, user_retry_interval = excluded.user_retry_interval,
+		attempt = excluded.attempt, transition = excluded.transition, data = excluded.data,
+		stats = excluded.stats, external_child_ids = excluded.external_child_ids,
+		external_id = excluded.external_id, external_status = excluded.external_status,
+		tracker_uri = excluded.tracker_uri, console_url = excluded.console_url,
+		error_code = excluded.error_code, error_message = excluded.error_message,
+		start_ms = excluded.start_ms, end_ms = excluded.end_ms, last_mod_ms = excluded.last_mod_ms`,
+	"addEffect": `INSERT INTO wf_effects (job_id, action_id, kind, attempt, payload, not_before_ms, created_ms)
+		VALUES (?,?,?,?,?,?,?) RETURNING id`,
+	// A performed effect is deleted rather than flagged: one or two
+	// effects per action would otherwise pile up for ever.
+	"doneEffect": `DELETE FROM wf_effects WHERE id = ?`,
+	"pendingAll": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL ORDER BY id`,
+	"pendingJob": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL AND job_id = ? ORDER BY id`,
+	"nextSeq": `INSERT INTO sequences (name, value) VALUES (?, 1)
+		ON CONFLICT (name) DO UPDATE SET value = sequences.value + 1 RETURNING value`,
+}
+
+func scanJob(row interface{ Scan(...any) error }) (*store.Job, error) {
+	var j store.Job
+	var created, start, end, mod sql.NullInt64
+	err := row.Scan(&j.ID, &j.AppName, &j.AppPath, &j.User, &j.Group, &j.ACL, &j.ParentID, &j.ExternalID,
+		&j.Status, &j.Run, &j.Conf, &j.Definition, &j.State, &j.ErrorCode, &j.ErrorMessage,
+		&created, &start, &end, &mod)
+	if err != nil {
+		return nil, err
+	}
+	j.CreatedTime, j.StartTime, j.EndTime, j.LastModTime = fromMS(created), fromMS(start), fromMS(end), fromMS(mod)
+	return &j, nil
+}
+
+func scanAction(row interface{ Scan(...any) error }) (*store.Action, error) {
+	var a store.Action
+	var start, end, mod sql.NullInt64
+	err := row.Scan(&a.ID, &a.JobID, &a.Name, &a.Type, &a.Seq, &a.Status, &a.Conf, &a.Cred, &a.Retries,
+		&a.UserRetryCount, &a.UserRetryMax, &a.UserRetryInterval, &a.Attempt, &a.Transition, &a.Data, &a.Stats,
+		&a.ExternalChildIDs, &a.ExternalID, &a.ExternalStatus, &a.TrackerURI, &a.ConsoleURL, &a.ErrorCode,
+		&a.ErrorMessage, &start, &end, &mod)
+	if err != nil {
+		return nil, err
+	}
+	a.StartTime, a.EndTime, a.LastModTime = fromMS(start), fromMS(end), fromMS(mod)
+	return &a, nil
+}
+
+func scanEffect(row interface{ Scan(...any) error }) (*store.Effect, error) {
+	var e store.Effect
+	var notBefore, created sql.NullInt64
+	if err := row.Scan(&e.ID, &e.JobID, &e.ActionID, &e.Kind, &e.Attempt, &e.Payload, &notBefore, &created); err != nil {
+		return nil, err
+	}
+	e.NotBefore, e.CreatedTime = fromMS(notBefore), fromMS(created)
+	return &e, nil
+}
+
+func (t *tx) Job(ctx context.Context, id string) (*store.Job, error) {
+	j, err := scanJob(t.queryRow(ctx, "getJob", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: job %s: %w", t.db.Dialect.Name, id, err)
+	}
+	return j, nil
+}
+
+func (t *tx) PutJob(ctx context.Context, j *store.Job) error {
+	return t.exec(ctx, "putJob", j.ID, j.AppName, j.AppPath, j.User, j.Group, j.ACL, j.ParentID, j.ExternalID,
+		j.Status, j.Run, j.Conf, j.Definition, j.State, j.ErrorCode, j.ErrorMessage,
+		ms(j.CreatedTime), ms(j.StartTime), ms(j.EndTime), ms(j.LastModTime))
+}
+
+func (t *tx) Jobs(ctx context.Context, f store.JobFilter) ([]*store.Job, error) {
+	var where []string
+	var args []any
+	if len(f.Statuses) > 0 {
+		where = append(where, "status IN ("+strings.TrimSuffix(strings.Repeat("?,", len(f.Statuses)), ",")+")")
+		for _, s := range f.Statuses {
+			args = append(args, s)
+		}
+	}
+	for _, c := range []struct{ col, val string }{{"parent_id", f.ParentID}, {"app_name", f.AppName}, {"user_name", f.User}} {
+		if c.val != "" {
+			where = append(where, c.col+" = ?")
+			args = append(args, c.val)
+		}
+	}
+	q := `SELECT ` + jobColumns + ` FROM wf_jobs`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY created_ms DESC, id DESC"
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
+	}
+	if t.db.Dialect.Rebind != nil {
+		q = t.db.Dialect.Rebind(q)
+	}
+	rows, err := t.tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: jobs: %w", t.db.Dialect.Name, err)
+	}
+	defer rows.Close()
+	var out []*store.Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: jobs: %w", t.db.Dialect.Name, err)
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) Action(ctx context.Context, id string) (*store.Action, error) {
+	a, err := scanAction(t.queryRow(ctx, "getAction", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: action %s: %w", t.db.Dialect.Name, id, err)
+	}
+	return a, nil
+}
+
+func (t *tx) queryActions(ctx context.Context, q string, args ...any) ([]*store.Action, error) {
+	rows, err := t.tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: actions: %w", t.db.Dialect.Name, err)
+	}
+	defer rows.Close()
+	var out []*store.Action
+	for rows.Next() {
+		a, err := scanAction(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: actions: %w", t.db.Dialect.Name, err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) Actions(ctx context.Context, jobID string) ([]*store.Action, error) {
+	return t.queryActions(ctx, t.db.q["jobActions"], jobID)
+}
+
+func (t *tx) ActionsByStatus(ctx context.Context, statuses ...string) ([]*store.Action, error) {
+	if len(statuses) == 0 {
+		return nil, nil
+	}
+	q := `SELECT ` + actionColumns + ` FROM wf_actions WHERE status IN (` +
+		strings.TrimSuffix(strings.Repeat("?,", len(statuses)), ",") + `) ORDER BY seq`
+	if t.db.Dialect.Rebind != nil {
+		q = t.db.Dialect.Rebind(q)
+	}
+	args := make([]any, len(statuses))
+	for i, s := range statuses {
+		args[i] = s
+	}
+	return t.queryActions(ctx, q, args...)
+}
+
+func (t *tx) PutAction(ctx context.Context, a *store.Action) error {
+	if a.Seq == 0 {
+		seq, err := t.NextSequence(ctx, "action")
+		if err != nil {
+			return err
+		}
+		a.Seq = seq
+	}
+	return t.exec(ctx, "putAction", a.ID, a.JobID, a.Name, a.Type, a.Seq, a.Status, a.Conf, a.Cred, a.Retries,
+		a.UserRetryCount, a.UserRetryMax, a.UserRetryInterval, a.Attempt, a.Transition, a.Data, a.Stats,
+		a.ExternalChildIDs, a.ExternalID, a.ExternalStatus, a.TrackerURI, a.ConsoleURL, a.ErrorCode,
+		a.ErrorMessage, ms(a.StartTime), ms(a.EndTime), ms(a.LastModTime))
+}
+
+func (t *tx) AddEffect(ctx context.Context, e *store.Effect) error {
+	if t.readOnly {
+		return errReadOnly
+	}
+	if e.CreatedTime.IsZero() {
+		e.CreatedTime = time.Now()
+	}
+	err := t.queryRow(ctx, "addEffect", e.JobID, e.ActionID, e.Kind, e.Attempt, e.Payload,
+		ms(e.NotBefore), ms(e.CreatedTime)).Scan(&e.ID)
+	if err != nil {
+		return fmt.Errorf("%s: add effect: %w", t.db.Dialect.Name, err)
+	}
+	return nil
+}
+
+func (t *tx) DoneEffect(ctx context.Context, id int64) error {
+	return t.exec(ctx, "doneEffect", id)
+}
+
+func (t *tx) PendingEffects(ctx context.Context, jobID string, limit int) ([]*store.Effect, error) {
+	q, args := t.db.q["pendingAll"], []any{}
+	if jobID != "" {
+		q, args = t.db.q["pendingJob"], []any{jobID}
+	}
+	if limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", limit)
+	}
+	rows, err := t.tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: pending effects: %w", t.db.Dialect.Name, err)
+	}
+	defer rows.Close()
+	var out []*store.Effect
+	for rows.Next() {
+		e, err := scanEffect(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: pending effects: %w", t.db.Dialect.Name, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) NextSequence(ctx context.Context, name string) (int64, error) {
+	if t.readOnly {
+		return 0, errReadOnly
+	}
+	var v int64
+	if err := t.queryRow(ctx, "nextSeq", name).Scan(&v); err != nil {
+		return 0, fmt.Errorf("%s: sequence %s: %w", t.db.Dialect.Name, name, err)
+	}
+	return v, nil
+}

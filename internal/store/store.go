@@ -1,0 +1,206 @@
+// Package store holds gozie's durable state behind one interface, so that
+// the engine runs unchanged on the embedded SQLite database (package
+// store/sqlite) or on PostgreSQL shared by several servers.
+//
+// The engine keeps every job as a state machine: it commits a job's next
+// state together with the effects that state calls for (start an action,
+// kill one, notify a parent) in one transaction, then performs the effects
+// and marks each one done. The interface is shaped by that: Update runs a
+// function in one transaction, and effects are rows like any other.
+//
+// Times are stored as Unix milliseconds, the zero time as NULL, so that both
+// databases hold the same values and Oozie's millisecond timestamps survive.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrNotFound is returned by lookups of a job or action that does not exist.
+var ErrNotFound = errors.New("store: not found")
+
+// Workflow job statuses (workflow specification 9.1; the REST API spells them
+// the same way).
+const (
+	JobPrep      = "PREP"
+	JobRunning   = "RUNNING"
+	JobSuspended = "SUSPENDED"
+	JobSucceeded = "SUCCEEDED"
+	JobKilled    = "KILLED"
+	JobFailed    = "FAILED"
+)
+
+// Workflow action statuses (workflow specification 9.2).
+const (
+	ActionPrep        = "PREP"
+	ActionStartRetry  = "START_RETRY"
+	ActionStartManual = "START_MANUAL"
+	ActionRunning     = "RUNNING"
+	ActionDone        = "DONE"
+	ActionOK          = "OK"
+	ActionError       = "ERROR"
+	ActionUserRetry   = "USER_RETRY"
+	ActionEndRetry    = "END_RETRY"
+	ActionEndManual   = "END_MANUAL"
+	ActionKilled      = "KILLED"
+	ActionFailed      = "FAILED"
+)
+
+// Job is one workflow job: the fields of the REST API's workflow job object
+// plus what the engine needs to resume it after a restart.
+type Job struct {
+	ID         string
+	AppName    string
+	AppPath    string
+	User       string
+	Group      string
+	ACL        string
+	ParentID   string // parent workflow job (sub-workflow) or coordinator action
+	ExternalID string // oozie.wf.external.id
+	Status     string
+	Run        int
+	// Conf is the job configuration as Hadoop configuration XML.
+	Conf string
+	// Definition is the workflow.xml the job was submitted with, so that a
+	// restart runs what was submitted even if the file has changed since.
+	Definition string
+	// State is engine-private execution state (JSON): join arrivals, the
+	// last error node, ... Kept opaque here so the engine can evolve it
+	// without schema changes.
+	State string
+	// ErrorCode and ErrorMessage explain why a job failed or was refused
+	// (the REST object has no such keys; the CLI and logs show them).
+	ErrorCode    string
+	ErrorMessage string
+
+	CreatedTime time.Time
+	StartTime   time.Time
+	EndTime     time.Time
+	LastModTime time.Time
+}
+
+// Terminal reports whether a job status is final.
+func Terminal(status string) bool {
+	return status == JobSucceeded || status == JobKilled || status == JobFailed
+}
+
+// Action is one node of a workflow job as it was executed: actions and the
+// control nodes alike, like Oozie's workflow action records.
+type Action struct {
+	ID    string // <jobId>@<nodeName>
+	JobID string
+	Name  string
+	Type  string // "fs", "shell", ":START:", "switch", ...
+	// Seq orders the records of a job by creation, the order the REST API
+	// and gozie run list them in.
+	Seq    int64
+	Status string
+	// Conf is the action XML with EL resolved (empty until it is started).
+	Conf string
+	Cred string
+	// Retries counts the automatic start retries (START_RETRY).
+	Retries           int
+	UserRetryCount    int
+	UserRetryMax      int
+	UserRetryInterval int // minutes, as written in workflow.xml
+	// Attempt numbers the runs of this action (0 first); it selects the
+	// run's work directory so a retry never sees an earlier run's files.
+	Attempt          int
+	Transition       string
+	Data             string // captured output, Java properties text
+	Stats            string
+	ExternalChildIDs string
+	ExternalID       string
+	ExternalStatus   string
+	TrackerURI       string
+	ConsoleURL       string
+	ErrorCode        string
+	ErrorMessage     string
+
+	StartTime   time.Time
+	EndTime     time.Time
+	LastModTime time.Time
+}
+
+// Effect kinds the engine records. They are strings in the database so an
+// older binary can leave unknown kinds alone.
+const (
+	EffectStart  = "start"  // start an action (Attempt says which run)
+	EffectKill   = "kill"   // kill a running action
+	EffectNotify = "notify" // tell a parent job that this child job ended
+	EffectSignal = "signal" // re-evaluate a job (e.g. after resume)
+)
+
+// Effect is a side effect the engine committed to perform. It stays pending
+// until DoneEffect marks it, so a crash between commit and completion only
+// means performing it again: effects are idempotent.
+type Effect struct {
+	ID       int64
+	JobID    string
+	ActionID string
+	Kind     string
+	Attempt  int
+	Payload  string
+	// NotBefore delays the effect (retry intervals); zero means now.
+	NotBefore   time.Time
+	CreatedTime time.Time
+}
+
+// JobFilter selects jobs for Tx.Jobs. Empty fields match everything.
+type JobFilter struct {
+	Statuses []string
+	ParentID string
+	AppName  string
+	User     string
+	// Limit bounds the result; 0 means no bound. Jobs come newest first.
+	Limit  int
+	Offset int
+}
+
+// Tx is one transaction. Reads see the transaction's own writes. A Tx must
+// not be used after the function given to Update or View returns.
+type Tx interface {
+	// Job returns the job with the given id, or ErrNotFound.
+	Job(ctx context.Context, id string) (*Job, error)
+	// PutJob inserts or replaces a job.
+	PutJob(ctx context.Context, j *Job) error
+	// Jobs lists jobs matching f, newest first.
+	Jobs(ctx context.Context, f JobFilter) ([]*Job, error)
+
+	// Action returns the action with the given id, or ErrNotFound.
+	Action(ctx context.Context, id string) (*Action, error)
+	// Actions lists the actions of a job in Seq order.
+	Actions(ctx context.Context, jobID string) ([]*Action, error)
+	// ActionsByStatus lists actions in any of the given statuses, across
+	// all jobs, in Seq order. The engine polls RUNNING actions with it.
+	ActionsByStatus(ctx context.Context, statuses ...string) ([]*Action, error)
+	// PutAction inserts or replaces an action. A zero Seq is assigned
+	// the next value on insert.
+	PutAction(ctx context.Context, a *Action) error
+
+	// AddEffect records a pending effect and sets e.ID.
+	AddEffect(ctx context.Context, e *Effect) error
+	// DoneEffect marks an effect performed, after which PendingEffects no
+	// longer lists it (the SQL stores delete it); marking it twice is not
+	// an error.
+	DoneEffect(ctx context.Context, id int64) error
+	// PendingEffects lists effects not yet done, oldest first; limit 0
+	// means all. jobID "" means every job.
+	PendingEffects(ctx context.Context, jobID string, limit int) ([]*Effect, error)
+
+	// NextSequence returns the next value (1, 2, ...) of a named counter.
+	NextSequence(ctx context.Context, name string) (int64, error)
+}
+
+// Store is gozie's durable state.
+type Store interface {
+	// Update runs fn in a read-write transaction, committed when fn returns
+	// nil and rolled back otherwise.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// View runs fn in a read-only transaction; writes fail.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Close releases the database.
+	Close() error
+}
