@@ -13,6 +13,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
 )
 
@@ -21,6 +22,10 @@ import (
 // middle of a run, and starts it again on the same data directory.
 
 const crashHelperEnv = "GOZIE_ENGINE_CRASH_HELPER_DIR"
+
+// crashDSNEnv, when set, makes the crash helper use PostgreSQL at that DSN
+// instead of SQLite in its data directory.
+const crashDSNEnv = "GOZIE_ENGINE_CRASH_HELPER_DSN"
 
 // benchLauncherEnv makes the test binary act as `gozie launch` when the
 // shell executor of the benchmarks starts it.
@@ -120,7 +125,13 @@ func crashApp() (string, []string) {
 // submits the job if there is none yet, and waits for it to end.
 func crashHelper(dir string) int {
 	ctx := context.Background()
-	s, err := sqlite.Open(ctx, filepath.Join(dir, "gozie.db"))
+	var s store.Store
+	var err error
+	if dsn := os.Getenv(crashDSNEnv); dsn != "" {
+		s, err = postgres.Open(ctx, dsn)
+	} else {
+		s, err = sqlite.Open(ctx, filepath.Join(dir, "gozie.db"))
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -167,10 +178,17 @@ func crashHelper(dir string) int {
 	return 0
 }
 
+// TestCrashRecovery SIGKILLs the server twice in the middle of a run, on
+// each store: after a restart the job succeeds and every step ran once.
 func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
+	t.Run("sqlite", func(t *testing.T) { testCrashRecovery(t, "") })
+	t.Run("postgres", func(t *testing.T) { testCrashRecovery(t, postgres.TestDSN(t)) })
+}
+
+func testCrashRecovery(t *testing.T, dsn string) {
 	dir := t.TempDir()
 	appXML, names := crashApp()
 	if err := os.MkdirAll(filepath.Join(dir, "app"), 0o755); err != nil {
@@ -182,7 +200,7 @@ func TestCrashRecovery(t *testing.T) {
 	logPath := filepath.Join(dir, "log")
 	server := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashHelperEnv+"="+dir)
+		cmd.Env = append(os.Environ(), crashHelperEnv+"="+dir, crashDSNEnv+"="+dsn)
 		cmd.Stderr = os.Stderr
 		return cmd
 	}

@@ -21,13 +21,26 @@ const TestDSNVariable = "GOZIE_TEST_POSTGRES_DSN"
 // database "test".
 const defaultTestDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 
-// OpenTest opens a store in a schema of its own on the test server, so that
-// tests of several packages can share one database at the same time, and
-// drops the schema when the test ends. Without a reachable server the test
-// is skipped with a message naming TestDSNVariable; when the variable is set
-// explicitly an unreachable server fails the test instead, so that a broken
-// CI setup cannot pass silently.
+// OpenTest opens a store in a schema of its own on the test server (see
+// TestDSN) and closes it when the test ends.
 func OpenTest(t testing.TB) store.Store {
+	t.Helper()
+	s, err := Open(context.Background(), TestDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestDSN creates a schema of its own on the test server, so that tests of
+// several packages (and the server processes a test starts) can share one
+// database at the same time, and returns a DSN whose search_path selects
+// it. The schema is dropped when the test ends. Without a reachable server
+// the test is skipped with a message naming TestDSNVariable; when the
+// variable is set explicitly an unreachable server fails the test instead,
+// so that a broken CI setup cannot pass silently.
+func TestDSN(t testing.TB) string {
 	t.Helper()
 	dsn, explicit := os.LookupEnv(TestDSNVariable)
 	if !explicit {
@@ -62,12 +75,7 @@ func OpenTest(t testing.TB) store.Store {
 			t.Errorf("drop schema %s: %v", schema, err)
 		}
 	})
-	s, err := Open(ctx, withSearchPath(dsn, schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return withSearchPath(dsn, schema)
 }
 
 // withSearchPath adds a search_path run-time parameter to a URL or
