@@ -121,6 +121,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false) // XML in conf fields stays readable, as Oozie prints it
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(engine.NewJobJSON(j, acts, "")); err != nil {
 			fmt.Fprintf(stderr, "Error: %v\n", err)
