@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"strings"
+	"sync"
 )
 
 // Extension action namespaces gozie knows, by action type, with the versions
@@ -58,7 +59,7 @@ var extensionRequirement = map[string][][]string{
 }
 
 // slaTypes are the <sla:info> content models of the SLA schemas 0.1 and 0.2.
-var slaTypes = func() map[string]*ctype {
+var slaTypes = sync.OnceValue(func() map[string]*ctype {
 	str := textType()
 	opt := func(name string) *particle { return elem(name, str, 0, 1) }
 	one := func(name string) *particle { return elem(name, str, 1, 1) }
@@ -70,14 +71,14 @@ var slaTypes = func() map[string]*ctype {
 		SLANamespace02: complexType(seq(1, 1, one("nominal-time"), opt("should-start"), one("should-end"),
 			opt("max-duration"), opt("alert-events"), opt("alert-contact"), opt("notification-msg"), opt("upstream-apps"))),
 	}
-}()
+})
 
 // extensionType is the validator hook for wildcard-matched children: SLA
 // blocks get their schema; extension action bodies are checked separately
 // (checkExtensionBodies) and anything else is accepted as is.
 func extensionType(e *Element) *ctype {
 	if isSLA(e) {
-		return slaTypes[e.Name.Space]
+		return slaTypes()[e.Name.Space]
 	}
 	return openType
 }

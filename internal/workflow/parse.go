@@ -22,7 +22,7 @@ func Parse(data []byte, opts Options) (*App, error) {
 	}
 	if opts.SchemaValidation {
 		v := &validator{ns: root.Name.Space, ext: extensionType}
-		if err := v.check(root, appSchemas[root.Name.Space]); err != nil {
+		if err := v.check(root, appSchemas()[root.Name.Space]); err != nil {
 			return nil, err
 		}
 		if err := checkExtensionBodies(root); err != nil {

@@ -1,6 +1,9 @@
 package workflow
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // versionFeatures captures how the workflow schemas differ from one version
 // to the next (Appendix A of the specification). One builder turns these
@@ -43,13 +46,16 @@ var versionTable = []versionFeatures{
 }
 
 // appSchemas maps a workflow namespace to the type of its <workflow-app>.
-var appSchemas = func() map[string]*ctype {
+// The tables are built on first use rather than at package initialisation:
+// every gozie process (a shell action's launcher included) links this
+// package, and most never parse a workflow.
+var appSchemas = sync.OnceValue(func() map[string]*ctype {
 	m := make(map[string]*ctype, len(versionTable))
 	for _, f := range versionTable {
 		m[f.ns] = buildAppType(f)
 	}
 	return m
-}()
+})
 
 // builtinActions maps a workflow namespace to the action elements it defines.
 var builtinActions = func() map[string]map[string]bool {
@@ -67,7 +73,7 @@ var builtinActions = func() map[string]map[string]bool {
 // versionOf returns "0.5" for "uri:oozie:workflow:0.5", "" when ns is not a
 // workflow namespace gozie knows.
 func versionOf(ns string) string {
-	if _, ok := appSchemas[ns]; !ok {
+	if _, ok := appSchemas()[ns]; !ok {
 		return ""
 	}
 	return strings.TrimPrefix(ns, "uri:oozie:workflow:")
