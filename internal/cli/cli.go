@@ -39,6 +39,8 @@ func commands() []command {
 		{"run", "run a workflow in-process and wait for it to end", runRun},
 		{"validate", "check workflow.xml files offline (Oozie error codes, line numbers)", runValidate},
 		{"eval", "evaluate EL text with job properties, to debug expressions", runEval},
+		{"times", "compute nominal times of a frequency or cron, convert datetimes across timezones", runTimes},
+		{"info", "list supported timezones (-timezones)", runInfo},
 		{"launch", "run one process action in DIR (started by the engine, not by people)", runLaunch},
 		{"version", "print gozie's version", runVersion},
 		{"help", "show this help", runHelp},

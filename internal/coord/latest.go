@@ -1,0 +1,327 @@
+package coord
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gozie/gozie/internal/el"
+	"github.com/gozie/gozie/internal/schedule"
+)
+
+// URIVars returns the variables of a URI template for an instance time:
+// YEAR, MONTH, DAY, HOUR and MINUTE, zero-padded, from the instance in the
+// processing zone (spec 5.1: templates resolve in the processing zone).
+func URIVars(t time.Time, pz schedule.ProcessingZone) map[string]string {
+	lt := t.In(pz.Location())
+	return map[string]string{
+		"YEAR":   fmt.Sprintf("%04d", lt.Year()),
+		"MONTH":  fmt.Sprintf("%02d", int(lt.Month())),
+		"DAY":    fmt.Sprintf("%02d", lt.Day()),
+		"HOUR":   fmt.Sprintf("%02d", lt.Hour()),
+		"MINUTE": fmt.Sprintf("%02d", lt.Minute()),
+	}
+}
+
+// uriVars layers the instance variables over the job's.
+type uriVars struct {
+	inst time.Time // in the processing zone
+	job  el.Resolver
+}
+
+func (v uriVars) Lookup(name string) (any, bool) {
+	switch name {
+	case "YEAR":
+		return padInt(v.inst.Year(), 4), true
+	case "MONTH":
+		return padInt(int(v.inst.Month()), 2), true
+	case "DAY":
+		return padInt(v.inst.Day(), 2), true
+	case "HOUR":
+		return padInt(v.inst.Hour(), 2), true
+	case "MINUTE":
+		return padInt(v.inst.Minute(), 2), true
+	}
+	if v.job == nil {
+		return nil, false
+	}
+	return v.job.Lookup(name)
+}
+
+// padInt prints a non-negative number with at least width digits.
+func padInt(n, width int) string {
+	var buf [8]byte
+	i := len(buf)
+	for n > 0 || width > 0 {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+		width--
+		if i == 0 {
+			break
+		}
+	}
+	return string(buf[i:])
+}
+
+// ResolveURI resolves a dataset's URI template for an instance time, with
+// the job variables available to the template.
+func ResolveURI(template string, t time.Time, pz schedule.ProcessingZone, job el.Resolver) (string, error) {
+	vars := uriVars{inst: t.In(pz.Location()), job: job}
+	if parts, ok := simpleTemplate(template); ok {
+		// Templates are almost always literal text and ${NAME} references;
+		// substituting them directly keeps range resolution well under a
+		// microsecond per instance.
+		var b strings.Builder
+		for _, p := range parts {
+			if !p.ident {
+				b.WriteString(p.text)
+				continue
+			}
+			v, found := vars.Lookup(p.text)
+			if !found {
+				return "", fmt.Errorf("E1004: variable [%s] cannot be resolved in URI template %q", p.text, template)
+			}
+			b.WriteString(el.ToString(v))
+		}
+		return b.String(), nil
+	}
+	ev := &el.Evaluator{Funcs: Registry(PhaseURITemplate), Vars: vars}
+	return ev.EvalString(template)
+}
+
+// templatePart is literal text or a variable name of a simple template.
+type templatePart struct {
+	text  string
+	ident bool
+}
+
+var simpleTemplates sync.Map // template -> []templatePart, or nil when not simple
+
+// simpleTemplate splits a template made only of text and ${NAME} segments.
+func simpleTemplate(template string) ([]templatePart, bool) {
+	if v, ok := simpleTemplates.Load(template); ok {
+		parts, _ := v.([]templatePart)
+		return parts, parts != nil
+	}
+	var parts []templatePart
+	tpl, err := el.Parse(template)
+	if err == nil {
+		for _, n := range tpl.Nodes {
+			switch n := n.(type) {
+			case *el.Text:
+				parts = append(parts, templatePart{text: n.Text})
+			case *el.Segment:
+				id, ok := n.X.(*el.Ident)
+				if !ok {
+					parts = nil
+					err = fmt.Errorf("not simple")
+				} else {
+					parts = append(parts, templatePart{text: id.Name, ident: true})
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	if err != nil || parts == nil {
+		simpleTemplates.Store(template, []templatePart(nil))
+		return nil, false
+	}
+	simpleTemplates.Store(template, parts)
+	return parts, true
+}
+
+// DoneFlagURI is the URI whose existence marks an instance complete: the
+// instance URI plus "/_SUCCESS" by default, plus "/flag" for a named flag,
+// or the instance URI itself for an empty flag.
+func DoneFlagURI(uri string, doneFlag *string) string {
+	switch {
+	case doneFlag == nil:
+		return uri + "/_SUCCESS"
+	case *doneFlag == "":
+		return uri
+	}
+	return uri + "/" + *doneFlag
+}
+
+// available reports whether instance k exists.
+func (c *ELContext) available(in Instances, t time.Time) (bool, error) {
+	if c.Exists == nil {
+		return false, nil
+	}
+	uri, err := ResolveURI(in.DS.URITemplate, t, c.Processing, c.Vars)
+	if err != nil {
+		return false, err
+	}
+	return c.Exists(DoneFlagURI(uri, in.DS.DoneFlag)), nil
+}
+
+// latestFrom walks available instances backwards from the instance current
+// at the action's actual time (or LatestAt), calling found with the
+// availability count (0, -1, ...) of each; found returns false to stop.
+func (c *ELContext) latestFrom(found func(avail int, t time.Time) bool) error {
+	in := c.instances()
+	if err := in.check(); err != nil {
+		return err
+	}
+	at := in.Action.ActualTime
+	if !c.LatestAt.IsZero() {
+		at = c.LatestAt
+	}
+	k, ok := in.Index(at)
+	if !ok {
+		return nil
+	}
+	avail := 0
+	for ; k >= 0; k-- {
+		t := in.At(k)
+		ok, err := c.available(in, t)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if !found(avail, t) {
+				return nil
+			}
+			avail--
+		}
+	}
+	return nil
+}
+
+func latestFn(c *el.Call) (any, error) {
+	ctx, err := ctxOf(c)
+	if err != nil {
+		return nil, err
+	}
+	n := int(c.Args[0].(int64))
+	if n > 0 {
+		return nil, fmt.Errorf("coord:latest(%d): for latest there is no meaning of a positive instance, n should be <= 0", n)
+	}
+	var res string
+	err = ctx.latestFrom(func(avail int, t time.Time) bool {
+		if avail == n {
+			res = ctx.Processing.Format(t)
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res == "" {
+		ctx.Unresolved = true
+		return fmt.Sprintf("${coord:latest(%d)}", n), nil
+	}
+	return res, nil
+}
+
+func latestRangeFn(c *el.Call) (any, error) {
+	ctx, err := ctxOf(c)
+	if err != nil {
+		return nil, err
+	}
+	start, end := int(c.Args[0].(int64)), int(c.Args[1].(int64))
+	if start > 0 || end > 0 || start > end {
+		return nil, fmt.Errorf("coord:latestRange(%d, %d): instances must satisfy start <= end <= 0", start, end)
+	}
+	var ts []time.Time
+	err = ctx.latestFrom(func(avail int, t time.Time) bool {
+		if avail <= end && avail >= start {
+			ts = append(ts, t)
+		}
+		return avail > start
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) != end-start+1 {
+		ctx.Unresolved = true
+		return fmt.Sprintf("${coord:latestRange(%d,%d)}", start, end), nil
+	}
+	return joinTimes(ts, ctx.Processing), nil
+}
+
+// futureFrom walks instances forwards from the instance current at the
+// nominal time through limit+1 instances.
+func (c *ELContext) futureFrom(limit int, found func(avail int, t time.Time) bool) error {
+	in := c.instances()
+	if err := in.check(); err != nil {
+		return err
+	}
+	k, ok := in.Index(in.Action.NominalTime)
+	if !ok {
+		return nil
+	}
+	avail := 0
+	for checked := 0; checked <= limit; checked, k = checked+1, k+1 {
+		t := in.At(k)
+		ok, err := c.available(in, t)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if !found(avail, t) {
+				return nil
+			}
+			avail++
+		}
+	}
+	return nil
+}
+
+func futureFn(c *el.Call) (any, error) {
+	ctx, err := ctxOf(c)
+	if err != nil {
+		return nil, err
+	}
+	n, limit := int(c.Args[0].(int64)), int(c.Args[1].(int64))
+	if n < 0 {
+		return nil, fmt.Errorf("coord:future(%d, %d): for future there is no meaning of a negative instance, n should be >= 0", n, limit)
+	}
+	var res string
+	err = ctx.futureFrom(limit, func(avail int, t time.Time) bool {
+		if avail == n {
+			res = ctx.Processing.Format(t)
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res == "" {
+		ctx.Unresolved = true
+		return fmt.Sprintf("${coord:future(%d, %d)}", n, limit), nil
+	}
+	return res, nil
+}
+
+func futureRangeFn(c *el.Call) (any, error) {
+	ctx, err := ctxOf(c)
+	if err != nil {
+		return nil, err
+	}
+	start, end, limit := int(c.Args[0].(int64)), int(c.Args[1].(int64)), int(c.Args[2].(int64))
+	if start < 0 || start > end {
+		return nil, fmt.Errorf("coord:futureRange(%d, %d, %d): instances must satisfy 0 <= start <= end", start, end, limit)
+	}
+	var ts []time.Time
+	err = ctx.futureFrom(limit, func(avail int, t time.Time) bool {
+		if avail >= start && avail <= end {
+			ts = append([]time.Time{t}, ts...)
+		}
+		return avail < end
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) != end-start+1 {
+		ctx.Unresolved = true
+		return fmt.Sprintf("${coord:futureRange(%d,%d,'%d')}", start, end, limit), nil
+	}
+	return joinTimes(ts, ctx.Processing), nil
+}
