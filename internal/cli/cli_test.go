@@ -261,18 +261,3 @@ func TestSplitDefines(t *testing.T) {
 		}
 	}
 }
-
-func TestIsJavaIdentifier(t *testing.T) {
-	tests := []struct {
-		in   string
-		want bool
-	}{
-		{"inputDir", true}, {"_x1", true}, {"A", true},
-		{"", false}, {"1a", false}, {"a.b", false}, {"a-b", false}, {"a b", false}, {"é", false},
-	}
-	for _, tt := range tests {
-		if got := isJavaIdentifier(tt.in); got != tt.want {
-			t.Errorf("isJavaIdentifier(%q) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
-}

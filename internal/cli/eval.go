@@ -29,7 +29,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	}
 	ev := &el.Evaluator{
 		Funcs:   workflow.Functions(),
-		Vars:    propertyVars(props),
+		Vars:    workflow.Variables(props),
 		Context: evalContext(props),
 		Now:     time.Now,
 	}
@@ -42,21 +42,6 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// propertyVars exposes the properties whose names are Java identifiers as EL
-// variables, the way a workflow definition sees its job properties; other
-// names ("mapred.job.queue.name") are reachable only through wf:conf.
-func propertyVars(props *conf.Config) el.MapVars {
-	vars := el.MapVars{}
-	for _, name := range props.Names() {
-		if !isJavaIdentifier(name) {
-			continue
-		}
-		v, _ := props.Get(name)
-		vars[name] = v
-	}
-	return vars
-}
-
 // evalContext is the workflow job gozie eval pretends to run in: only the
 // properties are known, so wf:conf reads them, wf:user and wf:appPath read
 // user.name and oozie.wf.application.path, and everything else is empty.
@@ -64,20 +49,4 @@ func evalContext(props *conf.Config) *workflow.ELContext {
 	user, _ := props.Get("user.name")
 	appPath, _ := props.Get("oozie.wf.application.path")
 	return &workflow.ELContext{User: user, AppPath: appPath, Conf: props.Get}
-}
-
-// isJavaIdentifier reports whether s matches [A-Za-z_][0-9A-Za-z_]*, the
-// rule of the workflow specification (section 4.1) that decides which job
-// properties become EL variables.
-func isJavaIdentifier(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		letter := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
-		if !letter && (i == 0 || r < '0' || r > '9') {
-			return false
-		}
-	}
-	return true
 }

@@ -97,7 +97,7 @@ func loadState(j *store.Job, acts []*store.Action, options func(*conf.Config) wo
 		}
 	}
 	st := &jobState{
-		job: j, extra: extra, app: app, conf: c, vars: propertyVars(c),
+		job: j, extra: extra, app: app, conf: c, vars: workflow.Variables(c),
 		defaults: conf.FromMap(extra.Defaults),
 		actions:  map[string]*store.Action{},
 		joinOf:   joinCounts(app),
@@ -138,33 +138,6 @@ func (st *jobState) takeDirty() []*store.Action {
 func (st *jobState) addEffect(ef *store.Effect) {
 	ef.JobID = st.job.ID
 	st.effects = append(st.effects, ef)
-}
-
-// propertyVars exposes the properties whose names are Java identifiers as
-// EL variables (specification 4.1), with ${var} references expanded.
-func propertyVars(c *conf.Config) el.MapVars {
-	vars := el.MapVars{}
-	for _, name := range c.Names() {
-		if isJavaIdentifier(name) {
-			v, _ := c.Get(name)
-			vars[name] = v
-		}
-	}
-	return vars
-}
-
-// isJavaIdentifier reports whether s matches [A-Za-z_][0-9A-Za-z_]*.
-func isJavaIdentifier(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		letter := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
-		if !letter && (i == 0 || r < '0' || r > '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // arrivals counts, for each join not yet passed, the ended records whose

@@ -132,7 +132,7 @@ func (e *Engine) submit(ctx context.Context, props *conf.Config, parent *parentI
 	if strings.Contains(app.Name, "${") {
 		// The name may use job properties; an unresolvable name is kept
 		// as written rather than refusing the job over a label.
-		st := &jobState{job: job, conf: props, vars: propertyVars(props), actions: map[string]*store.Action{}}
+		st := &jobState{job: job, conf: props, vars: workflow.Variables(props), actions: map[string]*store.Action{}}
 		if v, err := st.evaluator(e, "").EvalString(app.Name); err == nil {
 			job.AppName = v
 		}

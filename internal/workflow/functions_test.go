@@ -248,3 +248,26 @@ func checkExpected(t *testing.T, expr, got string, expected json.RawMessage) {
 		}
 	}
 }
+
+func TestVariables(t *testing.T) {
+	names := []struct {
+		in   string
+		want bool
+	}{
+		{"inputDir", true}, {"_x1", true}, {"A", true},
+		{"", false}, {"1a", false}, {"a.b", false}, {"a-b", false}, {"a b", false}, {"é", false}, {"a$", false},
+	}
+	for _, tt := range names {
+		if got := IsVariableName(tt.in); got != tt.want {
+			t.Errorf("IsVariableName(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	props := conf.New()
+	props.Set("base", "/data")
+	props.Set("out", "${base}/out")
+	props.Set("mapred.job.queue.name", "etl")
+	vars := Variables(props)
+	if len(vars) != 2 || vars["base"] != "/data" || vars["out"] != "/data/out" {
+		t.Errorf("Variables = %v, want base and out (expanded) only", vars)
+	}
+}
