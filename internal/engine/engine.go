@@ -321,19 +321,7 @@ func (e *Engine) state(ctx context.Context, id string) (*jobState, error) {
 	if st != nil {
 		return st, nil
 	}
-	var j *store.Job
-	var acts []*store.Action
-	err := e.store.View(ctx, func(tx store.Tx) error {
-		var err error
-		if j, err = tx.Job(ctx, id); err != nil {
-			return err
-		}
-		acts, err = tx.Actions(ctx, id)
-		return err
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf(CodeJobNotFound, "Job does not exist [%s]", id)
-	}
+	j, acts, err := e.Job(ctx, id)
 	if err != nil {
 		return nil, err
 	}
