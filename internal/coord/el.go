@@ -172,7 +172,7 @@ var (
 
 func buildRegistries() {
 	common := []fn{
-		{"conf", s1, confFn}, {"user", nil, userFn},
+		{"conf", s1, withContext(confFn)}, {"user", nil, withContext(userFn)},
 	}
 	freq := []fn{
 		freqFn("minutes"), freqFn("hours"), freqFn("days"), freqFn("months"),
@@ -197,30 +197,30 @@ func buildRegistries() {
 		echo("actionId", nil, nil), echo("name", nil, nil),
 	}
 	actionTime := []fn{
-		{"formatTime", s2, formatTimeFn}, {"epochTime", s2, epochTimeFn},
-		{"dateOffset", []el.Type{el.String, el.Long, el.String}, dateOffsetFn},
-		{"dateTzOffset", s2, dateTzOffsetFn},
+		{"formatTime", s2, withContext(formatTimeFn)}, {"epochTime", s2, withContext(epochTimeFn)},
+		{"dateOffset", []el.Type{el.String, el.Long, el.String}, withContext(dateOffsetFn)},
+		{"dateTzOffset", s2, withContext(dateTzOffsetFn)},
 	}
 	actionInfo := []fn{
 		{"nominalTime", nil, nominalTimeFn}, {"actualTime", nil, actualTimeFn},
 		{"actionId", nil, actionIDFn}, {"name", nil, nameFn},
 	}
 	resolvedInstances := []fn{
-		{"current", l1, currentFn}, {"currentRange", l2, currentRangeFn},
-		{"offset", []el.Type{el.Long, el.String}, offsetFn},
-		{"hoursInDay", l1, hoursInDayFn}, {"daysInMonth", l1, daysInMonthFn},
-		{"tzOffset", nil, tzOffsetFn},
-		{"absolute", s1, absoluteFn}, {"absoluteRange", []el.Type{el.String, el.Long}, absoluteRangeFn},
+		{"current", l1, withContext(currentFn)}, {"currentRange", l2, withContext(currentRangeFn)},
+		{"offset", []el.Type{el.Long, el.String}, withContext(offsetFn)},
+		{"hoursInDay", l1, withContext(hoursInDayFn)}, {"daysInMonth", l1, withContext(daysInMonthFn)},
+		{"tzOffset", nil, withContext(tzOffsetFn)},
+		{"absolute", s1, withContext(absoluteFn)}, {"absoluteRange", []el.Type{el.String, el.Long}, withContext(absoluteRangeFn)},
 		endOfFn("endOfDays", schedule.EndOfDay), endOfFn("endOfWeeks", schedule.EndOfWeek),
 		endOfFn("endOfMonths", schedule.EndOfMonth),
 		echo("latest", s1, nil), echo("latestRange", s2, nil),
 		echo("future", s2, nil), echo("futureRange", s3, nil),
 	}
 	start := []fn{
-		{"latest", l1, latestFn}, {"latestRange", l2, latestRangeFn},
-		{"future", l2, futureFn}, {"futureRange", []el.Type{el.Long, el.Long, el.Long}, futureRangeFn},
+		{"latest", l1, withContext(latestFn)}, {"latestRange", l2, withContext(latestRangeFn)},
+		{"future", l2, withContext(futureFn)}, {"futureRange", []el.Type{el.Long, el.Long, el.Long}, withContext(futureRangeFn)},
 		{"dataIn", s1, dataFn(".datain.", "dataIn")}, {"dataOut", s1, dataFn(".dataout.", "dataOut")},
-		{"hoursInDay", l1, hoursInDayFn}, {"daysInMonth", l1, daysInMonthFn}, {"tzOffset", nil, tzOffsetFn},
+		{"hoursInDay", l1, withContext(hoursInDayFn)}, {"daysInMonth", l1, withContext(daysInMonthFn)}, {"tzOffset", nil, withContext(tzOffsetFn)},
 	}
 	cat := func(groups ...[]fn) []fn {
 		var out []fn
@@ -257,6 +257,18 @@ func ctxOf(c *el.Call) (*ELContext, error) {
 		return nil, errors.New("coord: function called without a coordinator context")
 	}
 	return ctx, nil
+}
+
+// withContext adapts a function of the coordinator context to el.Func,
+// failing when the evaluator carries no coordinator context.
+func withContext(f func(ctx *ELContext, c *el.Call) (any, error)) el.Func {
+	return func(c *el.Call) (any, error) {
+		ctx, err := ctxOf(c)
+		if err != nil {
+			return nil, err
+		}
+		return f(ctx, c)
+	}
 }
 
 func constFn(v any) el.Func { return func(*el.Call) (any, error) { return v, nil } }
@@ -303,20 +315,12 @@ func quoteAll(a []string) string {
 
 func offsetEchoArgs(a []string) string { return a[0] + ", '" + a[1] + "'" }
 
-func confFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func confFn(ctx *ELContext, c *el.Call) (any, error) {
 	v, _ := ctx.lookup(c.Args[0].(string))
 	return el.ToString(v), nil
 }
 
-func userFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func userFn(ctx *ELContext, c *el.Call) (any, error) {
 	v, _ := ctx.lookup("user.name")
 	return el.ToString(v), nil
 }
@@ -340,11 +344,7 @@ func freqFn(name string) fn {
 	}}
 }
 
-func currentFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func currentFn(ctx *ELContext, c *el.Call) (any, error) {
 	t, ok, err := ctx.instances().Current(int(c.Args[0].(int64)))
 	return ctx.optTime(t, ok), err
 }
@@ -358,11 +358,7 @@ func (c *ELContext) optTime(t time.Time, ok bool) string {
 	return c.Processing.Format(t)
 }
 
-func currentRangeFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func currentRangeFn(ctx *ELContext, c *el.Call) (any, error) {
 	ts, err := ctx.instances().CurrentRange(int(c.Args[0].(int64)), int(c.Args[1].(int64)))
 	if err != nil {
 		return nil, err
@@ -370,47 +366,27 @@ func currentRangeFn(c *el.Call) (any, error) {
 	return joinTimes(ts, ctx.Processing), nil
 }
 
-func offsetFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func offsetFn(ctx *ELContext, c *el.Call) (any, error) {
 	t, ok, err := ctx.instances().Offset(int(c.Args[0].(int64)), c.Args[1].(string))
 	return ctx.optTime(t, ok), err
 }
 
-func hoursInDayFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func hoursInDayFn(ctx *ELContext, c *el.Call) (any, error) {
 	h, err := ctx.instances().HoursInDay(int(c.Args[0].(int64)))
 	return int64(h), err
 }
 
-func daysInMonthFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func daysInMonthFn(ctx *ELContext, c *el.Call) (any, error) {
 	d, err := ctx.instances().DaysInMonth(int(c.Args[0].(int64)))
 	return int64(d), err
 }
 
-func tzOffsetFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func tzOffsetFn(ctx *ELContext, c *el.Call) (any, error) {
 	o, err := ctx.instances().TZOffset()
 	return int64(o), err
 }
 
-func absoluteFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func absoluteFn(ctx *ELContext, c *el.Call) (any, error) {
 	t, err := ctx.Processing.Parse(c.Args[0].(string))
 	if err != nil {
 		return nil, err
@@ -418,11 +394,7 @@ func absoluteFn(c *el.Call) (any, error) {
 	return ctx.Processing.Format(t), nil
 }
 
-func absoluteRangeFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func absoluteRangeFn(ctx *ELContext, c *el.Call) (any, error) {
 	t, err := ctx.Processing.Parse(c.Args[0].(string))
 	if err != nil {
 		return nil, err
@@ -487,11 +459,7 @@ func errNoAction(ctx *ELContext) error {
 	return nil
 }
 
-func formatTimeFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func formatTimeFn(ctx *ELContext, c *el.Call) (any, error) {
 	t, err := ctx.Processing.Parse(c.Args[0].(string))
 	if err != nil {
 		return nil, err
@@ -499,11 +467,7 @@ func formatTimeFn(c *el.Call) (any, error) {
 	return FormatJava(t.In(ctx.Processing.Location()), c.Args[1].(string))
 }
 
-func epochTimeFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func epochTimeFn(ctx *ELContext, c *el.Call) (any, error) {
 	t, err := ctx.Processing.Parse(c.Args[0].(string))
 	if err != nil {
 		return nil, err
@@ -516,11 +480,7 @@ func epochTimeFn(c *el.Call) (any, error) {
 
 // dateOffsetFn is coord:dateOffset(date, n, unit): date plus n units,
 // computed in the processing zone.
-func dateOffsetFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func dateOffsetFn(ctx *ELContext, c *el.Call) (any, error) {
 	t, err := ctx.Processing.Parse(c.Args[0].(string))
 	if err != nil {
 		return nil, err
@@ -534,11 +494,7 @@ func dateOffsetFn(c *el.Call) (any, error) {
 
 // dateTzOffsetFn is coord:dateTzOffset(date, tz): date shifted by the zone's
 // offset at that instant.
-func dateTzOffsetFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func dateTzOffsetFn(ctx *ELContext, c *el.Call) (any, error) {
 	t, err := ctx.Processing.Parse(c.Args[0].(string))
 	if err != nil {
 		return nil, err

@@ -192,17 +192,13 @@ func (c *ELContext) latestFrom(found func(avail int, t time.Time) bool) error {
 	return nil
 }
 
-func latestFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func latestFn(ctx *ELContext, c *el.Call) (any, error) {
 	n := int(c.Args[0].(int64))
 	if n > 0 {
 		return nil, fmt.Errorf("coord:latest(%d): for latest there is no meaning of a positive instance, n should be <= 0", n)
 	}
 	var res string
-	err = ctx.latestFrom(func(avail int, t time.Time) bool {
+	err := ctx.latestFrom(func(avail int, t time.Time) bool {
 		if avail == n {
 			res = ctx.Processing.Format(t)
 			return false
@@ -219,17 +215,13 @@ func latestFn(c *el.Call) (any, error) {
 	return res, nil
 }
 
-func latestRangeFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func latestRangeFn(ctx *ELContext, c *el.Call) (any, error) {
 	start, end := int(c.Args[0].(int64)), int(c.Args[1].(int64))
 	if start > 0 || end > 0 || start > end {
 		return nil, fmt.Errorf("coord:latestRange(%d, %d): instances must satisfy start <= end <= 0", start, end)
 	}
 	var ts []time.Time
-	err = ctx.latestFrom(func(avail int, t time.Time) bool {
+	err := ctx.latestFrom(func(avail int, t time.Time) bool {
 		if avail <= end && avail >= start {
 			ts = append(ts, t)
 		}
@@ -273,17 +265,13 @@ func (c *ELContext) futureFrom(limit int, found func(avail int, t time.Time) boo
 	return nil
 }
 
-func futureFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func futureFn(ctx *ELContext, c *el.Call) (any, error) {
 	n, limit := int(c.Args[0].(int64)), int(c.Args[1].(int64))
 	if n < 0 {
 		return nil, fmt.Errorf("coord:future(%d, %d): for future there is no meaning of a negative instance, n should be >= 0", n, limit)
 	}
 	var res string
-	err = ctx.futureFrom(limit, func(avail int, t time.Time) bool {
+	err := ctx.futureFrom(limit, func(avail int, t time.Time) bool {
 		if avail == n {
 			res = ctx.Processing.Format(t)
 			return false
@@ -300,17 +288,13 @@ func futureFn(c *el.Call) (any, error) {
 	return res, nil
 }
 
-func futureRangeFn(c *el.Call) (any, error) {
-	ctx, err := ctxOf(c)
-	if err != nil {
-		return nil, err
-	}
+func futureRangeFn(ctx *ELContext, c *el.Call) (any, error) {
 	start, end, limit := int(c.Args[0].(int64)), int(c.Args[1].(int64)), int(c.Args[2].(int64))
 	if start < 0 || start > end {
 		return nil, fmt.Errorf("coord:futureRange(%d, %d, %d): instances must satisfy 0 <= start <= end", start, end, limit)
 	}
 	var ts []time.Time
-	err = ctx.futureFrom(limit, func(avail int, t time.Time) bool {
+	err := ctx.futureFrom(limit, func(avail int, t time.Time) bool {
 		if avail >= start && avail <= end {
 			ts = append([]time.Time{t}, ts...)
 		}
