@@ -197,8 +197,17 @@ func latestFn(ctx *ELContext, c *el.Call) (any, error) {
 	if n > 0 {
 		return nil, fmt.Errorf("coord:latest(%d): for latest there is no meaning of a positive instance, n should be <= 0", n)
 	}
+	return ctx.nthAvailable(func(found func(int, time.Time) bool) error { return ctx.latestFrom(found) },
+		n, fmt.Sprintf("${coord:latest(%d)}", n))
+}
+
+// nthAvailable returns the n-th available instance a walk (latestFrom or
+// futureFrom) reaches, formatted; when the walk ends first the action is
+// marked unresolved and the call's own text is returned, to be evaluated
+// again at the next input check.
+func (ctx *ELContext) nthAvailable(walk func(found func(avail int, t time.Time) bool) error, n int, unresolved string) (any, error) {
 	var res string
-	err := ctx.latestFrom(func(avail int, t time.Time) bool {
+	err := walk(func(avail int, t time.Time) bool {
 		if avail == n {
 			res = ctx.Processing.Format(t)
 			return false
@@ -210,7 +219,7 @@ func latestFn(ctx *ELContext, c *el.Call) (any, error) {
 	}
 	if res == "" {
 		ctx.Unresolved = true
-		return fmt.Sprintf("${coord:latest(%d)}", n), nil
+		return unresolved, nil
 	}
 	return res, nil
 }
@@ -270,22 +279,8 @@ func futureFn(ctx *ELContext, c *el.Call) (any, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("coord:future(%d, %d): for future there is no meaning of a negative instance, n should be >= 0", n, limit)
 	}
-	var res string
-	err := ctx.futureFrom(limit, func(avail int, t time.Time) bool {
-		if avail == n {
-			res = ctx.Processing.Format(t)
-			return false
-		}
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
-	if res == "" {
-		ctx.Unresolved = true
-		return fmt.Sprintf("${coord:future(%d, %d)}", n, limit), nil
-	}
-	return res, nil
+	return ctx.nthAvailable(func(found func(int, time.Time) bool) error { return ctx.futureFrom(limit, found) },
+		n, fmt.Sprintf("${coord:future(%d, %d)}", n, limit))
 }
 
 func futureRangeFn(ctx *ELContext, c *el.Call) (any, error) {
