@@ -1,8 +1,10 @@
 package workflow
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Edge is one transition of the graph, labelled with how it is taken.
@@ -49,34 +51,188 @@ func (a *App) Edges() []Edge {
 	return out
 }
 
-// DOT renders the graph in Graphviz syntax. Shapes follow the node kinds so
-// that control flow stands out from actions; error edges are dashed.
-func (a *App) DOT() string {
+// CodeGraphFormat is the Oozie code of a graph that cannot be rendered, an
+// unknown format included; the REST API answers it with 404.
+const CodeGraphFormat = "E0307"
+
+// GraphOptions tunes RenderGraph.
+type GraphOptions struct {
+	// Format is "svg" or "dot", in any case.
+	Format string
+	// HideKill leaves out kill nodes and the transitions into them. Oozie's
+	// REST API does so unless show-kill=true, because on a big workflow the
+	// error edges to one kill node drown the normal flow.
+	HideKill bool
+}
+
+// Graph renders app as an image of its nodes and transitions, each node
+// coloured by its entry in status (node name -> action status such as OK,
+// RUNNING, ERROR; nodes absent from the map have not been reached). format is
+// "svg" (drawn here, no Graphviz needed) or "dot" (Graphviz source). Kill
+// nodes are shown; RenderGraph can hide them.
+func Graph(app *App, status map[string]string, format string) ([]byte, error) {
+	return RenderGraph(app, status, GraphOptions{Format: format})
+}
+
+// RenderGraph is Graph with options. The output depends only on its inputs,
+// so images can be cached and compared byte for byte.
+func RenderGraph(app *App, status map[string]string, opts GraphOptions) ([]byte, error) {
+	if app == nil {
+		return nil, &Error{Code: CodeGraphFormat, Msg: "Runtime error [no workflow to draw]"}
+	}
+	switch strings.ToLower(opts.Format) {
+	case "dot":
+		return []byte(app.dot(status, true, opts.HideKill)), nil
+	case "svg":
+		g := buildGraph(app, status, opts.HideKill)
+		g.layout()
+		return g.svg(), nil
+	}
+	return nil, &Error{Code: CodeGraphFormat, Msg: fmt.Sprintf("Runtime error [graph format [%s] is not supported, use svg or dot]", opts.Format)}
+}
+
+// DOT renders the graph in Graphviz syntax without status colours. Shapes
+// follow the node kinds so that control flow stands out from actions; error
+// edges are red and dashed.
+func (a *App) DOT() string { return a.dot(nil, false, false) }
+
+// dot writes the Graphviz source; coloured fills the nodes by status.
+func (a *App) dot(status map[string]string, coloured, hideKill bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "digraph %q {\n", a.Name)
-	shapes := map[NodeKind]string{
-		StartNode: "circle", EndNode: "doublecircle", KillNode: "octagon", DecisionNode: "diamond",
-		ForkNode: "triangle", JoinNode: "invtriangle", ActionNode: "box",
-	}
+	fmt.Fprintf(&b, "digraph %s {\n  node [fontsize=11];\n", dotQuote(a.Name))
+	shapes := map[NodeKind]string{StartNode: "circle", EndNode: "doublecircle", KillNode: "octagon", DecisionNode: "diamond"}
+	hidden, seen := map[string]bool{}, map[string]bool{}
 	for _, n := range a.Nodes {
-		label := n.Name
-		if n.Action != nil {
-			label += "\\n(" + n.Action.Type + ")"
+		if hideKill && n.Kind == KillNode {
+			hidden[n.Name] = true
+			continue
 		}
-		fmt.Fprintf(&b, "  %q [shape=%s, label=%q];\n", n.Name, shapes[n.Kind], label)
+		if seen[n.Name] {
+			continue // a duplicate (E0705) would redefine the first node
+		}
+		seen[n.Name] = true
+		shape := cmp.Or(shapes[n.Kind], "box") // actions, and bars for fork and join
+		fmt.Fprintf(&b, "  %s [shape=%s, label=%s", dotQuote(n.Name), shape, dotQuote(strings.Join(nodeLabel(n), "\n")))
+		if n.Kind == ForkNode || n.Kind == JoinNode {
+			b.WriteString(", height=0.25, penwidth=3") // a bar
+		}
+		if coloured {
+			c := statusColour(status, n.Name)
+			fmt.Fprintf(&b, `, style=filled, fillcolor="%s", color="%s"`, c.fill, c.stroke)
+		}
+		b.WriteString("];\n")
 	}
+	var errs []Edge
 	for _, e := range a.Edges() {
+		if hidden[e.From] || hidden[e.To] {
+			continue
+		}
 		attrs := ""
 		switch e.Kind {
 		case "error":
-			attrs = ` [style=dashed, label="error"]`
+			errs = append(errs, e)
+			continue
 		case "case":
-			attrs = fmt.Sprintf(" [label=%q]", e.Predicate)
+			attrs = " [label=" + dotQuote(shortPredicate(e.Predicate)) + "]"
 		case "default":
-			attrs = ` [label="default"]`
+			attrs = ` [label="default", style=dotted]`
 		}
-		fmt.Fprintf(&b, "  %q -> %q%s;\n", e.From, e.To, attrs)
+		fmt.Fprintf(&b, "  %s -> %s%s;\n", dotQuote(e.From), dotQuote(e.To), attrs)
+	}
+	if len(errs) > 0 {
+		// Error edges come last, after a default that paints them red, so
+		// each keeps a short attribute list.
+		b.WriteString("  edge [color=red, fontcolor=red];\n")
+		for _, e := range errs {
+			fmt.Fprintf(&b, "  %s -> %s [style=dashed, label=\"error\"];\n", dotQuote(e.From), dotQuote(e.To))
+		}
 	}
 	b.WriteString("}\n")
 	return b.String()
+}
+
+// dotEscaper escapes DOT strings. Backslashes are doubled because labels
+// give \n, \l and \N special meanings.
+var dotEscaper = strings.NewReplacer(`"`, `\"`, `\`, `\\`, "\n", `\n`)
+
+// dotQuote makes s a DOT double-quoted string. Control characters other
+// than newline become spaces: node names never need them.
+func dotQuote(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r != '\n' && (r < 0x20 || r == 0x7f) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	return `"` + dotEscaper.Replace(s) + `"`
+}
+
+// nodeLabel is the text drawn for a node: its name, plus the action type.
+func nodeLabel(n *Node) []string {
+	name := n.Name
+	if n.Kind == StartNode {
+		name = "start"
+	}
+	if n.Kind == ActionNode && n.Action != nil && n.Action.Type != "" {
+		return []string{name, "(" + n.Action.Type + ")"}
+	}
+	return []string{name}
+}
+
+// Label lengths, in characters, beyond which text is cut with an ellipsis;
+// the full text stays in the SVG tooltip.
+const (
+	maxPredicate = 40
+	maxLabel     = 36
+)
+
+// shortPredicate fits a case predicate on one short line.
+func shortPredicate(p string) string {
+	return truncate(strings.Join(strings.Fields(p), " "), maxPredicate)
+}
+
+func truncate(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max-1]) + "…"
+}
+
+// colour is the fill and outline of a status category.
+type colour struct {
+	name, fill, stroke string
+}
+
+// The legend, in display order; statusColour picks from it.
+var (
+	colourOK      = colour{"OK / DONE", "#c8e6c9", "#2e7d32"}
+	colourRunning = colour{"RUNNING / RETRY", "#bbdefb", "#1565c0"}
+	colourManual  = colour{"MANUAL", "#ffe0b2", "#e65100"}
+	colourError   = colour{"ERROR / FAILED / KILLED", "#ffcdd2", "#c62828"}
+	colourPrep    = colour{"PREP", "#e0e0e0", "#616161"}
+	colourNone    = colour{"not reached", "#ffffff", "#424242"}
+	colourOther   = colour{"other", "#e1bee7", "#6a1b9a"}
+	legend        = []colour{colourOK, colourRunning, colourManual, colourError, colourPrep, colourNone}
+)
+
+// statusColour maps the store's action statuses to legend colours.
+func statusColour(status map[string]string, node string) colour {
+	s, ok := status[node]
+	if !ok {
+		return colourNone
+	}
+	switch strings.ToUpper(s) {
+	case "OK", "DONE", "SUCCEEDED":
+		return colourOK
+	case "RUNNING", "START_RETRY", "END_RETRY", "USER_RETRY":
+		return colourRunning
+	case "START_MANUAL", "END_MANUAL":
+		return colourManual
+	case "ERROR", "FAILED", "KILLED":
+		return colourError
+	case "PREP":
+		return colourPrep
+	}
+	return colourOther
 }
