@@ -148,12 +148,24 @@ type Effect struct {
 	CreatedTime time.Time
 }
 
-// JobFilter selects jobs for Tx.Jobs. Empty fields match everything.
+// JobFilter selects jobs for Tx.Jobs and Tx.CountJobs. Empty fields match
+// everything; the list fields match any of their values (the REST API's
+// filter repeats a key to mean OR, and ANDs different keys).
 type JobFilter struct {
 	Statuses []string
 	ParentID string
 	AppName  string
 	User     string
+	Names    []string
+	Users    []string
+	Groups   []string
+	IDs      []string
+	// ExternalID matches oozie.wf.external.id (GET /jobs?external-id=).
+	ExternalID string
+	// CreatedAfter and CreatedBefore bound the creation time (inclusive);
+	// zero means unbounded.
+	CreatedAfter  time.Time
+	CreatedBefore time.Time
 	// Limit bounds the result; 0 means no bound. Jobs come newest first.
 	Limit  int
 	Offset int
@@ -162,12 +174,16 @@ type JobFilter struct {
 // Tx is one transaction. Reads see the transaction's own writes. A Tx must
 // not be used after the function given to Update or View returns.
 type Tx interface {
+	CoordTx
+
 	// Job returns the job with the given id, or ErrNotFound.
 	Job(ctx context.Context, id string) (*Job, error)
 	// PutJob inserts or replaces a job.
 	PutJob(ctx context.Context, j *Job) error
 	// Jobs lists jobs matching f, newest first.
 	Jobs(ctx context.Context, f JobFilter) ([]*Job, error)
+	// CountJobs counts the jobs matching f, ignoring its Limit and Offset.
+	CountJobs(ctx context.Context, f JobFilter) (int, error)
 
 	// Action returns the action with the given id, or ErrNotFound.
 	Action(ctx context.Context, id string) (*Action, error)
@@ -179,6 +195,9 @@ type Tx interface {
 	// PutAction inserts or replaces an action. A zero Seq is assigned
 	// the next value on insert.
 	PutAction(ctx context.Context, a *Action) error
+	// DeleteAction removes an action record; a missing one is not an
+	// error. A workflow rerun drops the records of the nodes it runs again.
+	DeleteAction(ctx context.Context, id string) error
 
 	// AddEffect records a pending effect and sets e.ID.
 	AddEffect(ctx context.Context, e *Effect) error
@@ -192,6 +211,24 @@ type Tx interface {
 
 	// NextSequence returns the next value (1, 2, ...) of a named counter.
 	NextSequence(ctx context.Context, name string) (int64, error)
+
+	// AppendLog adds a line to a job's log and sets e.ID.
+	AppendLog(ctx context.Context, e *LogEntry) error
+	// Logs lists a job's log lines with ID > afterID, oldest first; limit
+	// 0 means all.
+	Logs(ctx context.Context, jobID string, afterID int64, limit int) ([]*LogEntry, error)
+}
+
+// LogEntry is one line of a job's log: what the engine did to the job or
+// one of its actions, written in the transaction of the change it
+// describes so the log never claims what did not happen.
+type LogEntry struct {
+	ID       int64
+	JobID    string
+	ActionID string
+	Time     time.Time
+	Level    string // "INFO", "WARN", "ERROR"
+	Message  string
 }
 
 // Store is gozie's durable state.

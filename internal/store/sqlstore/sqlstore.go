@@ -322,28 +322,55 @@ func (t *tx) PutJob(ctx context.Context, j *store.Job) error {
 		ms(j.CreatedTime), ms(j.StartTime), ms(j.EndTime), ms(j.LastModTime))
 }
 
-func (t *tx) Jobs(ctx context.Context, f store.JobFilter) ([]*store.Job, error) {
+// jobWhere renders a JobFilter as a WHERE clause ("" when it selects
+// everything) with its arguments.
+func jobWhere(f store.JobFilter) (string, []any) {
 	var where []string
 	var args []any
-	if len(f.Statuses) > 0 {
-		where = append(where, "status IN ("+strings.TrimSuffix(strings.Repeat("?,", len(f.Statuses)), ",")+")")
-		for _, s := range f.Statuses {
-			args = append(args, s)
+	in := func(col string, vals []string) {
+		if len(vals) == 0 {
+			return
+		}
+		where = append(where, col+" IN ("+strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")+")")
+		for _, v := range vals {
+			args = append(args, v)
 		}
 	}
-	for _, c := range []struct{ col, val string }{{"parent_id", f.ParentID}, {"app_name", f.AppName}, {"user_name", f.User}} {
+	in("status", f.Statuses)
+	in("app_name", f.Names)
+	in("user_name", f.Users)
+	in("group_name", f.Groups)
+	in("id", f.IDs)
+	for _, c := range []struct{ col, val string }{{"parent_id", f.ParentID}, {"app_name", f.AppName}, {"user_name", f.User}, {"external_id", f.ExternalID}} {
 		if c.val != "" {
 			where = append(where, c.col+" = ?")
 			args = append(args, c.val)
 		}
 	}
-	q := `SELECT ` + jobColumns + ` FROM wf_jobs`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
+	if !f.CreatedAfter.IsZero() {
+		where = append(where, "created_ms >= ?")
+		args = append(args, f.CreatedAfter.UnixMilli())
 	}
+	if !f.CreatedBefore.IsZero() {
+		where = append(where, "created_ms <= ?")
+		args = append(args, f.CreatedBefore.UnixMilli())
+	}
+	if len(where) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(where, " AND "), args
+}
+
+func (t *tx) Jobs(ctx context.Context, f store.JobFilter) ([]*store.Job, error) {
+	where, args := jobWhere(f)
+	q := `SELECT ` + jobColumns + ` FROM wf_jobs` + where
 	q += " ORDER BY created_ms DESC, id DESC"
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
+	} else if f.Offset > 0 {
+		// Both databases accept a LIMIT of -1 / ALL only in their own
+		// spelling; a huge bound works in both.
+		q += fmt.Sprintf(" LIMIT %d OFFSET %d", int64(1)<<62, f.Offset)
 	}
 	if t.db.Dialect.Rebind != nil {
 		q = t.db.Dialect.Rebind(q)
@@ -362,6 +389,19 @@ func (t *tx) Jobs(ctx context.Context, f store.JobFilter) ([]*store.Job, error) 
 		out = append(out, j)
 	}
 	return out, rows.Err()
+}
+
+func (t *tx) CountJobs(ctx context.Context, f store.JobFilter) (int, error) {
+	where, args := jobWhere(f)
+	q := `SELECT COUNT(*) FROM wf_jobs` + where
+	if t.db.Dialect.Rebind != nil {
+		q = t.db.Dialect.Rebind(q)
+	}
+	var n int
+	if err := t.tx.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("%s: count jobs: %w", t.db.Dialect.Name, err)
+	}
+	return n, nil
 }
 
 func (t *tx) Action(ctx context.Context, id string) (*store.Action, error) {

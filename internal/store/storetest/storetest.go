@@ -32,6 +32,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Rollback", testRollback},
 		{"ViewIsReadOnly", testViewIsReadOnly},
 		{"ConcurrentUpdates", testConcurrentUpdates},
+		{"Coord", testCoord},
+		{"JobFilterLists", testJobFilterLists},
+		{"Logs", testLogs},
+		{"DeleteAction", testDeleteAction},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

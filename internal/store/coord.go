@@ -1,0 +1,160 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Coordinator job statuses (coordinator specification 6.1.2; the REST API
+// spells them the same way).
+const (
+	CoordPrep               = "PREP"
+	CoordRunning            = "RUNNING"
+	CoordRunningWithError   = "RUNNINGWITHERROR"
+	CoordPrepSuspended      = "PREPSUSPENDED"
+	CoordSuspended          = "SUSPENDED"
+	CoordSuspendedWithError = "SUSPENDEDWITHERROR"
+	CoordPrepPaused         = "PREPPAUSED"
+	CoordPaused             = "PAUSED"
+	CoordPausedWithError    = "PAUSEDWITHERROR"
+	CoordSucceeded          = "SUCCEEDED"
+	CoordDoneWithError      = "DONEWITHERROR"
+	CoordKilled             = "KILLED"
+	CoordFailed             = "FAILED"
+	CoordIgnored            = "IGNORED"
+)
+
+// Coordinator action statuses (coordinator specification 6.1.3.2).
+const (
+	CoordActionWaiting   = "WAITING"
+	CoordActionReady     = "READY"
+	CoordActionSubmitted = "SUBMITTED"
+	CoordActionRunning   = "RUNNING"
+	CoordActionSucceeded = "SUCCEEDED"
+	CoordActionKilled    = "KILLED"
+	CoordActionFailed    = "FAILED"
+	CoordActionTimedOut  = "TIMEDOUT"
+	CoordActionSkipped   = "SKIPPED"
+	CoordActionIgnored   = "IGNORED"
+)
+
+// CoordJob is one coordinator job: the fields of the REST API's coordinator
+// job object plus what the engine needs to go on materializing after a
+// restart.
+type CoordJob struct {
+	ID         string
+	AppName    string
+	AppPath    string
+	User       string
+	Group      string
+	ACL        string
+	ExternalID string
+	ParentID   string // the bundle job, if any
+	Status     string
+	// Conf is the job configuration as Hadoop configuration XML.
+	Conf string
+	// Definition is the coordinator.xml as submitted (includes resolved),
+	// so a restart materializes what was submitted.
+	Definition string
+	// Frequency is the REST form: minutes as a decimal string, or a cron
+	// expression when TimeUnit is CRON.
+	Frequency   string
+	TimeUnit    string
+	TimeZone    string
+	Concurrency int
+	Throttle    int
+	Timeout     int // minutes; -1 none
+	Execution   string
+	ConsoleURL  string
+
+	StartTime time.Time
+	EndTime   time.Time
+	PauseTime time.Time
+	// LastActionNumber is the number of the last materialized action (0
+	// before the first); LastActionTime its nominal time.
+	LastActionNumber     int
+	LastActionTime       time.Time
+	NextMaterializedTime time.Time
+	// DoneMaterialization is set once every action up to EndTime exists.
+	DoneMaterialization bool
+
+	ErrorCode    string
+	ErrorMessage string
+	// State is engine-private state (JSON), opaque to the store.
+	State string
+
+	CreatedTime   time.Time
+	LastModTime   time.Time
+	SuspendedTime time.Time
+}
+
+// CoordAction is one materialized action of a coordinator job.
+type CoordAction struct {
+	ID          string // <coordJobId>@<number>
+	JobID       string
+	Number      int
+	Status      string
+	NominalTime time.Time
+	CreatedTime time.Time
+	LastModTime time.Time
+	// ExternalID is the id of the workflow job the action launched.
+	ExternalID     string
+	ExternalStatus string
+	// MissingDependencies lists the input URIs not yet available,
+	// '#'-separated as the REST API shows them.
+	MissingDependencies string
+	CreatedConf         string
+	RunConf             string
+	ActionXML           string
+	// Plan is the engine's materialization record of the action (JSON),
+	// kept so that input checks after a restart need no re-materializing.
+	Plan         string
+	ErrorCode    string
+	ErrorMessage string
+	TrackerURI   string
+	ConsoleURL   string
+}
+
+// CoordActionFilter selects actions of one coordinator job for
+// Tx.CoordActions. Empty fields match everything.
+type CoordActionFilter struct {
+	Statuses    []string
+	NotStatuses []string
+	// NominalFrom and NominalTo bound the nominal time, inclusive; zero
+	// means unbounded.
+	NominalFrom time.Time
+	NominalTo   time.Time
+	// Desc orders by action number descending (the nominal time order).
+	Desc bool
+	// Offset skips that many actions (0-based); Limit 0 means no bound.
+	Offset int
+	Limit  int
+}
+
+// CoordTx is the coordinator part of a transaction.
+type CoordTx interface {
+	// CoordJob returns the coordinator job with the given id, or
+	// ErrNotFound.
+	CoordJob(ctx context.Context, id string) (*CoordJob, error)
+	// PutCoordJob inserts or replaces a coordinator job.
+	PutCoordJob(ctx context.Context, j *CoordJob) error
+	// CoordJobs lists coordinator jobs matching f, newest first. f.ParentID
+	// matches the bundle id.
+	CoordJobs(ctx context.Context, f JobFilter) ([]*CoordJob, error)
+	// CountCoordJobs counts the coordinator jobs matching f, ignoring its
+	// Limit and Offset.
+	CountCoordJobs(ctx context.Context, f JobFilter) (int, error)
+
+	// CoordAction returns the coordinator action with the given id, or
+	// ErrNotFound.
+	CoordAction(ctx context.Context, id string) (*CoordAction, error)
+	// PutCoordAction inserts or replaces a coordinator action.
+	PutCoordAction(ctx context.Context, a *CoordAction) error
+	// CoordActions lists the actions of a job matching f, by number.
+	CoordActions(ctx context.Context, jobID string, f CoordActionFilter) ([]*CoordAction, error)
+	// CountCoordActions counts the actions of a job by status.
+	CountCoordActions(ctx context.Context, jobID string) (map[string]int, error)
+	// CoordActionsByStatus lists actions in any of the given statuses
+	// across all jobs, by job and number.
+	CoordActionsByStatus(ctx context.Context, statuses ...string) ([]*CoordAction, error)
+}

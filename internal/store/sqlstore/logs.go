@@ -1,0 +1,56 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/gozie/gozie/internal/store"
+)
+
+// The log queries join the shared map at init so that this file and the
+// coordinator's keep their SQL apart from sqlstore.go.
+func init() {
+	queries["appendLog"] = `INSERT INTO job_logs (job_id, action_id, time_ms, level, message)
+		VALUES (?,?,?,?,?) RETURNING id`
+	queries["jobLogs"] = `SELECT id, job_id, action_id, time_ms, level, message FROM job_logs
+		WHERE job_id = ? AND id > ? ORDER BY id`
+	queries["deleteAction"] = `DELETE FROM wf_actions WHERE id = ?`
+}
+
+func (t *tx) DeleteAction(ctx context.Context, id string) error {
+	return t.exec(ctx, "deleteAction", id)
+}
+
+func (t *tx) AppendLog(ctx context.Context, e *store.LogEntry) error {
+	if t.readOnly {
+		return errReadOnly
+	}
+	if err := t.queryRow(ctx, "appendLog", e.JobID, e.ActionID, e.Time.UnixMilli(), e.Level, e.Message).Scan(&e.ID); err != nil {
+		return fmt.Errorf("%s: append log: %w", t.db.Dialect.Name, err)
+	}
+	return nil
+}
+
+func (t *tx) Logs(ctx context.Context, jobID string, afterID int64, limit int) ([]*store.LogEntry, error) {
+	q := t.db.q["jobLogs"]
+	if limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", limit)
+	}
+	rows, err := t.tx.QueryContext(ctx, q, jobID, afterID)
+	if err != nil {
+		return nil, fmt.Errorf("%s: logs: %w", t.db.Dialect.Name, err)
+	}
+	defer rows.Close()
+	var out []*store.LogEntry
+	for rows.Next() {
+		var e store.LogEntry
+		var at sql.NullInt64
+		if err := rows.Scan(&e.ID, &e.JobID, &e.ActionID, &at, &e.Level, &e.Message); err != nil {
+			return nil, fmt.Errorf("%s: logs: %w", t.db.Dialect.Name, err)
+		}
+		e.Time = fromMS(at)
+		out = append(out, &e)
+	}
+	return out, rows.Err()
+}
