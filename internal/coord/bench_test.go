@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/schedule"
 )
@@ -54,4 +55,70 @@ func BenchmarkResolveRange24(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(24*b.N), "ns/instance")
+}
+
+// yearApp is one year of 5-minute actions (105,120) whose input is the last
+// 12 instances of a 5-minute dataset.
+func yearApp() string {
+	return `<coordinator-app xmlns="uri:oozie:coordinator:0.4" name="year" frequency="${coord:minutes(5)}" start="2009-01-01T00:00Z" end="2010-01-01T00:00Z" timezone="UTC">
+<datasets><dataset name="logs" frequency="${coord:minutes(5)}" initial-instance="2008-01-01T00:00Z" timezone="UTC"><uri-template>hdfs://nn/logs/${YEAR}/${MONTH}/${DAY}/${HOUR}/${MINUTE}</uri-template></dataset></datasets>
+<input-events><data-in name="in" dataset="logs"><start-instance>${coord:current(-11)}</start-instance><end-instance>${coord:current(0)}</end-instance></data-in></input-events>
+<action><workflow><app-path>hdfs://nn/wf</app-path><configuration><property><name>input</name><value>${coord:dataIn('in')}</value></property></configuration></workflow></action>
+</coordinator-app>`
+}
+
+// BenchmarkDryRunYear dry-runs a year of 5-minute actions with 12-instance
+// inputs: submission, materialization, dependency checks (all present),
+// action XML and the run configuration of every action.
+func BenchmarkDryRunYear(b *testing.B) {
+	props := conf.FromMap(map[string]string{PropUser: "u", PropAppPath: "/app"})
+	opts := SubmitOptions{ReadFile: memFiles(map[string]string{"/app/coordinator.xml": yearApp()}), Now: time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)}
+	all := func(string) (bool, error) { return true, nil }
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		res, err := DryRun(props, opts, all, 0)
+		if err != nil || len(res.Actions) != 105120 || len(res.Actions[0].Plan.Dependencies) != 12 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDryRunEachYear is the same dry run the way gozie dryrun does it:
+// actions streamed one at a time, without action XML.
+func BenchmarkDryRunEachYear(b *testing.B) {
+	props := conf.FromMap(map[string]string{PropUser: "u", PropAppPath: "/app"})
+	opts := SubmitOptions{ReadFile: memFiles(map[string]string{"/app/coordinator.xml": yearApp()}), Now: time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)}
+	all := func(string) (bool, error) { return true, nil }
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		n := 0
+		_, _, err := DryRunEach(props, opts, all, 0, false, func(da DryRunAction) error {
+			if len(da.Plan.Dependencies) != 12 || da.Status != StatusReady {
+				b.Fatalf("action %d: %d dependencies, %s", da.Plan.Number, len(da.Plan.Dependencies), da.Status)
+			}
+			n++
+			return nil
+		})
+		if err != nil || n != 105120 {
+			b.Fatal(n, err)
+		}
+	}
+}
+
+// BenchmarkMaterializeYear materializes the same year through Materialize
+// in one catch-up run (the engine's path), without input checks.
+func BenchmarkMaterializeYear(b *testing.B) {
+	props := conf.FromMap(map[string]string{PropUser: "u", PropAppPath: "/app"})
+	a, job, err := Submit(props, SubmitOptions{ReadFile: memFiles(map[string]string{"/app/coordinator.xml": yearApp()})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a.Throttle = 200000
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		p, err := a.Materialize(PlanState{}, PlanOptions{Now: a.Start, Window: 366 * 24 * time.Hour}, job)
+		if err != nil || len(p.Actions) != 105120 {
+			b.Fatal(err)
+		}
+	}
 }

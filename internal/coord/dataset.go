@@ -23,6 +23,8 @@ type Dataset struct {
 	// DoneFlag names the file whose presence marks an instance complete;
 	// nil means the default _SUCCESS, "" the instance directory itself.
 	DoneFlag *string
+
+	tzID string // the time zone as written, for persisted definitions
 }
 
 // Action is the coordinator action an evaluation is for.

@@ -124,7 +124,7 @@ func TestResolveRangeForms(t *testing.T) {
 		{"${coord:current(1)}", "${coord:current(0)}", "", "start-instance should be equal or earlier"},
 		{"${coord:latest(-1)}", "${coord:latest(0)}", "${coord:latestRange(-1,0)}", ""},
 		{"${coord:future(0, 5)}", "${coord:future(1, 5)}", "${coord:futureRange(0,1,'5')}", ""},
-		{"${coord:current(-1)}", "${coord:latest(0)}", "", "unsupported"},
+		{"${coord:current(-1)}", "${coord:latest(0)}", "", "both should be either latest or current"},
 		{"coord:absolute(2009-09-07T23:59Z)", "coord:current(0)", "2009-09-09T23:59Z#2009-09-08T23:59Z#2009-09-07T23:59Z", ""},
 		{"coord:absolute(2009-09-07T22:59Z)", "coord:current(0)", "", "not in phase"},
 		{"${coord:current(-(coord:hoursInDay(0) - 22))}", "${coord:current(0)}", "2009-09-09T23:59Z#2009-09-08T23:59Z#2009-09-07T23:59Z", ""},

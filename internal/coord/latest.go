@@ -74,9 +74,14 @@ func ResolveURI(template string, t time.Time, pz schedule.ProcessingZone, job el
 		// substituting them directly keeps range resolution well under a
 		// microsecond per instance.
 		var b strings.Builder
+		b.Grow(len(template) + 8)
+		c := civilOf(vars.inst)
 		for _, p := range parts {
 			if !p.ident {
 				b.WriteString(p.text)
+				continue
+			}
+			if writeTimeVar(&b, p.text, c) {
 				continue
 			}
 			v, found := vars.Lookup(p.text)
@@ -89,6 +94,99 @@ func ResolveURI(template string, t time.Time, pz schedule.ProcessingZone, job el
 	}
 	ev := &el.Evaluator{Funcs: Registry(PhaseURITemplate), Vars: vars}
 	return ev.EvalString(template)
+}
+
+// civil is an instance time broken down once for URI templates.
+type civil struct{ year, month, day, hour, minute int }
+
+func civilOf(t time.Time) civil {
+	y, m, d := t.Date()
+	h, mi, _ := t.Clock()
+	return civil{y, int(m), d, h, mi}
+}
+
+// writeTimeVar writes YEAR..MINUTE of c zero-padded without allocating,
+// and reports whether name was one of them.
+func writeTimeVar(b *strings.Builder, name string, c civil) bool {
+	var v, width int
+	switch name {
+	case "YEAR":
+		v, width = c.year, 4
+	case "MONTH":
+		v, width = c.month, 2
+	case "DAY":
+		v, width = c.day, 2
+	case "HOUR":
+		v, width = c.hour, 2
+	case "MINUTE":
+		v, width = c.minute, 2
+	default:
+		return false
+	}
+	var buf [8]byte
+	i := len(buf)
+	for v > 0 || width > 0 {
+		if i == 0 {
+			break
+		}
+		i--
+		buf[i] = byte('0' + v%10)
+		v /= 10
+		width--
+	}
+	b.Write(buf[i:])
+	return true
+}
+
+// resolveURIs resolves a template for several instances. The URIs of a
+// simple template share one backing string: ranges resolve millions of
+// them when a long job is materialized at once.
+func resolveURIs(template string, ts []time.Time, pz schedule.ProcessingZone, job el.Resolver) ([]string, error) {
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	parts, ok := simpleTemplate(template)
+	if !ok || len(ts) == 1 {
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			uri, err := ResolveURI(template, t, pz, job)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = uri
+		}
+		return out, nil
+	}
+	var b strings.Builder
+	b.Grow(len(ts) * (len(template) + 8))
+	ends := make([]int, len(ts))
+	for i, t := range ts {
+		vars := uriVars{inst: t.In(pz.Location()), job: job}
+		c := civilOf(vars.inst)
+		for _, p := range parts {
+			if !p.ident {
+				b.WriteString(p.text)
+				continue
+			}
+			if writeTimeVar(&b, p.text, c) {
+				continue
+			}
+			v, found := vars.Lookup(p.text)
+			if !found {
+				return nil, fmt.Errorf("E1004: variable [%s] cannot be resolved in URI template %q", p.text, template)
+			}
+			b.WriteString(el.ToString(v))
+		}
+		ends[i] = b.Len()
+	}
+	all := b.String()
+	out := make([]string, len(ts))
+	start := 0
+	for i, end := range ends {
+		out[i] = all[start:end]
+		start = end
+	}
+	return out, nil
 }
 
 // templatePart is literal text or a variable name of a simple template.

@@ -16,8 +16,14 @@ func TestMaterializationConformance(t *testing.T) {
 				t.Skip(why)
 			}
 			switch kind := str(v, "kind"); {
-			case otherIssue[kind]:
-				t.Skipf("kind %s: coordinator engine issue (materialization, submission and input checks are not part of the time model)", kind)
+			case kind == "materialize":
+				runMaterialize(t, v)
+			case kind == "materialize_failure":
+				runMaterializeFailure(t, v)
+			case kind == "submit":
+				runSubmit(t, v)
+			case kind == "input_check":
+				runInputCheck(t, v)
 			case kind == "next_nominal_time":
 				runNextNominal(t, v)
 			case kind == "dst_offset":

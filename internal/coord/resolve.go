@@ -65,6 +65,9 @@ var (
 // "coord:offset(-4,HOUR)") into the function it names and its arguments;
 // the arguments may be EL (coord:current(-(coord:hoursInDay(0) - 1))).
 func parseInstance(ctx *ELContext, text string) (instanceRef, error) {
+	if ref, ok := parseSimpleInstance(text); ok {
+		return ref, nil
+	}
 	if m := absoluteRE.FindStringSubmatch(text); m != nil {
 		t, err := ctx.Processing.Parse(strings.TrimSpace(m[1]))
 		if err != nil {
@@ -178,17 +181,13 @@ func ResolveRange(ctx *ELContext, startText, endText string) (Resolved, error) {
 			ts = in.rangeFrom(first, last)
 		}
 	default:
-		return Resolved{}, fmt.Errorf("E1021: unsupported start-instance %s with end-instance %s", start.fn, end.fn)
+		return Resolved{}, fmt.Errorf("E1010: start-instance and end-instance both should be either latest or current or future or offset, start-instance is %s and end-instance is %s", start.fn, end.fn)
 	}
-	res := Resolved{Instances: ts}
-	for _, t := range ts {
-		uri, err := ResolveURI(in.DS.URITemplate, t, ctx.Processing, ctx.Vars)
-		if err != nil {
-			return Resolved{}, err
-		}
-		res.URIs = append(res.URIs, uri)
+	uris, err := resolveURIs(in.DS.URITemplate, ts, ctx.Processing, ctx.Vars)
+	if err != nil {
+		return Resolved{}, err
 	}
-	return res, nil
+	return Resolved{Instances: ts, URIs: uris}, nil
 }
 
 // rangeIndex turns a current/offset reference into an instance number.
@@ -198,4 +197,24 @@ func (in Instances) rangeIndex(r instanceRef, start bool) (int, bool, error) {
 	}
 	k, ok := in.Index(in.Action.NominalTime)
 	return k + r.n, ok, nil
+}
+
+// parseSimpleInstance reads the common ${coord:current(n)} and
+// ${coord:latest(n)} forms with a literal n without running EL, which
+// matters when a year of actions is materialized at once.
+func parseSimpleInstance(text string) (instanceRef, bool) {
+	s := strings.TrimSpace(text)
+	if !strings.HasPrefix(s, "${coord:") || !strings.HasSuffix(s, ")}") {
+		return instanceRef{}, false
+	}
+	s = s[len("${coord:") : len(s)-2]
+	name, arg, ok := strings.Cut(s, "(")
+	if !ok || (name != "current" && name != "latest") {
+		return instanceRef{}, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(arg))
+	if err != nil {
+		return instanceRef{}, false
+	}
+	return instanceRef{fn: name, n: n}, true
 }

@@ -1,0 +1,214 @@
+package coord
+
+import (
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/el"
+)
+
+// Property names of the workflow configuration an action submits.
+const (
+	PropWfAppPath = "oozie.wf.application.path"
+)
+
+// CheckInputs checks the inputs of a materialized action at now: it first
+// resolves pending coord:latest/future instances with exists (latest
+// searches back from the action's creation time, future forward from its
+// nominal time), then checks the dependencies in order. As in Oozie the
+// check stops at the first missing URI: it and everything after it are
+// reported missing. The action is READY when nothing is missing and nothing
+// is unresolved; otherwise it is TIMEDOUT once it has waited more than the
+// timeout (whole minutes since the later of nominal and creation time; -1
+// never; 0 at the first check that finds it not ready). A nil exists finds
+// nothing.
+func (a *App) CheckInputs(p *ActionPlan, props *conf.Config, exists func(uri string) (bool, error), now time.Time) (*CheckResult, error) {
+	if exists == nil {
+		exists = func(string) (bool, error) { return false, nil }
+	}
+	np := *p
+	var existErr error
+	existsBool := func(uri string) bool {
+		ok, err := exists(uri)
+		if err != nil && existErr == nil {
+			existErr = err
+		}
+		return ok
+	}
+	if len(p.UnresolvedByEvent) > 0 {
+		// Resolution changes the inputs: work on copies, the caller's plan
+		// stays as it was.
+		np.InputURIs = maps.Clone(p.InputURIs)
+		if np.InputURIs == nil {
+			np.InputURIs = map[string][]string{}
+		}
+		np.UnresolvedByEvent = maps.Clone(p.UnresolvedByEvent)
+		np.Unresolved = nil
+		vars := confVars{props}
+		act := &Action{NominalTime: p.NominalTime, ActualTime: p.CreatedTime, Location: a.Location, ID: p.ID, Name: a.Name}
+		for _, ev := range a.Inputs {
+			text := p.UnresolvedByEvent[ev.Name]
+			if text == "" {
+				continue
+			}
+			var still []string
+			for _, part := range splitUnresolved(text) {
+				ctx := &ELContext{Dataset: ev.DS, Action: act, Processing: a.Processing, Vars: vars, Exists: existsBool}
+				out, err := Eval(PhaseActionStart, ctx, part)
+				if existErr != nil {
+					return nil, existErr
+				}
+				if err != nil {
+					return nil, codedError(err, CodeInstanceRange, "data-in ["+ev.Name+"]: ")
+				}
+				if ctx.Unresolved {
+					still = append(still, part)
+					continue
+				}
+				for _, ts := range strings.Split(out, "#") {
+					t, err := a.Processing.Parse(strings.TrimSpace(ts))
+					if err != nil {
+						return nil, codedError(err, CodeInstanceRange, "data-in ["+ev.Name+"]: ")
+					}
+					uri, err := ResolveURI(ev.DS.URITemplate, t, a.Processing, vars)
+					if err != nil {
+						return nil, codedError(err, CodeEL, "data-in ["+ev.Name+"]: ")
+					}
+					np.InputURIs[ev.Name] = append(np.InputURIs[ev.Name], uri)
+				}
+			}
+			if len(still) > 0 {
+				np.UnresolvedByEvent[ev.Name] = strings.Join(still, "#")
+				np.Unresolved = append(np.Unresolved, np.UnresolvedByEvent[ev.Name])
+			} else {
+				delete(np.UnresolvedByEvent, ev.Name)
+			}
+		}
+		np.Dependencies = nil
+		for _, ev := range a.Inputs {
+			for _, u := range np.InputURIs[ev.Name] {
+				np.Dependencies = append(np.Dependencies, DoneFlagURI(u, ev.DS.DoneFlag))
+			}
+		}
+		if np.ActionXML != "" {
+			np.vars = confVars{props}
+			np.ActionXML = a.actionXML(&np)
+		}
+	}
+	res := &CheckResult{Plan: &np}
+	for i, dep := range np.Dependencies {
+		ok, err := exists(dep)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			res.Missing = append(res.Missing, np.Dependencies[i:]...)
+			break
+		}
+	}
+	res.Missing = append(res.Missing, np.Unresolved...)
+	res.Ready = len(res.Missing) == 0
+	if !res.Ready {
+		res.TimedOut = a.timedOut(np.NominalTime, np.CreatedTime, now)
+	}
+	return res, nil
+}
+
+// splitUnresolved splits '#'-joined unresolved instance texts; '#' never
+// occurs inside one.
+func splitUnresolved(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, "#") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// timedOut applies the action timeout to an action still waiting at now.
+func (a *App) timedOut(nominal, created, now time.Time) bool {
+	switch {
+	case a.Timeout < 0:
+		return false
+	case a.Timeout == 0:
+		return true
+	}
+	from := nominal
+	if created.After(from) {
+		from = created
+	}
+	waited := now.Sub(from).Milliseconds() / 60000
+	return waited > int64(a.Timeout)
+}
+
+// runVars layers the action's data events over the job variables for the
+// start phase: .datain.<name> and .dataout.<name> hold comma-separated
+// URIs, .datain.<name>.unresolved marks pending latest/future inputs.
+type runVars struct {
+	data map[string]string
+	job  el.Resolver
+}
+
+func (v runVars) Lookup(name string) (any, bool) {
+	if s, ok := v.data[name]; ok {
+		return s, true
+	}
+	return v.job.Lookup(name)
+}
+
+// RunConf is the workflow job configuration an action submits:
+// oozie.wf.application.path (the app-path resolved), the action's
+// <configuration> with every coord: function of the start phase resolved
+// (coord:dataIn/dataOut as comma-separated URIs, nominalTime, actualTime,
+// formatTime, dateOffset, user, conf, ...), and the job's user.name,
+// group.name and oozie.job.acl.
+func (a *App) RunConf(p *ActionPlan, props *conf.Config) (*conf.Config, error) {
+	data := map[string]string{}
+	for _, ev := range a.Inputs {
+		data[".datain."+ev.Name] = strings.Join(p.InputURIs[ev.Name], ",")
+		if p.UnresolvedByEvent[ev.Name] != "" {
+			data[".datain."+ev.Name+".unresolved"] = "true"
+		}
+	}
+	for _, ev := range a.Outputs {
+		data[".dataout."+ev.Name] = strings.Join(p.OutputURIs[ev.Name], ",")
+	}
+	vars := runVars{data: data, job: confVars{props}}
+	act := &Action{NominalTime: p.NominalTime, ActualTime: p.CreatedTime, Location: a.Location, ID: p.ID, Name: a.Name}
+	eval := func(what, text string) (string, error) {
+		if !strings.Contains(text, "${") {
+			return text, nil
+		}
+		ctx := &ELContext{Action: act, Processing: a.Processing, Vars: vars}
+		s, err := Eval(PhaseActionStart, ctx, text)
+		if err != nil {
+			return "", errorf(CodeEL, "Expression language evaluation error, %s [%s]: %v", what, text, err)
+		}
+		return s, nil
+	}
+	out := conf.New()
+	appPath, err := eval("app-path", a.AppPath)
+	if err != nil {
+		return nil, err
+	}
+	out.Set(PropWfAppPath, appPath)
+	for _, pr := range a.Configuration {
+		v, err := eval("property "+pr.Name, pr.Value)
+		if err != nil {
+			return nil, err
+		}
+		out.Set(pr.Name, v)
+	}
+	for _, name := range []string{PropUser, PropGroup, PropACL} {
+		if props == nil {
+			break
+		}
+		if v, ok := props.Get(name); ok {
+			out.Set(name, v)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,115 @@
+package coord
+
+import "time"
+
+// SubmitOptions are the server-side inputs of a submission.
+type SubmitOptions struct {
+	// ReadFile reads the coordinator definition, config-default.xml and
+	// included dataset files by path (the path part of their URI).
+	ReadFile func(path string) ([]byte, error)
+	// Now is the submission time (coord:actualTime of nothing yet; used for
+	// the job's created time).
+	Now time.Time
+	// MinFrequencyMinutes is the smallest accepted frequency in minutes;
+	// 0 means DefaultMinFrequencyMinutes and a negative value disables the
+	// check (oozie.service.coord.check.maximum.frequency=false).
+	MinFrequencyMinutes int
+}
+
+// PlanState is what materialization knows of a job from the store.
+type PlanState struct {
+	// LastActionNumber is the number of the last materialized action
+	// (0 before the first).
+	LastActionNumber int
+	// NextMaterializedTime is the nominal time materialization resumes
+	// from; zero means the job's start.
+	NextMaterializedTime time.Time
+	// PauseTime, when set, stops materialization at actions nominally at or
+	// after it.
+	PauseTime time.Time
+	// WaitingActions is the number of WAITING actions of the job, counted
+	// against the throttle.
+	WaitingActions int
+}
+
+// PlanOptions tune one materialization run.
+type PlanOptions struct {
+	// Now is the current time: a window entirely in the past makes the run
+	// catch up (throttle times the frequency, or up to now for LAST_ONLY
+	// and NONE).
+	Now time.Time
+	// Window is the materialization window; 0 means one hour
+	// (oozie.service.CoordMaterializeTriggerService.materialization.window).
+	Window time.Duration
+	// BatchSize caps the actions of one run; 0 means 10000 and a negative
+	// value is unlimited (oozie.service.CoordMaterializeTriggerService.action.batch.size).
+	BatchSize int
+	// Lookahead is how far after Now the next materialization time may be
+	// for a run to proceed; 0 means 5 minutes (Oozie's lookup interval).
+	Lookahead time.Duration
+}
+
+// Plan is the result of a materialization run.
+type Plan struct {
+	Actions []*ActionPlan
+	// LastActionNumber and NextMaterializedTime are the job's new values.
+	LastActionNumber     int
+	NextMaterializedTime time.Time
+	// Done is set when materialization reached the job's end.
+	Done bool
+}
+
+// ActionPlan is one materialized coordinator action.
+type ActionPlan struct {
+	// ID is the action id (<job id>@<number>) when the caller knows it; it
+	// is coord:actionId() in the start phase.
+	ID          string
+	Number      int
+	NominalTime time.Time
+	CreatedTime time.Time
+	// Dependencies is every input URI to check (done-flag applied), in
+	// order of the data-in events and their instances.
+	Dependencies []string
+	// Unresolved are the latest/future ranges still to resolve at start,
+	// as ${coord:latestRange(s,e)} texts, one per unresolved data-in.
+	Unresolved []string
+	// CreatedConf is the action's configuration after materialization as
+	// Hadoop configuration XML (REST "createdConf").
+	CreatedConf string
+	// ActionXML is the materialized action definition Oozie would store.
+	ActionXML string
+	// InputURIs and OutputURIs are the instance URIs (no done flag) by
+	// event name, newest first; unresolved inputs are absent.
+	InputURIs, OutputURIs map[string][]string
+	// UnresolvedByEvent maps a data-in name to its unresolved range text.
+	UnresolvedByEvent map[string]string
+
+	vars confVars // the job variables, for the action XML
+}
+
+// CheckResult is the outcome of an input check.
+type CheckResult struct {
+	// Missing are the dependencies still absent, in order.
+	Missing []string
+	// Ready is set when nothing is missing and every latest/future range
+	// resolved.
+	Ready bool
+	// TimedOut is set when the action waited longer than the timeout.
+	TimedOut bool
+	// Plan is the action after latest/future resolution.
+	Plan *ActionPlan
+}
+
+// ActionState is what execution-policy decisions need of an action.
+type ActionState struct {
+	Number      int
+	NominalTime time.Time
+	Status      string // WAITING, READY, SUBMITTED, RUNNING, ...
+}
+
+// Decision lists, by action number, the READY actions to submit now and the
+// WAITING or READY actions to mark SKIPPED.
+type Decision struct {
+	Submit []int
+	Skip   []int
+}
