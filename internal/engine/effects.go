@@ -25,6 +25,9 @@ func (e *Engine) dispatch(effects []*store.Effect) {
 }
 
 func (e *Engine) perform(ef *store.Effect) {
+	if e.performCoord(ef) {
+		return
+	}
 	ctx := e.ctx
 	switch ef.Kind {
 	case store.EffectStart:

@@ -74,6 +74,8 @@ type Options struct {
 	ConsoleURL string
 	// Logf receives diagnostics; default log.Printf.
 	Logf func(format string, args ...any)
+	// Coord tunes the coordinator engine (coord.go).
+	Coord CoordOptions
 }
 
 // DefaultUserRetryErrorCodes are the errors Oozie retries by default when an
@@ -105,6 +107,8 @@ type Engine struct {
 	notified map[string]bool            // Notify calls that came before the start was committed
 	contexts map[string]*action.Context // per action id, the context of its current attempt
 	closed   bool
+
+	coord coordRuntime // coordinator jobs' locks and parsed apps
 }
 
 // New returns an engine. It does not touch jobs until Start.
@@ -362,9 +366,15 @@ func (e *Engine) commit(ctx context.Context, st *jobState) error {
 	// every action transition.
 	writeJob := st.jobDirty
 	dirty := st.takeDirty()
-	effects, done := st.effects, st.done
-	st.effects, st.done, st.jobDirty = nil, nil, false
+	logs := st.takeLogs(now, dirty)
+	effects, done, deleted := st.effects, st.done, st.deleted
+	st.effects, st.done, st.deleted, st.jobDirty = nil, nil, nil, false
 	err := e.store.Update(ctx, func(tx store.Tx) error {
+		for _, id := range deleted {
+			if err := tx.DeleteAction(ctx, id); err != nil {
+				return err
+			}
+		}
 		if writeJob {
 			if err := tx.PutJob(ctx, st.job); err != nil {
 				return err
@@ -383,6 +393,11 @@ func (e *Engine) commit(ctx context.Context, st *jobState) error {
 		}
 		for _, id := range done {
 			if err := tx.DoneEffect(ctx, id); err != nil {
+				return err
+			}
+		}
+		for _, l := range logs {
+			if err := tx.AppendLog(ctx, l); err != nil {
 				return err
 			}
 		}

@@ -40,6 +40,8 @@ func (st *jobState) newRecord(e *Engine, name, typ string) *store.Action {
 	if old := st.actions[name]; old != nil {
 		a.Seq = old.Seq
 		a.Attempt = old.Attempt + 1
+	} else if n, ok := st.extra.RerunAttempts[name]; ok {
+		a.Attempt = n
 	}
 	st.actions[name] = a
 	st.touch(a)
@@ -110,6 +112,10 @@ func (st *jobState) walk(e *Engine, first ...string) {
 				queue = append(queue, n.To)
 			}
 		case workflow.ActionNode:
+			if next, skip := st.rerunSkipped(n.Name); skip {
+				queue = append(queue, next...)
+				continue
+			}
 			if n.Action == nil {
 				st.failJob(e, workflow.CodeSchema, "action node ["+n.Name+"] has no action body")
 				return

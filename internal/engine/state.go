@@ -34,6 +34,11 @@ type jobExtra struct {
 	ParentAction  string `json:"parentAction,omitempty"`
 	ParentAttempt int    `json:"parentAttempt,omitempty"`
 	Depth         int    `json:"depth,omitempty"`
+	// RerunSkip lists the nodes a rerun skips (rerun.go); RerunAttempts
+	// continues the attempt numbers of records a rerun dropped, so a
+	// rerun action never reuses an earlier run's work directory.
+	RerunSkip     []string       `json:"rerunSkip,omitempty"`
+	RerunAttempts map[string]int `json:"rerunAttempts,omitempty"`
 }
 
 func (x *jobExtra) encode() string {
@@ -76,6 +81,8 @@ type jobState struct {
 	dirtyOrder []string
 	effects    []*store.Effect
 	done       []int64
+	deleted    []string // action records to delete (rerun)
+	log        jobLog   // joblog.go
 }
 
 func loadState(j *store.Job, acts []*store.Action, options func(*conf.Config) workflow.Options) (*jobState, error) {
@@ -107,11 +114,12 @@ func loadState(j *store.Job, acts []*store.Action, options func(*conf.Config) wo
 		st.actions[a.Name] = a
 	}
 	st.arrived = arrivals(app, st.actions)
+	st.log = newJobLog(j, acts)
 	return st, nil
 }
 
 func (st *jobState) changed() bool {
-	return st.jobDirty || len(st.dirty) > 0 || len(st.effects) > 0 || len(st.done) > 0
+	return st.jobDirty || len(st.dirty) > 0 || len(st.effects) > 0 || len(st.done) > 0 || len(st.log.pending) > 0
 }
 
 // touch marks an action changed in the transition in progress.

@@ -51,11 +51,17 @@ type parentInfo struct {
 // <parameters> (section 4.1), and refuses the job with an Oozie error code
 // when the application cannot be read or is invalid.
 func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error) {
+	if isCoordConf(props) {
+		return e.coordSubmit(ctx, props)
+	}
 	return e.submit(ctx, props, nil)
 }
 
 // Run submits a job and starts it.
 func (e *Engine) Run(ctx context.Context, props *conf.Config) (string, error) {
+	if isCoordConf(props) {
+		return e.coordSubmit(ctx, props) // a coordinator starts on submission
+	}
 	id, err := e.Submit(ctx, props)
 	if err != nil {
 		return "", err
@@ -148,7 +154,10 @@ func (e *Engine) submit(ctx context.Context, props *conf.Config, parent *parentI
 			return err
 		}
 		job.ID = formatJobID(n, e.started, e.opts.SystemID, "W")
-		return tx.PutJob(ctx, job)
+		if err := tx.PutJob(ctx, job); err != nil {
+			return err
+		}
+		return tx.AppendLog(ctx, submitLog(job))
 	})
 	if err != nil {
 		return "", err
@@ -197,6 +206,9 @@ func fileExists(p string) bool {
 
 // StartJob starts a job in PREP.
 func (e *Engine) StartJob(ctx context.Context, id string) error {
+	if IsCoordJobID(id) {
+		return e.coordStart(ctx, id)
+	}
 	st, err := e.lockState(ctx, id)
 	if err != nil {
 		return err
@@ -213,6 +225,9 @@ func (e *Engine) StartJob(ctx context.Context, id string) error {
 
 // Suspend suspends a RUNNING job and its running sub-workflows.
 func (e *Engine) Suspend(ctx context.Context, id string) error {
+	if IsCoordJobID(id) {
+		return e.coordSuspend(ctx, id)
+	}
 	children, err := e.command(ctx, id, func(st *jobState) error { return st.suspend() })
 	if err != nil {
 		return err
@@ -225,6 +240,9 @@ func (e *Engine) Suspend(ctx context.Context, id string) error {
 
 // Resume resumes a SUSPENDED job and its suspended sub-workflows.
 func (e *Engine) Resume(ctx context.Context, id string) error {
+	if IsCoordJobID(id) {
+		return e.coordResume(ctx, id)
+	}
 	children, err := e.command(ctx, id, func(st *jobState) error { return st.resume(e) })
 	if err != nil {
 		return err
@@ -238,6 +256,9 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 // Kill kills a job that has not ended; its running actions are killed,
 // sub-workflows included.
 func (e *Engine) Kill(ctx context.Context, id string) error {
+	if IsCoordJobID(id) {
+		return e.coordKill(ctx, id)
+	}
 	_, err := e.command(ctx, id, func(st *jobState) error { return st.kill(e) })
 	return err
 }

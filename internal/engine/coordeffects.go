@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/store"
+)
+
+// performCoordSubmit launches the workflow of a SUBMITTED action. It is
+// idempotent: a workflow already created for the action (found by its
+// parent id, which is the action id) is reused, never created twice.
+func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error {
+	unlock := e.coordLock(ef.JobID)
+	defer unlock()
+	c, err := e.loadCoordChange(ctx, ef.JobID)
+	if err != nil {
+		return err
+	}
+	var a *store.CoordAction
+	var existing []*store.Job
+	err = e.store.View(ctx, func(tx store.Tx) (err error) {
+		if a, err = tx.CoordAction(ctx, ef.ActionID); err != nil {
+			return err
+		}
+		existing, err = tx.Jobs(ctx, store.JobFilter{ParentID: ef.ActionID})
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) || (err == nil && a.Status != store.CoordActionSubmitted) {
+		c.done = append(c.done, ef.ID)
+		return e.commitCoord(ctx, c)
+	}
+	if err != nil {
+		return err
+	}
+	switch c.job.Status {
+	case store.CoordSuspended, store.CoordSuspendedWithError:
+		// Held: resume submits it again.
+		c.done = append(c.done, ef.ID)
+		return e.commitCoord(ctx, c)
+	}
+	wfID := a.ExternalID
+	if wfID == "" && len(existing) > 0 {
+		wfID = existing[len(existing)-1].ID
+	}
+	if wfID == "" {
+		props, err := conf.ParseXML(strings.NewReader(a.RunConf), "action "+a.ID)
+		if err == nil {
+			wfID, err = e.submit(ctx, props, &parentInfo{jobID: a.ID, actionID: a.ID})
+		}
+		if err != nil {
+			a.ErrorCode, a.ErrorMessage = ErrorCode(err), err.Error()
+			c.log(a.ID, "ERROR", "workflow submission failed: %v", err)
+			c.setActionStatus(e, a, store.CoordActionFailed)
+			c.done = append(c.done, ef.ID)
+			c.stepSoon()
+			return e.commitCoord(ctx, c)
+		}
+		// Recorded before the start, with the effect still pending, so
+		// that a crash before the start is finished starts it then.
+		a.ExternalID = wfID
+		c.touch(a, a.Status)
+		c.log(a.ID, "INFO", "workflow [%s] submitted", wfID)
+		if err := e.commitCoord(ctx, c); err != nil {
+			return err
+		}
+		if c, err = e.loadCoordChange(ctx, ef.JobID); err != nil {
+			return err
+		}
+	} else if a.ExternalID == "" {
+		a.ExternalID = wfID
+		c.touch(a, a.Status)
+	}
+	if err := e.StartJob(ctx, wfID); err != nil && ErrorCode(err) != CodeAlreadyStarted {
+		return err
+	}
+	wf, _, err := e.Job(ctx, wfID)
+	if err != nil {
+		return err
+	}
+	c.done = append(c.done, ef.ID)
+	a.ExternalStatus = wf.Status
+	c.setActionStatus(e, a, store.CoordActionRunning)
+	if store.Terminal(wf.Status) {
+		c.workflowEnded(e, a, wf)
+		c.stepSoon()
+	}
+	return e.commitCoord(ctx, c)
+}
+
+// workflowEnded moves an action to the status of its ended workflow.
+func (c *coordChange) workflowEnded(e *Engine, a *store.CoordAction, wf *store.Job) {
+	a.ExternalStatus = wf.Status
+	c.touch(a, a.Status)
+	if coordActionTerminal(a.Status) {
+		return
+	}
+	to := store.CoordActionSucceeded
+	switch wf.Status {
+	case store.JobKilled:
+		to = store.CoordActionKilled
+	case store.JobFailed:
+		to = store.CoordActionFailed
+		a.ErrorCode, a.ErrorMessage = wf.ErrorCode, wf.ErrorMessage
+	}
+	if a.Status == store.CoordActionSubmitted && to == store.CoordActionSucceeded {
+		c.setActionStatus(e, a, store.CoordActionRunning, to)
+		return
+	}
+	c.setActionStatus(e, a, to)
+}
+
+// coordWorkflowEnded is the notify effect of a workflow a coordinator
+// action launched: the action takes the workflow's final status and the
+// job steps (a concurrency slot is free now).
+func (e *Engine) coordWorkflowEnded(ctx context.Context, ef *store.Effect, jobID string) error {
+	unlock := e.coordLock(jobID)
+	defer unlock()
+	c, err := e.loadCoordChange(ctx, jobID)
+	if err != nil {
+		return err
+	}
+	c.done = append(c.done, ef.ID)
+	var a *store.CoordAction
+	var wf *store.Job
+	err = e.store.View(ctx, func(tx store.Tx) (err error) {
+		if a, err = tx.CoordAction(ctx, ef.ActionID); err != nil {
+			return err
+		}
+		wf, err = tx.Job(ctx, ef.JobID)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return e.commitCoord(ctx, c)
+	}
+	if err != nil {
+		return err
+	}
+	if a.ExternalID == wf.ID && store.Terminal(wf.Status) {
+		c.workflowEnded(e, a, wf)
+		c.stepSoon()
+	}
+	return e.commitCoord(ctx, c)
+}
+
+// performCoordCascade passes kill, suspend or resume on to the workflow of
+// an action. A workflow that has ended or is not in the state the command
+// needs is left alone.
+func (e *Engine) performCoordCascade(ctx context.Context, ef *store.Effect) error {
+	var a *store.CoordAction
+	var existing []*store.Job
+	err := e.store.View(ctx, func(tx store.Tx) (err error) {
+		if a, err = tx.CoordAction(ctx, ef.ActionID); err != nil {
+			return err
+		}
+		existing, err = tx.Jobs(ctx, store.JobFilter{ParentID: ef.ActionID})
+		return err
+	})
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	var ids []string
+	if a != nil && a.ExternalID != "" {
+		ids = append(ids, a.ExternalID)
+	}
+	for _, j := range existing {
+		if a == nil || j.ID != a.ExternalID {
+			ids = append(ids, j.ID)
+		}
+	}
+	for _, id := range ids {
+		var cmdErr error
+		switch ef.Kind {
+		case EffectCoordKill:
+			cmdErr = e.Kill(ctx, id)
+		case EffectCoordSuspend:
+			cmdErr = e.Suspend(ctx, id)
+		case EffectCoordResume:
+			cmdErr = e.Resume(ctx, id)
+		}
+		switch ErrorCode(cmdErr) {
+		case "", CodeCannotKill, CodeCannotSuspend, CodeNotSuspended, CodeJobNotFound:
+		default:
+			return cmdErr
+		}
+	}
+	e.markDone(ctx, ef)
+	return nil
+}

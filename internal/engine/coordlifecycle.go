@@ -1,0 +1,156 @@
+package engine
+
+import "github.com/gozie/gozie/internal/store"
+
+// coordJobTransitions is the table of coordinator specification 6.1.2: the
+// only status changes a coordinator job may make.
+var coordJobTransitions = map[string][]string{
+	store.CoordPrep: {store.CoordPrepSuspended, store.CoordPrepPaused, store.CoordRunning, store.CoordKilled},
+	store.CoordRunning: {store.CoordRunningWithError, store.CoordSuspended, store.CoordPaused,
+		store.CoordSucceeded, store.CoordKilled},
+	store.CoordRunningWithError: {store.CoordRunning, store.CoordSuspendedWithError, store.CoordPausedWithError,
+		store.CoordDoneWithError, store.CoordKilled, store.CoordFailed},
+	store.CoordPrepSuspended:      {store.CoordPrep, store.CoordKilled},
+	store.CoordSuspended:          {store.CoordRunning, store.CoordKilled},
+	store.CoordSuspendedWithError: {store.CoordRunningWithError, store.CoordKilled},
+	store.CoordPrepPaused:         {store.CoordPrep, store.CoordKilled},
+	store.CoordPaused:             {store.CoordSuspended, store.CoordRunning, store.CoordKilled},
+	store.CoordPausedWithError:    {store.CoordSuspendedWithError, store.CoordRunningWithError, store.CoordKilled},
+	store.CoordFailed:             {store.CoordIgnored},
+	store.CoordKilled:             {store.CoordIgnored},
+	store.CoordIgnored:            {store.CoordRunning},
+}
+
+// coordActionTransitions is the table of coordinator specification
+// 6.1.3.2.
+var coordActionTransitions = map[string][]string{
+	store.CoordActionWaiting: {store.CoordActionReady, store.CoordActionTimedOut, store.CoordActionSkipped,
+		store.CoordActionKilled},
+	store.CoordActionReady:     {store.CoordActionSubmitted, store.CoordActionSkipped, store.CoordActionKilled},
+	store.CoordActionSubmitted: {store.CoordActionRunning, store.CoordActionKilled, store.CoordActionFailed},
+	store.CoordActionRunning:   {store.CoordActionSucceeded, store.CoordActionKilled, store.CoordActionFailed},
+	store.CoordActionFailed:    {store.CoordActionIgnored},
+	store.CoordActionKilled:    {store.CoordActionIgnored},
+	store.CoordActionTimedOut:  {store.CoordActionIgnored},
+	store.CoordActionIgnored:   {store.CoordActionWaiting},
+}
+
+// CoordJobTransitionAllowed reports whether a coordinator job may go from
+// one status to another (coordinator specification 6.1.2).
+func CoordJobTransitionAllowed(from, to string) bool {
+	return allowed(coordJobTransitions, from, to)
+}
+
+// CoordActionTransitionAllowed reports whether a coordinator action may go
+// from one status to another (coordinator specification 6.1.3.2).
+func CoordActionTransitionAllowed(from, to string) bool {
+	return allowed(coordActionTransitions, from, to)
+}
+
+// setCoordStatus moves a coordinator job to status "to" if the lifecycle
+// allows it.
+func setCoordStatus(j *store.CoordJob, to string) error {
+	if j.Status == to {
+		return nil
+	}
+	if !CoordJobTransitionAllowed(j.Status, to) {
+		return &errTransition{"coordinator job", j.ID, j.Status, to}
+	}
+	j.Status = to
+	return nil
+}
+
+// setCoordActionStatus moves a coordinator action through the given
+// statuses in order, each step checked against the lifecycle table.
+func setCoordActionStatus(a *store.CoordAction, path ...string) error {
+	for _, to := range path {
+		if a.Status == to {
+			continue
+		}
+		if !CoordActionTransitionAllowed(a.Status, to) {
+			return &errTransition{"coordinator action", a.ID, a.Status, to}
+		}
+		a.Status = to
+	}
+	return nil
+}
+
+// CoordTerminal reports whether a coordinator job status is final: the
+// engine does no more work for it (IGNORED included, until a change
+// command brings the job back).
+func CoordTerminal(status string) bool {
+	switch status {
+	case store.CoordSucceeded, store.CoordDoneWithError, store.CoordKilled, store.CoordFailed, store.CoordIgnored:
+		return true
+	}
+	return false
+}
+
+// coordActionTerminal reports action statuses the engine never leaves by
+// itself.
+func coordActionTerminal(status string) bool {
+	switch status {
+	case store.CoordActionSucceeded, store.CoordActionKilled, store.CoordActionFailed,
+		store.CoordActionTimedOut, store.CoordActionSkipped, store.CoordActionIgnored:
+		return true
+	}
+	return false
+}
+
+// coordHasError reports whether an action status puts a running job in
+// RUNNINGWITHERROR (specification 6.1.2: a FAILED, KILLED or TIMEDOUT
+// workflow).
+func coordHasError(status string) bool {
+	return status == store.CoordActionFailed || status == store.CoordActionKilled || status == store.CoordActionTimedOut
+}
+
+// withError maps a job status to its WITHERROR twin, and back with
+// withoutError: suspend, pause and resume keep the error flag.
+var withError = map[string]string{
+	store.CoordRunning:   store.CoordRunningWithError,
+	store.CoordSuspended: store.CoordSuspendedWithError,
+	store.CoordPaused:    store.CoordPausedWithError,
+}
+
+func isWithError(status string) bool {
+	switch status {
+	case store.CoordRunningWithError, store.CoordSuspendedWithError, store.CoordPausedWithError:
+		return true
+	}
+	return false
+}
+
+// coordFinalStatus is the status of a job whose materialization is done
+// and whose actions have all ended (specification 6.1.2): SUCCEEDED when
+// every workflow succeeded, FAILED or KILLED when all of them failed or
+// were killed, DONEWITHERROR for any other mix with an error (all TIMEDOUT
+// included). SKIPPED actions ran nothing and do not count. ok is false
+// while some action has not ended.
+func coordFinalStatus(counts map[string]int) (status string, ok bool) {
+	total, errs := 0, 0
+	for s, n := range counts {
+		if n == 0 {
+			continue
+		}
+		if !coordActionTerminal(s) {
+			return "", false
+		}
+		if s == store.CoordActionSkipped || s == store.CoordActionIgnored {
+			continue
+		}
+		total += n
+		if coordHasError(s) {
+			errs += n
+		}
+	}
+	switch {
+	case errs == 0:
+		return store.CoordSucceeded, true
+	case counts[store.CoordActionFailed] == total:
+		return store.CoordFailed, true
+	case counts[store.CoordActionKilled] == total:
+		return store.CoordKilled, true
+	default:
+		return store.CoordDoneWithError, true
+	}
+}

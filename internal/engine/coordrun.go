@@ -1,0 +1,575 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/store"
+)
+
+// coordChange is one transition of a coordinator job in the making: the
+// job, the actions it changed, the effects it calls for and the log lines
+// describing it, all committed together by commitCoord.
+type coordChange struct {
+	job      *store.CoordJob
+	extra    coordExtra
+	jobDirty bool
+	actions  []*store.CoordAction
+	touched  map[string]bool
+	// before holds the stored status of each changed action, so counts
+	// read from the store can be corrected without reading again.
+	before  map[string]string
+	effects []*store.Effect
+	done    []int64
+	logs    []*store.LogEntry
+	// tick is a new tick to add; oldTick one to retire.
+	tick    *store.Effect
+	oldTick int64
+	now     time.Time
+}
+
+func (e *Engine) loadCoordChange(ctx context.Context, id string) (*coordChange, error) {
+	j, err := e.coordJob(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &coordChange{job: j, extra: decodeCoordExtra(j.State), touched: map[string]bool{},
+		before: map[string]string{}, now: e.now()}, nil
+}
+
+func (c *coordChange) log(actionID, level, format string, args ...any) {
+	c.logs = append(c.logs, &store.LogEntry{JobID: c.job.ID, ActionID: actionID, Time: c.now, Level: level,
+		Message: fmt.Sprintf(format, args...)})
+}
+
+func (c *coordChange) setStatus(e *Engine, to string) bool {
+	from := c.job.Status
+	if err := setCoordStatus(c.job, to); err != nil {
+		e.logf("gozie: %v", err)
+		return false
+	}
+	if from != to {
+		c.jobDirty = true
+		c.log("", "INFO", "coordinator job status %s -> %s", from, to)
+	}
+	return true
+}
+
+// touch marks an action changed, remembering the status it had in the
+// store.
+func (c *coordChange) touch(a *store.CoordAction, storedStatus string) {
+	if c.touched[a.ID] {
+		return
+	}
+	c.touched[a.ID] = true
+	c.before[a.ID] = storedStatus
+	c.actions = append(c.actions, a)
+}
+
+// setActionStatus moves an action along path, logging each step.
+func (c *coordChange) setActionStatus(e *Engine, a *store.CoordAction, path ...string) bool {
+	stored := a.Status
+	for _, to := range path {
+		from := a.Status
+		if from == to {
+			continue
+		}
+		if err := setCoordActionStatus(a, to); err != nil {
+			e.logf("gozie: %v", err)
+			return false
+		}
+		c.log(a.ID, "INFO", "status %s -> %s", from, to)
+	}
+	a.LastModTime = c.now
+	c.touch(a, stored)
+	return true
+}
+
+func (c *coordChange) addEffect(ef *store.Effect) {
+	ef.JobID = c.job.ID
+	ef.CreatedTime = c.now
+	c.effects = append(c.effects, ef)
+}
+
+// killAction kills an action that has not ended; a launched (or maybe
+// launched) workflow is killed by an effect.
+func (c *coordChange) killAction(e *Engine, a *store.CoordAction) {
+	launched := a.Status == store.CoordActionSubmitted || a.Status == store.CoordActionRunning
+	if !c.setActionStatus(e, a, store.CoordActionKilled) {
+		return
+	}
+	if launched {
+		c.addEffect(&store.Effect{Kind: EffectCoordKill, ActionID: a.ID})
+	}
+}
+
+// cancelTick retires the job's live tick: an ended job needs no timer.
+func (c *coordChange) cancelTick() {
+	if c.extra.TickID != 0 {
+		c.oldTick = c.extra.TickID
+		c.extra.TickID, c.extra.TickAt = 0, time.Time{}
+		c.jobDirty = true
+	}
+	c.tick = nil
+}
+
+// schedule makes sure the job's tick fires no later than at.
+func (c *coordChange) schedule(at time.Time) {
+	if c.extra.TickID != 0 && !c.extra.TickAt.After(at) {
+		return
+	}
+	if c.extra.TickID != 0 {
+		c.oldTick = c.extra.TickID
+		c.extra.TickID = 0
+	}
+	c.tick = &store.Effect{JobID: c.job.ID, Kind: EffectCoordTick, NotBefore: at, CreatedTime: c.now}
+	c.extra.TickAt = at
+	c.jobDirty = true
+}
+
+// stepSoon asks for a tick now: an action ended, so a concurrency slot is
+// free and the job's status may change. Workflows that end together share
+// one tick, instead of a step (which reads every active action) each.
+func (c *coordChange) stepSoon() {
+	if !CoordTerminal(c.job.Status) {
+		c.schedule(c.now)
+	}
+}
+
+// commitCoord writes a change in one transaction, then performs its
+// effects.
+func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
+	if c.jobDirty || len(c.actions) > 0 {
+		c.job.LastModTime = c.now
+		c.jobDirty = true
+	}
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		if c.tick != nil {
+			if err := tx.AddEffect(ctx, c.tick); err != nil {
+				return err
+			}
+			c.extra.TickID = c.tick.ID
+		}
+		if c.oldTick != 0 {
+			if err := tx.DoneEffect(ctx, c.oldTick); err != nil {
+				return err
+			}
+		}
+		if c.jobDirty {
+			c.job.State = c.extra.encode()
+			if err := tx.PutCoordJob(ctx, c.job); err != nil {
+				return err
+			}
+		}
+		for _, a := range c.actions {
+			if err := tx.PutCoordAction(ctx, a); err != nil {
+				return err
+			}
+		}
+		for _, ef := range c.effects {
+			if err := tx.AddEffect(ctx, ef); err != nil {
+				return err
+			}
+		}
+		for _, id := range c.done {
+			if err := tx.DoneEffect(ctx, id); err != nil {
+				return err
+			}
+		}
+		for _, l := range c.logs {
+			if err := tx.AppendLog(ctx, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if CoordTerminal(c.job.Status) {
+		// An ended job is not stepped again: drop its parsed app.
+		e.coord.mu.Lock()
+		delete(e.coord.apps, c.job.ID)
+		e.coord.mu.Unlock()
+	}
+	effects := c.effects
+	if c.tick != nil {
+		effects = append(effects, c.tick)
+	}
+	e.dispatch(effects)
+	return nil
+}
+
+// performCoord performs the coordinator effects, and the notify effect of a
+// workflow launched by a coordinator action. It reports whether ef was one
+// of those.
+func (e *Engine) performCoord(ef *store.Effect) bool {
+	ctx := e.ctx
+	var err error
+	switch ef.Kind {
+	case EffectCoordTick:
+		err = e.performCoordTick(ctx, ef)
+	case EffectCoordSubmit:
+		err = e.performCoordSubmit(ctx, ef)
+	case EffectCoordKill, EffectCoordSuspend, EffectCoordResume:
+		err = e.performCoordCascade(ctx, ef)
+	case store.EffectNotify:
+		jobID, _, _ := strings.Cut(ef.ActionID, "@")
+		if !IsCoordJobID(jobID) {
+			return false
+		}
+		err = e.coordWorkflowEnded(ctx, ef, jobID)
+	default:
+		return false
+	}
+	if err != nil && ctx.Err() == nil {
+		if ErrorCode(err) == CodeJobNotFound {
+			e.markDone(ctx, ef)
+			return true
+		}
+		// The effect stays pending (a restart performs it again) and is
+		// tried again after the input check interval, so a passing
+		// database error does not stall the job until then.
+		e.logf("gozie: effect %s %s %s: %v (will retry)", ef.Kind, ef.JobID, ef.ActionID, err)
+		e.clock.AfterFunc(e.opts.Coord.withDefaults().InputCheckInterval, func() { e.goSafe(func() { e.perform(ef) }) })
+	}
+	return true
+}
+
+func (e *Engine) performCoordTick(ctx context.Context, ef *store.Effect) error {
+	unlock := e.coordLock(ef.JobID)
+	defer unlock()
+	c, err := e.loadCoordChange(ctx, ef.JobID)
+	if err != nil {
+		return err
+	}
+	if c.extra.TickID != ef.ID {
+		// A superseded tick: the live one is earlier.
+		e.markDone(ctx, ef)
+		return nil
+	}
+	c.extra.TickID, c.extra.TickAt = 0, time.Time{}
+	c.jobDirty = true
+	c.done = append(c.done, ef.ID)
+	if err := e.coordStep(ctx, c); err != nil {
+		return err
+	}
+	return e.commitCoord(ctx, c)
+}
+
+// coordStep is the body of a tick: pause time, materialization, input
+// checks, execution policy, the job's status from its actions, and the
+// next tick. c.job must be locked.
+func (e *Engine) coordStep(ctx context.Context, c *coordChange) error {
+	j, now, opts := c.job, c.now, e.opts.Coord.withDefaults()
+	if CoordTerminal(j.Status) {
+		c.cancelTick()
+		return nil
+	}
+	app, props, err := e.coordApp(j)
+	if err != nil {
+		return err
+	}
+	paused := !j.PauseTime.IsZero() && !now.Before(j.PauseTime)
+	switch j.Status {
+	case store.CoordPrep:
+		if paused {
+			c.setStatus(e, store.CoordPrepPaused)
+		} else {
+			c.setStatus(e, store.CoordRunning)
+		}
+	case store.CoordPrepPaused:
+		if !paused {
+			c.setStatus(e, store.CoordPrep)
+			c.setStatus(e, store.CoordRunning)
+		}
+	case store.CoordRunning:
+		if paused {
+			c.setStatus(e, store.CoordPaused)
+		}
+	case store.CoordRunningWithError:
+		if paused {
+			c.setStatus(e, store.CoordPausedWithError)
+		}
+	case store.CoordPaused:
+		if !paused {
+			c.setStatus(e, store.CoordRunning)
+		}
+	case store.CoordPausedWithError:
+		if !paused {
+			c.setStatus(e, store.CoordRunningWithError)
+		}
+	}
+	running := j.Status == store.CoordRunning || j.Status == store.CoordRunningWithError
+	active := running || j.Status == store.CoordPaused || j.Status == store.CoordPausedWithError
+	if !active {
+		// Suspended or paused before starting: resume or a change of the
+		// pause time brings the job back.
+		c.cancelTick()
+		return nil
+	}
+
+	var acts []*store.CoordAction
+	var counts map[string]int
+	err = e.store.View(ctx, func(tx store.Tx) (err error) {
+		if acts, err = tx.CoordActions(ctx, j.ID, store.CoordActionFilter{Statuses: activeActionStatuses}); err != nil {
+			return err
+		}
+		counts, err = tx.CountCoordActions(ctx, j.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	// Actions this transition already changed are not in the store yet:
+	// work on the changed copies.
+	for i, a := range acts {
+		for _, x := range c.actions {
+			if x.ID == a.ID {
+				acts[i] = x
+			}
+		}
+	}
+
+	if running && !j.DoneMaterialization {
+		acts = e.materialize(c, app, props, acts, opts)
+	}
+	e.checkInputs(c, app, props, acts, opts)
+	e.decide(c, app, props, acts)
+
+	// The job's status follows its actions.
+	for _, a := range c.actions {
+		if before, ok := c.before[a.ID]; ok {
+			if before != "" {
+				counts[before]--
+			}
+			counts[a.Status]++
+		}
+	}
+	if j.Status == store.CoordRunning && hasErrors(counts) {
+		c.setStatus(e, store.CoordRunningWithError)
+	}
+	if j.DoneMaterialization && (j.Status == store.CoordRunning || j.Status == store.CoordRunningWithError) {
+		if final, ok := coordFinalStatus(counts); ok {
+			if final != store.CoordSucceeded && j.Status == store.CoordRunning {
+				c.setStatus(e, store.CoordRunningWithError)
+			}
+			if final == store.CoordSucceeded && j.Status == store.CoordRunningWithError {
+				final = store.CoordDoneWithError
+			}
+			c.setStatus(e, final)
+			c.cancelTick()
+			return nil
+		}
+	}
+
+	// The next tick: the next materialization, the next input check, or
+	// the pause time, whichever comes first.
+	var next time.Time
+	earlier := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	if (j.Status == store.CoordRunning || j.Status == store.CoordRunningWithError) && !j.DoneMaterialization {
+		t := j.NextMaterializedTime.Add(-opts.MaterializationLookahead)
+		if !t.After(now) {
+			// Due but held back (throttle, batch size): try again later.
+			t = now.Add(opts.InputCheckInterval)
+		}
+		earlier(t)
+	}
+	for _, a := range acts {
+		switch {
+		case a.Status == store.CoordActionWaiting && a.NominalTime.After(now):
+			earlier(a.NominalTime)
+		case a.Status == store.CoordActionWaiting || a.Status == store.CoordActionReady:
+			earlier(now.Add(opts.InputCheckInterval))
+		}
+	}
+	if !j.PauseTime.IsZero() && j.PauseTime.After(now) && (j.Status == store.CoordRunning || j.Status == store.CoordRunningWithError) {
+		earlier(j.PauseTime)
+	}
+	if !next.IsZero() {
+		c.schedule(next)
+	}
+	return nil
+}
+
+func hasErrors(counts map[string]int) bool {
+	for s, n := range counts {
+		if n > 0 && coordHasError(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// materialize creates the actions that are due, within the throttle, and
+// returns acts with them appended.
+func (e *Engine) materialize(c *coordChange, app *coord.App, props *conf.Config, acts []*store.CoordAction, opts CoordOptions) []*store.CoordAction {
+	j := c.job
+	waiting := 0
+	for _, a := range acts {
+		if a.Status == store.CoordActionWaiting {
+			waiting++
+		}
+	}
+	plan, err := app.Materialize(coord.PlanState{
+		LastActionNumber: j.LastActionNumber, NextMaterializedTime: j.NextMaterializedTime,
+		PauseTime: j.PauseTime, WaitingActions: waiting,
+	}, coord.PlanOptions{Now: c.now, Window: opts.MaterializationWindow, BatchSize: opts.BatchSize,
+		Lookahead: opts.MaterializationLookahead}, props)
+	if err != nil {
+		code := ErrorCode(err)
+		if code == "" {
+			code = coord.ErrorCode(err)
+		}
+		if j.ErrorMessage != err.Error() {
+			j.ErrorCode, j.ErrorMessage = code, err.Error()
+			c.jobDirty = true
+			c.log("", "ERROR", "materialization failed: %v", err)
+		}
+		return acts
+	}
+	for _, p := range plan.Actions {
+		p.ID = CoordActionID(j.ID, p.Number)
+		planJSON, err := json.Marshal(p)
+		if err != nil {
+			e.logf("gozie: %s: %v", j.ID, err)
+			continue
+		}
+		created := p.CreatedTime
+		if created.IsZero() {
+			created = c.now
+		}
+		a := &store.CoordAction{
+			ID: CoordActionID(j.ID, p.Number), JobID: j.ID, Number: p.Number, Status: store.CoordActionWaiting,
+			NominalTime: p.NominalTime, CreatedTime: created, LastModTime: c.now,
+			MissingDependencies: strings.Join(p.Dependencies, "#"), CreatedConf: p.CreatedConf,
+			ActionXML: p.ActionXML, Plan: string(planJSON),
+		}
+		c.touch(a, "")
+		c.log(a.ID, "INFO", "status -> %s, nominal time %s", a.Status, a.NominalTime.UTC().Format(time.RFC3339))
+		acts = append(acts, a)
+		j.LastActionTime = p.NominalTime
+	}
+	if plan.LastActionNumber != j.LastActionNumber || !plan.NextMaterializedTime.Equal(j.NextMaterializedTime) || plan.Done != j.DoneMaterialization {
+		j.LastActionNumber, j.NextMaterializedTime, j.DoneMaterialization = plan.LastActionNumber, plan.NextMaterializedTime, plan.Done
+		c.jobDirty = true
+	}
+	return acts
+}
+
+// checkInputs moves WAITING actions whose inputs are all there to READY,
+// those waiting past their timeout to TIMEDOUT, and records what the
+// others still miss.
+func (e *Engine) checkInputs(c *coordChange, app *coord.App, props *conf.Config, acts []*store.CoordAction, opts CoordOptions) {
+	for _, a := range acts {
+		if a.Status != store.CoordActionWaiting || a.NominalTime.After(c.now) {
+			// As in Oozie, an action materialized ahead of its nominal
+			// time is not checked (and so never starts) before it.
+			continue
+		}
+		var p coord.ActionPlan
+		if err := json.Unmarshal([]byte(a.Plan), &p); err != nil {
+			e.logf("gozie: %s: bad plan: %v", a.ID, err)
+			continue
+		}
+		r, err := app.CheckInputs(&p, props, opts.Exists, c.now)
+		if err != nil {
+			if a.ErrorMessage != err.Error() {
+				a.ErrorCode, a.ErrorMessage = coord.ErrorCode(err), err.Error()
+				c.touch(a, a.Status)
+				c.log(a.ID, "WARN", "input check failed: %v", err)
+			}
+			continue
+		}
+		if r.Plan != nil {
+			if b, err := json.Marshal(r.Plan); err == nil && string(b) != a.Plan {
+				a.Plan = string(b)
+				c.touch(a, a.Status)
+			}
+		}
+		missing := strings.Join(r.Missing, "#")
+		if missing != a.MissingDependencies {
+			a.MissingDependencies = missing
+			c.touch(a, a.Status)
+		}
+		switch {
+		case r.Ready:
+			a.MissingDependencies = ""
+			c.setActionStatus(e, a, store.CoordActionReady)
+		case r.TimedOut:
+			c.setActionStatus(e, a, store.CoordActionTimedOut)
+		}
+	}
+}
+
+// decide applies concurrency and the execution policy: READY actions the
+// policy picks become SUBMITTED (their workflow is launched by an effect),
+// the ones it skips SKIPPED.
+func (e *Engine) decide(c *coordChange, app *coord.App, props *conf.Config, acts []*store.CoordAction) {
+	var states []coord.ActionState
+	byNumber := map[int]*store.CoordAction{}
+	running := 0
+	for _, a := range acts {
+		if coordActionTerminal(a.Status) {
+			continue
+		}
+		byNumber[a.Number] = a
+		states = append(states, coord.ActionState{Number: a.Number, NominalTime: a.NominalTime, Status: a.Status})
+		if a.Status == store.CoordActionSubmitted || a.Status == store.CoordActionRunning {
+			running++
+		}
+	}
+	if len(states) == 0 {
+		return
+	}
+	d := app.Decide(states, running, c.now)
+	for _, n := range d.Skip {
+		if a := byNumber[n]; a != nil {
+			c.setActionStatus(e, a, store.CoordActionSkipped)
+		}
+	}
+	for _, n := range d.Submit {
+		a := byNumber[n]
+		if a == nil || a.Status != store.CoordActionReady {
+			continue
+		}
+		// Concurrency is the engine's promise too: never more than
+		// <concurrency> SUBMITTED or RUNNING at once (-1 unlimited).
+		if app.Concurrency > 0 && running >= app.Concurrency {
+			break
+		}
+		var p coord.ActionPlan
+		runConf := ""
+		err := json.Unmarshal([]byte(a.Plan), &p)
+		if err == nil {
+			var rc *conf.Config
+			if rc, err = app.RunConf(&p, props); err == nil {
+				var b strings.Builder
+				err = rc.WriteXML(&b)
+				runConf = b.String()
+			}
+		}
+		if !c.setActionStatus(e, a, store.CoordActionSubmitted) {
+			continue
+		}
+		running++
+		if err != nil {
+			a.ErrorCode, a.ErrorMessage = coord.ErrorCode(err), err.Error()
+			c.log(a.ID, "ERROR", "cannot build the workflow configuration: %v", err)
+			c.setActionStatus(e, a, store.CoordActionFailed)
+			running--
+			continue
+		}
+		a.RunConf = runConf
+		c.addEffect(&store.Effect{Kind: EffectCoordSubmit, ActionID: a.ID})
+	}
+}

@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/workflow"
+)
+
+// Rerun properties (workflow specification 10).
+const (
+	PropRerunSkipNodes = "oozie.wf.rerun.skip.nodes"
+	PropRerunFailNodes = "oozie.wf.rerun.failnodes"
+)
+
+// Rerun error codes.
+const (
+	CodeRerunOneOf      = "E0404" // exactly one of the two rerun properties
+	CodeRerunNotEnded   = "E0805" // the job has not ended
+	CodeRerunSkipNotRun = "E0807" // a skipped node did not complete
+)
+
+// Rerun runs an ended workflow job again under the same id (specification
+// 10). props must set exactly one of oozie.wf.rerun.skip.nodes (the nodes
+// to skip, each of which must have completed OK) or
+// oozie.wf.rerun.failnodes (true: skip every action that ended OK; false:
+// run everything again). Other properties override the job's, and a new
+// oozie.wf.application.path may point at a patched application. The
+// definition is read again; the run count (wf:run()) goes up by one.
+func (e *Engine) Rerun(ctx context.Context, id string, props *conf.Config) error {
+	skipList, hasSkip := props.Get(PropRerunSkipNodes)
+	failNodes, hasFail := props.Get(PropRerunFailNodes)
+	if hasSkip == hasFail {
+		return errorf(CodeRerunOneOf, "Only one of the properties are allowed [%s OR %s]", PropRerunSkipNodes, PropRerunFailNodes)
+	}
+	st, err := e.lockState(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer st.mu.Unlock()
+	if !store.Terminal(st.job.Status) {
+		return errorf(CodeRerunNotEnded, "Workflow job [%s] is not in a terminal state, status [%s]", id, st.job.Status)
+	}
+
+	// The merged configuration: the job's, overridden by the rerun's.
+	merged := st.conf.Clone()
+	for _, p := range props.Properties() {
+		if p.Name == PropAppPath && strings.TrimSpace(p.Value) == "" {
+			continue // no new application: keep the job's
+		}
+		merged.Set(p.Name, p.Value)
+	}
+	// A property of an earlier rerun must not outlive it.
+	if !hasSkip {
+		merged.Delete(PropRerunSkipNodes)
+	}
+	if !hasFail {
+		merged.Delete(PropRerunFailNodes)
+	}
+	appPath, _ := merged.Get(PropAppPath)
+	root, defPath, shown, err := locateApp(strings.TrimSpace(appPath))
+	if err != nil {
+		return err
+	}
+	merged.Set(PropAppPath, shown)
+	data, err := os.ReadFile(defPath)
+	if err != nil {
+		return errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)
+	}
+	app, err := workflow.Parse(data, e.parseOptions(merged))
+	if err != nil {
+		return err
+	}
+
+	skip := map[string]bool{}
+	if hasSkip {
+		var notRun []string
+		for _, name := range strings.Split(skipList, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				continue
+			}
+			if a := st.actions[name]; a == nil || a.Status != store.ActionOK {
+				notRun = append(notRun, name)
+				continue
+			}
+			skip[name] = true
+		}
+		if len(notRun) > 0 {
+			return errorf(CodeRerunSkipNotRun, "Nodes %v were not executed successfully in the previous run and cannot be skipped", notRun)
+		}
+	} else if strings.EqualFold(strings.TrimSpace(failNodes), "true") {
+		for name, a := range st.actions {
+			if n := app.Node(name); n != nil && n.Kind == workflow.ActionNode && a.Status == store.ActionOK {
+				skip[name] = true
+			}
+		}
+	}
+
+	var confXML strings.Builder
+	if err := merged.WriteXML(&confXML); err != nil {
+		return err
+	}
+	// Everything not skipped starts afresh: drop its record, remembering
+	// the attempt number to continue from.
+	attempts := map[string]int{}
+	for name, a := range st.actions {
+		if skip[name] {
+			continue
+		}
+		attempts[name] = a.Attempt + 1
+		st.deleted = append(st.deleted, a.ID)
+		delete(st.actions, name)
+	}
+	st.app, st.conf, st.vars = app, merged, workflow.Variables(merged)
+	st.joinOf = joinCounts(app)
+	st.arrived = arrivals(app, st.actions)
+	st.extra.AppRoot = root
+	st.extra.LastErrorNode, st.extra.Deferred, st.extra.Held = "", nil, nil
+	st.extra.RerunSkip = slices.Sorted(func(yield func(string) bool) {
+		for k := range skip {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	st.extra.RerunAttempts = attempts
+	j := st.job
+	j.Conf, j.Definition, j.AppPath, j.AppName = confXML.String(), string(data), shown, app.Name
+	j.Run++
+	j.EndTime, j.ErrorCode, j.ErrorMessage = store.Job{}.EndTime, "", ""
+	st.note(e, "", LevelInfo, "Workflow job rerun [%d], skipping nodes %v", j.Run, st.extra.RerunSkip)
+	// A rerun goes back through PREP, as a new run does.
+	j.Status = store.JobPrep
+	st.log.jobStatus = store.JobPrep
+	st.jobDirty = true
+	if err := st.startJob(e); err != nil {
+		e.forget(id)
+		st.stale = true
+		return err
+	}
+	return e.commit(ctx, st)
+}
+
+// rerunSkipped reports whether a rerun skips the node, and where the walk
+// goes on from it: its recorded transition, except into a join, which
+// already counted the skipped node's arrival from its record.
+func (st *jobState) rerunSkipped(name string) ([]string, bool) {
+	if !slices.Contains(st.extra.RerunSkip, name) {
+		return nil, false
+	}
+	a := st.actions[name]
+	if a == nil || a.Status != store.ActionOK {
+		return nil, false
+	}
+	if n := st.app.Node(a.Transition); n != nil && n.Kind == workflow.JoinNode {
+		return nil, true
+	}
+	return []string{a.Transition}, true
+}

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/store"
+)
+
+// rerunApp is start -> fork(a, b) -> join -> c -> end; errors go to kill.
+func rerunApp() string {
+	return wf(`<start to="f"/><fork name="f"><path start="a"/><path start="b"/></fork>` +
+		testAction("a", "j", "fail") + testAction("b", "j", "fail") + `<join name="j" to="c"/>` +
+		testAction("c", "end", "fail") + `<kill name="fail"><message>failed</message></kill><end name="end"/>`)
+}
+
+func TestRerun(t *testing.T) {
+	// b fails once a has ended OK, then succeeds when run again.
+	bFailsOnce := func(h *harness) {
+		h.exec.set("b", &behaviour{async: true})
+	}
+	failB := func(t *testing.T, h *harness, id string) {
+		h.eventually("a OK, b running", func() bool {
+			return h.actionStatus(id, "a") == store.ActionOK && h.actionStatus(id, "b") == store.ActionRunning
+		})
+		h.exec.set("b", &behaviour{})
+		h.exec.finish(t, "b", action.Result{Status: action.Error, ErrorCode: "JA018", ErrorMessage: "exit 1"})
+	}
+	cases := []struct {
+		name     string
+		rerun    []string
+		wantCode string
+		// runs of each node after the rerun ended
+		wantRuns map[string]int
+	}{
+		{"failnodes=true skips what succeeded", []string{PropRerunFailNodes, "true"}, "", map[string]int{"a": 1, "b": 2, "c": 1}},
+		{"failnodes=false runs everything", []string{PropRerunFailNodes, "false"}, "", map[string]int{"a": 2, "b": 2, "c": 1}},
+		{"skip.nodes=a", []string{PropRerunSkipNodes, "a"}, "", map[string]int{"a": 1, "b": 2, "c": 1}},
+		{"skip a node that failed", []string{PropRerunSkipNodes, "a,b"}, CodeRerunSkipNotRun, nil},
+		{"both properties", []string{PropRerunSkipNodes, "a", PropRerunFailNodes, "true"}, CodeRerunOneOf, nil},
+		{"neither property", nil, CodeRerunOneOf, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t)
+			bFailsOnce(h)
+			id := h.run(props(h.writeApp("fork", rerunApp(), nil)))
+			failB(t, h, id)
+			if j := h.wait(id); j.Status != store.JobKilled {
+				t.Fatalf("first run: %s", h.describe(id))
+			}
+			err := h.e.Rerun(context.Background(), id, props("", c.rerun...).Clone())
+			if c.wantCode != "" {
+				if ErrorCode(err) != c.wantCode {
+					t.Fatalf("Rerun = %v, want %s", err, c.wantCode)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Rerun: %v", err)
+			}
+			j := h.wait(id)
+			if j.Status != store.JobSucceeded || j.Run != 1 {
+				t.Fatalf("after rerun: status %s run %d: %s", j.Status, j.Run, h.describe(id))
+			}
+			for node, want := range c.wantRuns {
+				if got := h.exec.count(h.exec.runs, node); got != want {
+					t.Errorf("%s ran %d times, want %d", node, got, want)
+				}
+			}
+			if _, acts := h.job(id); acts["b"].Attempt == 0 {
+				t.Errorf("rerun of b reused attempt 0 (its old work directory)")
+			}
+			logs, err := h.e.Logs(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := ""
+			for _, l := range logs {
+				text += l.Message + "\n"
+			}
+			if !strings.Contains(text, "rerun [1]") || !strings.Contains(text, "from [PREP] to [RUNNING]") {
+				t.Errorf("log lacks the rerun:\n%s", text)
+			}
+		})
+	}
+}
+
+func TestRerunOfRunningJob(t *testing.T) {
+	h := newHarness(t)
+	h.exec.set("a", &behaviour{async: true})
+	id := h.run(props(h.writeApp("sr", twoStepApp(), nil)))
+	err := h.e.Rerun(context.Background(), id, props("", PropRerunFailNodes, "true"))
+	if ErrorCode(err) != CodeRerunNotEnded {
+		t.Fatalf("Rerun of a running job = %v, want %s", err, CodeRerunNotEnded)
+	}
+}
+
+func TestJobLog(t *testing.T) {
+	h := newHarness(t)
+	h.exec.set("b", &behaviour{results: []action.Result{{Done: true, Status: action.Error, ErrorCode: "JA018", ErrorMessage: "exit 1"}}})
+	id := h.run(props(h.writeApp("two", twoStepApp(), nil)))
+	h.wait(id)
+	logs, err := h.e.Logs(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range logs {
+		lines = append(lines, l.Level+" "+l.ActionID+" "+l.Message)
+	}
+	text := strings.Join(lines, "\n")
+	for _, want := range []string{
+		"INFO  Workflow job submitted",
+		"INFO  Workflow job status changed from [PREP] to [RUNNING]",
+		"INFO " + id + "@a Action [" + id + "@a] ended with status [OK]",
+		"WARN " + id + "@b Action [" + id + "@b] ended with status [ERROR]",
+		"error code [JA018], message [exit 1]",
+		"WARN  Workflow job status changed from [RUNNING] to [KILLED]",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("log lacks %q:\n%s", want, text)
+		}
+	}
+	if _, err := h.e.Logs(context.Background(), "0000099-000000000000000-oozie-test-W"); ErrorCode(err) != CodeJobNotFound {
+		t.Errorf("Logs of a missing job = %v, want E0604", err)
+	}
+	line := FormatLogLine("joe", "", "app", logs[0])
+	if !strings.Contains(line, " INFO gozie - USER[joe] GROUP[-] TOKEN[] APP[app] JOB["+id+"] ACTION[-] Workflow job submitted") {
+		t.Errorf("FormatLogLine = %q", line)
+	}
+}
