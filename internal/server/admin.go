@@ -1,0 +1,212 @@
+package server
+
+import (
+	"net/http"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gozie/gozie/internal/schedule"
+)
+
+// v0Admin are the admin resources v0 declares (rest-api.md 2).
+var v0Admin = map[string]bool{"status": true, "os-env": true, "java-sys-properties": true,
+	"configuration": true, "instrumentation": true, "build-version": true}
+
+// handleAdmin serves /oozie/vN/admin/<resource>.
+func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ver, res string) error {
+	if strings.Contains(res, "/") || (ver == "v0" && !v0Admin[res]) {
+		return errInvalidResource(res)
+	}
+	if r.Method == http.MethodPut {
+		if res != "status" {
+			return errInvalidResource(res)
+		}
+		return s.putStatus(w, r, c, ver)
+	}
+	if r.Method != http.MethodGet {
+		return errInvalidResource(res)
+	}
+	q := r.URL.Query()
+	for _, p := range []string{"systemmode", "safemode"} {
+		if q.Has(p) {
+			return errInvalidParam(p)
+		}
+	}
+	switch res {
+	case "status":
+		if ver == "v0" {
+			writeJSON(w, map[string]bool{"safeMode": s.SystemMode() != ModeNormal})
+		} else {
+			writeJSON(w, map[string]string{"systemMode": s.SystemMode()})
+		}
+	case "build-version":
+		writeJSON(w, map[string]any{"buildVersion": s.opts.Version, "buildInfo": map[string]string{
+			"build.version": s.opts.Version, "build.user": "gozie", "build.time": "",
+			"vc.revision": "", "vc.url": "", "go.version": runtime.Version(),
+		}})
+	case "available-timezones":
+		zones := schedule.AvailableZones(s.opts.Now())
+		list := make([]map[string]string, 0, len(zones))
+		for _, z := range zones {
+			list = append(list, map[string]string{"timezoneDisplayName": z.DisplayName, "timezoneId": z.ID})
+		}
+		writeJSON(w, map[string]any{"available-timezones": list})
+	case "os-env":
+		env := map[string]string{}
+		for _, kv := range os.Environ() {
+			k, v, _ := strings.Cut(kv, "=")
+			if secretName(k) {
+				v = "*****"
+			}
+			env[k] = v
+		}
+		writeJSON(w, env)
+	case "java-sys-properties":
+		// gozie has no JVM; these are the properties a Java client or
+		// console most often reads, with gozie's own values.
+		host, _ := os.Hostname()
+		wd, _ := os.Getwd()
+		writeJSON(w, map[string]string{
+			"os.name": runtime.GOOS, "os.arch": runtime.GOARCH, "user.name": osUserName(),
+			"user.dir": wd, "java.version": runtime.Version(), "line.separator": "\n",
+			"file.separator": string(os.PathSeparator), "host.name": host,
+		})
+	case "configuration":
+		out := map[string]string{}
+		for k, v := range s.opts.Config {
+			if secretName(k) {
+				v = "*****"
+			}
+			out[k] = v
+		}
+		writeJSON(w, out)
+	case "instrumentation":
+		writeJSON(w, s.instrumentation())
+	case "metrics":
+		if ver != "v2" {
+			return errInvalidParam("Not supported in " + ver)
+		}
+		writeJSON(w, s.dropwizardMetrics())
+	case "queue-dump":
+		writeJSON(w, map[string]any{"queueDump": []any{}, "uniqueMapDump": []any{}})
+	case "available-oozie-servers":
+		if ver != "v2" {
+			return errInvalidParam("Not supported in " + ver)
+		}
+		host, _ := os.Hostname()
+		writeJSON(w, map[string]string{host: s.opts.BaseURL})
+	case "list_sharelib":
+		writeJSON(w, map[string]any{"sharelib": []any{}})
+	default:
+		return errInvalidResource(res)
+	}
+	return nil
+}
+
+// putStatus changes the system mode; only admins may (E0503) when
+// authorization is on.
+func (s *Server) putStatus(w http.ResponseWriter, r *http.Request, c *call, ver string) error {
+	q := r.URL.Query()
+	var mode string
+	if ver == "v0" {
+		v := q.Get("safemode")
+		switch {
+		case !q.Has("safemode"):
+			return errMissingParam("safemode")
+		case v == "true":
+			mode = ModeNoWebService
+		case v == "false":
+			mode = ModeNormal
+		default:
+			return errorf(http.StatusBadRequest, "E0304", "Invalid parameter type, parameter [safemode] expected type [boolean]")
+		}
+	} else {
+		if !q.Has("systemmode") {
+			return errMissingParam("systemmode")
+		}
+		mode = q.Get("systemmode")
+		switch mode {
+		case ModeNormal, ModeNoWebService, ModeSafeMode:
+		default:
+			return &apiError{status: http.StatusBadRequest, code: "E1603",
+				msg: "No enum constant org.apache.oozie.client.OozieClient.SYSTEM_MODE." + mode}
+		}
+	}
+	if s.auth.opts.Authorization && !s.auth.isAdmin(c.user) {
+		return errorf(http.StatusUnauthorized, "E0503", "User [%s] does not have admin privileges", userOrQ(c.user))
+	}
+	s.mode.Store(mode)
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func userOrQ(u string) string {
+	if u == "" {
+		return "?"
+	}
+	return u
+}
+
+// secretName reports configuration or environment names whose values are
+// not shown.
+func secretName(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range []string{"secret", "password", "token", "credential", "dsn"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func osUserName() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "gozie"
+}
+
+// instrumentation renders the counters in the shape of rest-api.md 9.3.
+func (s *Server) instrumentation() map[string]any {
+	counters := s.metrics.counters()
+	names := make([]string, 0, len(counters))
+	for n := range counters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var data []map[string]any
+	for _, n := range names {
+		data = append(data, map[string]any{"name": n, "value": counters[n]})
+	}
+	uptime := time.Duration(s.opts.Now().Sub(s.started)).Milliseconds()
+	return map[string]any{
+		"variables": []any{map[string]any{"group": "gozie", "data": []any{
+			map[string]any{"name": "system.mode", "value": s.SystemMode()},
+			map[string]any{"name": "uptime.ms", "value": uptime},
+			map[string]any{"name": "goroutines", "value": runtime.NumGoroutine()},
+		}}},
+		"samplers": []any{},
+		"counters": []any{map[string]any{"group": "gozie", "data": data}},
+		"timers":   []any{},
+	}
+}
+
+// dropwizardMetrics renders the counters in the shape of v2 admin/metrics.
+func (s *Server) dropwizardMetrics() map[string]any {
+	counters := map[string]any{}
+	for n, v := range s.metrics.counters() {
+		counters[n] = map[string]int64{"count": v}
+	}
+	return map[string]any{
+		"gauges": map[string]any{
+			"system.mode": map[string]any{"value": s.SystemMode()},
+			"goroutines":  map[string]any{"value": runtime.NumGoroutine()},
+		},
+		"counters":   counters,
+		"timers":     map[string]any{},
+		"histograms": map[string]any{},
+	}
+}

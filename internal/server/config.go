@@ -1,0 +1,188 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gozie/gozie/internal/conf"
+)
+
+// ConfigKey is one documented configuration key of gozie-site.xml.
+type ConfigKey struct {
+	Name    string
+	Default string
+	Doc     string
+}
+
+// ConfigKeys lists every key the server reads, with its default. Each can
+// be set in gozie-site.xml, overridden by the environment variable
+// EnvName(key), overridden in turn by a command-line flag where one exists.
+var ConfigKeys = []ConfigKey{
+	{"gozie.http.host", "", "address to listen on (empty: all interfaces)"},
+	{"gozie.http.port", "11000", "port to listen on"},
+	{"gozie.base.url", "", "public URL of the server including /oozie (default http://<hostname>:<port>/oozie); callback and console URLs start with it"},
+	{"gozie.data.dir", "", "data directory: SQLite store, action work directories, auth secret (default $GOZIE_DATA or ~/.gozie)"},
+	{"gozie.db", "", "store: empty for SQLite in the data directory, or a postgres://... DSN"},
+	{"gozie.system.id", "", "id segment of job ids (default oozie-<user>, 10 characters at most)"},
+	{"gozie.poll.interval.ms", "1000", "how often running actions are checked without a callback"},
+	{"gozie.shutdown.timeout.s", "30", "how long a graceful shutdown waits for requests in flight"},
+	{"gozie.authentication.secret", "", "HMAC secret signing hadoop.auth cookies (default: generated once into <data>/auth-secret)"},
+	{"gozie.authentication.token.validity", "36000", "cookie lifetime in seconds"},
+	{"gozie.authentication.simple.anonymous.allowed", "true", "requests without a user may read (GET)"},
+	{"gozie.authentication.anonymous.writes", "false", "requests without a user may also submit and change jobs"},
+	{"gozie.authentication.tokens", "", "static bearer tokens: token=user[,token=user...]"},
+	{"gozie.authentication.basic.users.file", "", "file of user:password lines enabling HTTP basic authentication (use with TLS)"},
+	{"gozie.authorization.enabled", "true", "only a job's owner, its oozie.job.acl users/groups and admins may change it"},
+	{"gozie.admin.users", "", "comma list of admin users"},
+	{"gozie.admin.groups", "", "comma list of OS groups whose members are admins"},
+	{"gozie.tls.cert", "", "TLS certificate file (PEM); with gozie.tls.key serves HTTPS"},
+	{"gozie.tls.key", "", "TLS private key file (PEM)"},
+}
+
+// EnvName is the environment variable overriding a key: GOZIE_ and the
+// key without its gozie. prefix, upper-cased, dots as underscores
+// (gozie.http.port -> GOZIE_HTTP_PORT).
+func EnvName(key string) string {
+	return "GOZIE_" + strings.ToUpper(strings.ReplaceAll(strings.TrimPrefix(key, "gozie."), ".", "_"))
+}
+
+// Config is the server's effective configuration by key.
+type Config map[string]string
+
+// LoadConfig builds the configuration: defaults, then the keys of site (a
+// gozie-site.xml in Hadoop configuration format; "" for none), then the
+// environment (getenv). GOZIE_DATA is accepted for gozie.data.dir.
+func LoadConfig(site string, getenv func(string) string) (Config, error) {
+	c := Config{}
+	for _, k := range ConfigKeys {
+		c[k.Name] = k.Default
+	}
+	if site != "" {
+		f, err := conf.LoadFile(site)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range f.Properties() {
+			v, _ := f.Get(p.Name)
+			c[p.Name] = strings.TrimSpace(v)
+		}
+	}
+	if v := getenv("GOZIE_DATA"); v != "" {
+		c["gozie.data.dir"] = v
+	}
+	for _, k := range ConfigKeys {
+		if v := getenv(EnvName(k.Name)); v != "" {
+			c[k.Name] = v
+		}
+	}
+	if c["gozie.data.dir"] == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("no data directory: set gozie.data.dir or GOZIE_DATA (%v)", err)
+		}
+		c["gozie.data.dir"] = filepath.Join(home, ".gozie")
+	}
+	return c, nil
+}
+
+// Bool reads a boolean key; anything but "true" (any case) is false.
+func (c Config) Bool(key string) bool { return strings.EqualFold(strings.TrimSpace(c[key]), "true") }
+
+// Int reads an integer key, with def for a blank or malformed value.
+func (c Config) Int(key string, def int) int {
+	n, err := strconv.Atoi(strings.TrimSpace(c[key]))
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+// List reads a comma list key.
+func (c Config) List(key string) []string {
+	var out []string
+	for _, s := range strings.Split(c[key], ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// AuthFromConfig builds AuthOptions from the configuration, reading or
+// creating the cookie secret in dataDir and the basic users file.
+func AuthFromConfig(c Config, dataDir string) (AuthOptions, error) {
+	a := AuthOptions{
+		AnonymousReads:  c.Bool("gozie.authentication.simple.anonymous.allowed"),
+		AnonymousWrites: c.Bool("gozie.authentication.anonymous.writes"),
+		Authorization:   c.Bool("gozie.authorization.enabled"),
+		AdminUsers:      c.List("gozie.admin.users"),
+		AdminGroups:     c.List("gozie.admin.groups"),
+	}
+	a.TokenValidity = secondsOf(c.Int("gozie.authentication.token.validity", 36000))
+	if s := c["gozie.authentication.secret"]; s != "" {
+		a.Secret = []byte(s)
+	} else {
+		sec, err := loadSecret(filepath.Join(dataDir, "auth-secret"))
+		if err != nil {
+			return a, err
+		}
+		a.Secret = sec
+	}
+	for _, kv := range c.List("gozie.authentication.tokens") {
+		tok, u, ok := strings.Cut(kv, "=")
+		if !ok || tok == "" || u == "" {
+			return a, fmt.Errorf("gozie.authentication.tokens: entry %q is not token=user", kv)
+		}
+		if a.Tokens == nil {
+			a.Tokens = map[string]string{}
+		}
+		a.Tokens[strings.TrimSpace(tok)] = strings.TrimSpace(u)
+	}
+	if f := c["gozie.authentication.basic.users.file"]; f != "" {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return a, err
+		}
+		a.BasicUsers = map[string]string{}
+		for i, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			u, p, ok := strings.Cut(line, ":")
+			if !ok {
+				return a, fmt.Errorf("%s:%d: want user:password", f, i+1)
+			}
+			a.BasicUsers[u] = p
+		}
+	}
+	return a, nil
+}
+
+// loadSecret reads the cookie secret, creating it (random, mode 0600) on
+// first use so cookies survive restarts.
+func loadSecret(path string) ([]byte, error) {
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return []byte(strings.TrimSpace(string(b))), nil
+	}
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return nil, err
+	}
+	sec := hex.EncodeToString(buf)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, []byte(sec+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	return []byte(sec), nil
+}
+
+func secondsOf(n int) time.Duration { return time.Duration(n) * time.Second }

@@ -1,0 +1,85 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestLoadConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	site := filepath.Join(dir, "gozie-site.xml")
+	xml := `<configuration>
+  <property><name>gozie.http.port</name><value>12000</value></property>
+  <property><name>gozie.admin.users</name><value>oozie, root</value></property>
+  <property><name>gozie.data.dir</name><value>/from/site</value></property>
+</configuration>`
+	if err := os.WriteFile(site, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"GOZIE_HTTP_PORT": "13000", "GOZIE_DATA": "/from/env"}
+	c, err := LoadConfig(site, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ key, want string }{
+		{"gozie.http.port", "13000"},         // env over site
+		{"gozie.data.dir", "/from/env"},      // GOZIE_DATA over site
+		{"gozie.admin.users", "oozie, root"}, // site over default
+		{"gozie.authorization.enabled", "true"},
+		{"gozie.authentication.token.validity", "36000"},
+	}
+	for _, tc := range cases {
+		if c[tc.key] != tc.want {
+			t.Errorf("%s = %q, want %q", tc.key, c[tc.key], tc.want)
+		}
+	}
+	if got := c.List("gozie.admin.users"); len(got) != 2 || got[1] != "root" {
+		t.Errorf("List = %q", got)
+	}
+	if EnvName("gozie.authentication.simple.anonymous.allowed") != "GOZIE_AUTHENTICATION_SIMPLE_ANONYMOUS_ALLOWED" {
+		t.Errorf("EnvName = %s", EnvName("gozie.authentication.simple.anonymous.allowed"))
+	}
+	if _, err := LoadConfig(filepath.Join(dir, "missing.xml"), os.Getenv); err == nil {
+		t.Errorf("a missing site file is not an error")
+	}
+}
+
+func TestAuthFromConfig(t *testing.T) {
+	dir := t.TempDir()
+	users := filepath.Join(dir, "users")
+	if err := os.WriteFile(users, []byte("# comment\nann:pw1\nbob:pw2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig("", func(k string) string {
+		return map[string]string{
+			"GOZIE_DATA":                            dir,
+			"GOZIE_AUTHENTICATION_TOKENS":           "t1=ann, t2=bob",
+			"GOZIE_AUTHENTICATION_BASIC_USERS_FILE": users,
+			"GOZIE_AUTHENTICATION_TOKEN_VALIDITY":   "60",
+		}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := AuthFromConfig(c, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Tokens["t2"] != "bob" || a.BasicUsers["ann"] != "pw1" || a.TokenValidity != time.Minute || !a.AnonymousReads || a.AnonymousWrites {
+		t.Errorf("auth options %+v", a)
+	}
+	// The generated secret is kept, so cookies survive a restart.
+	b, err := AuthFromConfig(c, dir)
+	if err != nil || string(b.Secret) != string(a.Secret) || len(a.Secret) < 32 {
+		t.Errorf("secret not stable: %q vs %q (%v)", a.Secret, b.Secret, err)
+	}
+	if info, err := os.Stat(filepath.Join(dir, "auth-secret")); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("auth-secret: %v %v", info, err)
+	}
+	c["gozie.authentication.tokens"] = "broken"
+	if _, err := AuthFromConfig(c, dir); err == nil {
+		t.Errorf("a token without user accepted")
+	}
+}

@@ -1,0 +1,68 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/store"
+)
+
+// Coordinators is the coordinator engine as the server sees it. The engine implements it; the server
+// finds it with a type assertion on its backend so that the workflow server builds on its own.
+type Coordinators interface {
+	// CoordJobInfo returns the coordinator job JSON object (rest-api.md 5.3) with the actions selected by
+	// offset (1-based), length (<=0: default), desc order and status filter (7.2).
+	CoordJobInfo(ctx context.Context, id string, offset, length int, desc bool, statuses []string) (any, error)
+	// CoordActionInfo returns one coordinator action JSON object (5.4); id is <coordId>@<n>.
+	CoordActionInfo(ctx context.Context, id string) (any, error)
+	// CoordJobList returns coordinator job JSON objects for the jobs list and the total count.
+	CoordJobList(ctx context.Context, f store.JobFilter) ([]any, int, error)
+	// CoordDryrun returns the dry-run text for a coordinator submission (the "id" value of 3.1).
+	CoordDryrun(ctx context.Context, props *conf.Config) (string, error)
+	// CoordKillActions kills coordinator actions in scope (rangeType "action" or "date", 7.3) and returns the actions JSON list.
+	CoordKillActions(ctx context.Context, id, rangeType, scope string) (any, error)
+	// CoordOwner returns what authorization needs of a coordinator job.
+	CoordOwner(ctx context.Context, id string) (user, group, acl string, err error)
+	// CoordDefinition returns the coordinator XML of a job.
+	CoordDefinition(ctx context.Context, id string) (string, error)
+}
+
+// errNoCoordinators answers coordinator requests when the backend has no
+// coordinator engine.
+func errNoCoordinators() *apiError {
+	return errorf(http.StatusBadRequest, "E0302", "Invalid parameter [coordinator jobs are not supported by this server]")
+}
+
+// coordJobID reads the coordJobId key of a coordinator job JSON object,
+// whatever Go type the engine uses for it.
+func coordJobID(v any) string {
+	if m, ok := v.(map[string]any); ok {
+		s, _ := m["coordJobId"].(string)
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		ID string `json:"coordJobId"`
+	}
+	_ = json.Unmarshal(b, &m)
+	return m.ID
+}
+
+// withKey returns a JSON object of any Go type with one key replaced.
+func withKey(v any, key string, val any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil || m == nil {
+		return v
+	}
+	m[key] = val
+	return m
+}

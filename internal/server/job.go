@@ -1,0 +1,493 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/workflow"
+)
+
+// Kinds of ids (rest-api.md 6: suffix -W/-C/-B, -W@/-C@ for actions).
+const (
+	kindWf          = "wf"
+	kindWfAction    = "wf-action"
+	kindCoord       = "coord"
+	kindCoordAction = "coord-action"
+	kindBundle      = "bundle"
+)
+
+func idKind(id string) string {
+	switch {
+	case strings.HasSuffix(id, "-B"):
+		return kindBundle
+	case strings.HasSuffix(id, "-W"):
+		return kindWf
+	case strings.Contains(id, "-W@"):
+		return kindWfAction
+	case strings.Contains(id, "-C@"):
+		return kindCoordAction
+	}
+	return kindCoord
+}
+
+// handleJob serves /oozie/vN/job/<id>.
+func (s *Server) handleJob(w http.ResponseWriter, r *http.Request, c *call, ver, id string) error {
+	if id == "" || strings.Contains(id, "/") {
+		return errInvalidResource(id)
+	}
+	q := r.URL.Query()
+	switch r.Method {
+	case http.MethodGet:
+		if q.Has("action") {
+			return errInvalidParam("action")
+		}
+		if idKind(id) == kindBundle {
+			return errorf(http.StatusBadRequest, "E0604", "Job does not exist [%s]", id)
+		}
+		return s.showJob(w, r, ver, id)
+	case http.MethodPut:
+		if q.Has("show") {
+			return errInvalidParam("show")
+		}
+		if !q.Has("action") {
+			return errMissingParam("action")
+		}
+		return s.changeJob(w, r, c, ver, id)
+	}
+	return errInvalidResource(id)
+}
+
+// showJob answers GET /job/<id>?show=...
+func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string) error {
+	q := r.URL.Query()
+	show := q.Get("show")
+	kind := idKind(id)
+	ctx := r.Context()
+	if (kind == kindCoord || kind == kindCoordAction) && s.coords == nil {
+		return errNoCoordinators()
+	}
+	v2only := func() error {
+		if ver != "v2" {
+			return errInvalidParam("show")
+		}
+		return nil
+	}
+	switch show {
+	case "", "info":
+		return s.showInfo(w, r, ver, id, kind)
+	case "definition":
+		var def string
+		switch kind {
+		case kindWf:
+			j, _, err := s.engine.Job(ctx, id)
+			if err != nil {
+				return err
+			}
+			def = j.Definition
+		case kindCoord:
+			d, err := s.coords.CoordDefinition(ctx, id)
+			if err != nil {
+				return err
+			}
+			def = d
+		default:
+			return errParamValue("show", show)
+		}
+		w.Header().Set("Content-Type", xmlType)
+		_, _ = w.Write([]byte(def))
+		return nil
+	case "log", "errorlog", "auditlog":
+		if show != "log" {
+			if err := v2only(); err != nil {
+				return err
+			}
+		}
+		return s.showLog(w, r, id, kind, show)
+	case "graph":
+		if kind != kindWf {
+			return errorf(http.StatusBadRequest, "E0306", "Invalid parameter [show=graph is only for workflow jobs]")
+		}
+		return s.showGraph(w, r, id)
+	case "status":
+		if err := v2only(); err != nil {
+			return err
+		}
+		st, err := s.jobStatus(ctx, id, kind)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, map[string]string{"status": st})
+		return nil
+	case "allruns":
+		// The workflow runs of a coordinator action are the workflow
+		// jobs whose parent it is.
+		parent := id
+		if kind == kindCoord {
+			if q.Get("type") != "action" || q.Get("scope") == "" {
+				return errMissingParam("scope")
+			}
+			parent = id + "@" + q.Get("scope")
+		}
+		jobs, _, err := s.engine.Jobs(ctx, store.JobFilter{ParentID: parent})
+		if err != nil {
+			return err
+		}
+		runs := make([]map[string]any, 0, len(jobs))
+		for _, j := range jobs {
+			runs = append(runs, map[string]any{"id": j.ID, "status": j.Status,
+				"startTime": engine.FormatDate(j.StartTime), "endTime": engine.FormatDate(j.EndTime)})
+		}
+		writeJSON(w, map[string]any{"workflows": runs})
+		return nil
+	}
+	return errParamValue("show", show)
+}
+
+// showInfo renders the job or action object of an id.
+func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind string) error {
+	ctx := r.Context()
+	loc := zoneParam(r)
+	q := r.URL.Query()
+	switch kind {
+	case kindWf:
+		j, acts, err := s.engine.Job(ctx, id)
+		if err != nil {
+			return err
+		}
+		offset, length, err := pageParams(r, 0)
+		if err != nil {
+			return err
+		}
+		if offset > 1 || length > 0 {
+			from := min(offset-1, len(acts))
+			to := len(acts)
+			if length > 0 {
+				to = min(from+length, len(acts))
+			}
+			acts = acts[from:to]
+		}
+		jj := engine.NewJobJSON(j, acts, s.opts.BaseURL)
+		for i, a := range acts {
+			s.fillConsole(jj.Actions[i], a)
+		}
+		localizeJob(jj, loc)
+		writeJSON(w, jj)
+	case kindWfAction:
+		jobID, _, _ := strings.Cut(id, "@")
+		j, acts, err := s.engine.Job(ctx, jobID)
+		if err != nil && engine.ErrorCode(err) != engine.CodeJobNotFound {
+			return err
+		}
+		if j != nil {
+			for _, a := range acts {
+				if a.ID == id {
+					jj := engine.NewJobJSON(j, []*store.Action{a}, "")
+					s.fillConsole(jj.Actions[0], a)
+					localizeAction(jj.Actions[0], loc)
+					writeJSON(w, jj.Actions[0])
+					return nil
+				}
+			}
+		}
+		return errorf(http.StatusBadRequest, engine.CodeActionNotFound, "Action does not exist [%s]", id)
+	case kindCoord:
+		offset, length := 1, 0
+		if v := q.Get("offset"); v != "" {
+			o, _, err := pageParams(r, 0)
+			if err != nil {
+				return err
+			}
+			offset = o
+		}
+		if _, l, err := pageParams(r, 0); err != nil {
+			return err
+		} else {
+			length = l
+		}
+		// v1 shows 1000 actions when len < 1; v2 none when len is
+		// absent or 0 (rest-api.md 4.1, 7.8).
+		if ver != "v2" && length < 1 {
+			length = 1000
+		}
+		if ver == "v2" && q.Get("len") != "" && strings.HasPrefix(strings.TrimSpace(q.Get("len")), "-") {
+			length = 1000
+		}
+		var statuses []string
+		if f := q.Get("filter"); f != "" {
+			var err error
+			if statuses, err = parseCoordActionFilter(f); err != nil {
+				return err
+			}
+		}
+		noActions := ver == "v2" && length < 1
+		if noActions {
+			length = 1
+		}
+		out, err := s.coords.CoordJobInfo(ctx, id, offset, length, q.Get("order") == "desc", statuses)
+		if err != nil {
+			return err
+		}
+		if noActions {
+			// v2 lists no actions when len is absent or 0.
+			out = withKey(out, "actions", []any{})
+		}
+		writeJSON(w, localizeAny(out, loc))
+	case kindCoordAction:
+		out, err := s.coords.CoordActionInfo(ctx, id)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, localizeAny(out, loc))
+	}
+	return nil
+}
+
+// parseCoordActionFilter reads the status terms of the coordinator actions
+// filter (rest-api.md 7.2): status=X (repeated: OR) and status!=X, which
+// the coordinator engine receives as "X" and "!X". nominaltime terms are
+// not supported.
+func parseCoordActionFilter(f string) ([]string, error) {
+	bad := func(why string) error {
+		return errorf(http.StatusBadRequest, "E0421", "Invalid job filter [%s], %s", f, why)
+	}
+	var out []string
+	for _, tok := range strings.Split(f, ";") {
+		if strings.TrimSpace(tok) == "" {
+			continue
+		}
+		neg := false
+		k, v, ok := strings.Cut(tok, "!=")
+		if ok {
+			neg = true
+		} else if k, v, ok = strings.Cut(tok, "="); !ok {
+			return nil, bad("elements must be <key><op><value>")
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		if k == "nominaltime" {
+			return nil, bad("nominaltime filters are not supported by gozie")
+		}
+		if k != "status" || strings.ContainsAny(k, "<>") {
+			return nil, bad("invalid key [" + k + "]")
+		}
+		v = strings.ToUpper(strings.TrimSpace(v))
+		if !slices.Contains(coordActionStatuses, v) {
+			return nil, bad("invalid status [" + v + "]")
+		}
+		if neg {
+			v = "!" + v
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// coordActionStatuses are the statuses of coordinator actions.
+var coordActionStatuses = []string{"WAITING", "READY", "SUBMITTED", "RUNNING", "SUSPENDED", "TIMEDOUT",
+	"SUCCEEDED", "KILLED", "FAILED", "IGNORED", "SKIPPED"}
+
+// fillConsole points an action's consoleUrl at its captured output when
+// the executor left none and the action ran a process.
+func (s *Server) fillConsole(aj *engine.ActionJSON, a *store.Action) {
+	if aj.ConsoleURL != nil || s.opts.BaseURL == "" || s.opts.DataDir == "" {
+		return
+	}
+	if _, err := os.Stat(filepath.Join(s.actionDir(a), "stdout")); err != nil {
+		return // not a process action (fs, control nodes): nothing to show
+	}
+	u := s.opts.BaseURL + "/console/action/" + url.PathEscape(a.ID) + "/stdout"
+	aj.ConsoleURL = &u
+}
+
+func (s *Server) actionDir(a *store.Action) string {
+	return filepath.Join(s.opts.DataDir, "actions", a.ID, itoa(a.Attempt))
+}
+
+// jobStatus returns the status of any kind of id.
+func (s *Server) jobStatus(ctx context.Context, id, kind string) (string, error) {
+	switch kind {
+	case kindWf:
+		j, _, err := s.engine.Job(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		return j.Status, nil
+	case kindWfAction:
+		jobID, _, _ := strings.Cut(id, "@")
+		_, acts, err := s.engine.Job(ctx, jobID)
+		if err == nil {
+			for _, a := range acts {
+				if a.ID == id {
+					return a.Status, nil
+				}
+			}
+		}
+		return "", errorf(http.StatusBadRequest, engine.CodeActionNotFound, "Action does not exist [%s]", id)
+	case kindCoord:
+		v, err := s.coords.CoordJobInfo(ctx, id, 1, 1, false, nil)
+		if err != nil {
+			return "", err
+		}
+		return jsonString(v, "status"), nil
+	default:
+		v, err := s.coords.CoordActionInfo(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		return jsonString(v, "status"), nil
+	}
+}
+
+// changeJob answers PUT /job/<id>?action=...
+func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver, id string) error {
+	q := r.URL.Query()
+	act := q.Get("action")
+	kind := idKind(id)
+	ctx := r.Context()
+	switch act {
+	case "start", "suspend", "resume", "kill", "rerun":
+	default:
+		return errParamValue("action", act)
+	}
+	if kind == kindBundle {
+		return errorf(http.StatusBadRequest, "E0604", "Job does not exist [%s]", id)
+	}
+	if kind == kindCoord && s.coords == nil {
+		return errNoCoordinators()
+	}
+	if kind == kindWfAction || kind == kindCoordAction {
+		return errParamValue("action", act)
+	}
+	if err := s.authorize(ctx, c.user, id, kind); err != nil {
+		s.audit(r, c, id, act, err)
+		return err
+	}
+	err := s.applyChange(w, r, c, id, kind, act)
+	s.audit(r, c, id, act, err)
+	return err
+}
+
+// applyChange performs one PUT /job action the caller may perform.
+func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id, kind, act string) error {
+	q := r.URL.Query()
+	ctx := r.Context()
+	var err error
+	switch act {
+	case "start":
+		if kind != kindWf {
+			return errParamValue("action", act)
+		}
+		err = s.engine.StartJob(ctx, id)
+	case "suspend":
+		err = s.engine.Suspend(ctx, id)
+	case "resume":
+		err = s.engine.Resume(ctx, id)
+	case "kill":
+		if kind == kindCoord && q.Get("type") != "" && q.Get("scope") != "" {
+			out, err := s.coords.CoordKillActions(ctx, id, q.Get("type"), q.Get("scope"))
+			if err != nil {
+				return err
+			}
+			writeJSON(w, map[string]any{"actions": out})
+			return nil
+		}
+		err = s.engine.Kill(ctx, id)
+	case "rerun":
+		if kind != kindWf {
+			return errParamValue("action", "coord-rerun")
+		}
+		if err := requireXML(r); err != nil {
+			return err
+		}
+		props, rerr := readConf(r)
+		if rerr != nil {
+			return rerr
+		}
+		if c.user != "" {
+			if err := checkUser(props, c.user); err != nil {
+				return err
+			}
+		}
+		err = s.engine.Rerun(ctx, id, props)
+	}
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// authorize checks that user may change a job (rest-api.md 4: E0508 for
+// workflows, E0509 for coordinators, both 401).
+func (s *Server) authorize(ctx context.Context, user, id, kind string) error {
+	if !s.auth.opts.Authorization {
+		return nil
+	}
+	var owner, group, acl string
+	code, what := "E0508", "WF"
+	if kind == kindWf {
+		j, _, err := s.engine.Job(ctx, id)
+		if err != nil {
+			return err
+		}
+		owner, group, acl = j.User, j.Group, j.ACL
+	} else {
+		code, what = "E0509", "Coord"
+		var err error
+		if owner, group, acl, err = s.coords.CoordOwner(ctx, id); err != nil {
+			return err
+		}
+	}
+	if !s.auth.mayModify(user, owner, group, acl) {
+		return errorf(http.StatusUnauthorized, code, "User [%s] not authorized for %s job [%s]", userOrQ(user), what, id)
+	}
+	return nil
+}
+
+// showGraph renders a workflow's DAG coloured by its nodes' statuses.
+func (s *Server) showGraph(w http.ResponseWriter, r *http.Request, id string) error {
+	j, acts, err := s.engine.Job(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	format := strings.ToLower(r.URL.Query().Get("format"))
+	switch format {
+	case "", "png", "svg":
+		// gozie draws SVG; browsers show it where Oozie's PNG went.
+		format = "svg"
+	case "dot":
+	default:
+		return &apiError{status: http.StatusNotFound, code: "E0307", msg: "E0307: Runtime error [unsupported graph format " + format + "]"}
+	}
+	app, err := workflow.ParseNoValidate([]byte(j.Definition))
+	if err != nil {
+		return err
+	}
+	status := map[string]string{}
+	for _, a := range acts {
+		status[a.Name] = a.Status
+	}
+	showKill := r.URL.Query().Get("show-kill")
+	img, err := renderGraph(app, status, format, showKill == "true" || showKill == "yes" || showKill == "1")
+	if err != nil {
+		return &apiError{status: http.StatusNotFound, code: "E0307", msg: "E0307: Runtime error [" + err.Error() + "]"}
+	}
+	if format == "dot" {
+		w.Header().Set("Content-Type", textType)
+	} else {
+		w.Header().Set("Content-Type", "image/svg+xml")
+	}
+	_, _ = w.Write(img)
+	return nil
+}
+
+// renderGraph is the one place the server calls the workflow renderer.
+func renderGraph(app *workflow.App, status map[string]string, format string, showKill bool) ([]byte, error) {
+	return workflow.RenderGraph(app, status, workflow.GraphOptions{Format: format, HideKill: !showKill})
+}

@@ -1,0 +1,461 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/store"
+)
+
+// App path properties; a submission names exactly one (rest-api.md 3.1).
+const (
+	propWfPath     = "oozie.wf.application.path"
+	propCoordPath  = "oozie.coord.application.path"
+	propBundlePath = "oozie.bundle.application.path"
+)
+
+// maxBody bounds request bodies (configurations, validated XML).
+const maxBody = 16 << 20
+
+// handleJobs serves /oozie/vN/jobs.
+func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request, c *call, ver string) error {
+	switch r.Method {
+	case http.MethodPost:
+		return s.submit(w, r, c)
+	case http.MethodGet:
+		if r.URL.Query().Has("action") {
+			return errInvalidParam("action")
+		}
+		return s.listJobs(w, r)
+	case http.MethodPut:
+		return s.bulkModify(w, r, c)
+	}
+	return errInvalidResource("jobs")
+}
+
+// requireXML checks the Content-Type of a request that carries a
+// configuration (rest-api.md 0.3).
+func requireXML(r *http.Request) error {
+	return requireContentType(r, "application/xml")
+}
+
+// readConf reads the Hadoop configuration XML of a request body; an empty
+// body is an empty configuration.
+func readConf(r *http.Request) (*conf.Config, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(string(body)) == "" {
+		return conf.New(), nil
+	}
+	c, err := conf.ParseXML(strings.NewReader(string(body)), "request")
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "E0303", "Invalid parameter value, [configuration] = [%v]", err)
+	}
+	// Oozie trims names and values of submitted configurations.
+	out := conf.New()
+	for _, p := range c.Properties() {
+		out.Set(strings.TrimSpace(p.Name), strings.TrimSpace(p.Value))
+	}
+	return out, nil
+}
+
+// checkUser makes the configuration's user the authenticated one: a
+// different user.name is refused, a missing one filled in.
+func checkUser(props *conf.Config, user string) error {
+	if user == "" {
+		if v, _ := props.Get("user.name"); strings.TrimSpace(v) == "" {
+			return errorf(http.StatusBadRequest, "E0401", "Missing configuration property [user.name]")
+		}
+		return nil
+	}
+	for _, k := range []string{"user.name", "mapreduce.job.user.name"} {
+		if v, ok := props.Get(k); ok && strings.TrimSpace(v) != "" && strings.TrimSpace(v) != user {
+			return errorf(http.StatusBadRequest, "E0303", "Invalid parameter value, [configuration] = [%s]", k)
+		}
+	}
+	props.Set("user.name", user)
+	return nil
+}
+
+// submit serves POST /jobs: submit (PREP), start, or dryrun.
+func (s *Server) submit(w http.ResponseWriter, r *http.Request, c *call) error {
+	q := r.URL.Query()
+	if q.Has("filter") || q.Has("offset") || q.Has("len") {
+		for _, p := range []string{"filter", "offset", "len"} {
+			if q.Has(p) {
+				return errInvalidParam(p)
+			}
+		}
+	}
+	act := q.Get("action")
+	if act != "" && act != "start" && act != "dryrun" {
+		return errParamValue("action", act)
+	}
+	if jt := q.Get("jobtype"); jt != "" {
+		// Proxy submissions (mapreduce, pig, hive, sqoop) need Hadoop.
+		return errParamValue("jobtype", jt)
+	}
+	if err := requireXML(r); err != nil {
+		return err
+	}
+	props, err := readConf(r)
+	if err != nil {
+		return err
+	}
+	if err := checkUser(props, c.user); err != nil {
+		return err
+	}
+	var paths []string
+	for _, k := range []string{propWfPath, propCoordPath, propBundlePath} {
+		if v, ok := props.Get(k); ok && strings.TrimSpace(v) != "" {
+			paths = append(paths, k)
+		}
+	}
+	switch {
+	case len(paths) == 0:
+		return errorf(http.StatusBadRequest, "E0302", "Invalid parameter [a workflow, coordinator, or bundle app path is required]")
+	case len(paths) > 1:
+		return errorf(http.StatusBadRequest, "E0302", "Invalid parameter [Multiple app paths specified, only one is allowed]")
+	case paths[0] == propBundlePath:
+		return errorf(http.StatusBadRequest, "E0302", "Invalid parameter [bundle jobs are not supported by gozie]")
+	}
+	ctx := r.Context()
+	if paths[0] == propCoordPath {
+		if s.coords == nil {
+			return errNoCoordinators()
+		}
+		if act == "dryrun" {
+			out, err := s.coords.CoordDryrun(ctx, props)
+			if err != nil {
+				return err
+			}
+			writeJSONStatus(w, http.StatusCreated, map[string]string{"id": out})
+			return nil
+		}
+	} else if act == "dryrun" {
+		if err := s.dryrunWorkflow(ctx, props); err != nil {
+			return err
+		}
+		writeJSONStatus(w, http.StatusCreated, map[string]string{"id": "OK"})
+		return nil
+	}
+	var id string
+	if act == "start" {
+		id, err = s.engine.Run(ctx, props)
+	} else {
+		id, err = s.engine.Submit(ctx, props)
+	}
+	if err != nil && id == "" {
+		return err
+	}
+	s.metrics.submitted.Add(1)
+	op := "submit"
+	if act == "start" {
+		op = "start"
+	}
+	s.audit(r, c, id, op, err)
+	writeJSONStatus(w, http.StatusCreated, map[string]string{"id": id})
+	return nil
+}
+
+// pageParams reads offset and len with Oozie's defaults (1 and 50; values
+// below 1 take the default). A malformed number is E1603 with the parser's
+// text, as Java's NumberFormatException.
+func pageParams(r *http.Request, defLen int) (offset, length int, err error) {
+	q := r.URL.Query()
+	offset, length = 1, defLen
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return 0, 0, &apiError{status: http.StatusBadRequest, code: "E1603", msg: fmt.Sprintf("For input string: \"%s\"", v)}
+		}
+		offset = max(n, 1)
+	}
+	if v := q.Get("len"); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return 0, 0, &apiError{status: http.StatusBadRequest, code: "E1603", msg: fmt.Sprintf("For input string: \"%s\"", v)}
+		}
+		if n >= 1 {
+			length = n
+		}
+	}
+	return offset, length, nil
+}
+
+// listKind classifies a jobtype value as Oozie's list does (substring
+// tests, case-sensitive).
+func listKind(jobtype string) string {
+	switch {
+	case jobtype == "" || strings.Contains(jobtype, "wf"):
+		return "wf"
+	case strings.Contains(jobtype, "coord"):
+		return "coord"
+	case strings.Contains(jobtype, "bundle"):
+		return "bundle"
+	}
+	return ""
+}
+
+// listJobs serves GET /jobs.
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	kind := listKind(q.Get("jobtype"))
+	if kind == "" {
+		return errParamValue("jobtype", q.Get("jobtype"))
+	}
+	if q.Has("external-id") {
+		// {"id": <workflow id or null>}; other job types answer {}.
+		if kind != "wf" {
+			writeJSON(w, map[string]any{})
+			return nil
+		}
+		jobs, _, err := s.engine.Jobs(r.Context(), store.JobFilter{ExternalID: q.Get("external-id"), Limit: 1})
+		if err != nil {
+			return err
+		}
+		var id any
+		if len(jobs) > 0 {
+			id = jobs[0].ID
+		}
+		writeJSON(w, map[string]any{"id": id})
+		return nil
+	}
+	offset, length, err := pageParams(r, 50)
+	if err != nil {
+		return err
+	}
+	f, err := parseJobsFilter(q.Get("filter"), kind, s.opts.Now())
+	if err != nil {
+		return err
+	}
+	f.Offset, f.Limit = offset-1, length
+	out, err := s.listPage(r.Context(), kind, f, zoneParam(r))
+	if err != nil {
+		return err
+	}
+	out["offset"], out["len"] = offset, length
+	writeJSON(w, out)
+	return nil
+}
+
+// listPage fetches one page of jobs of a kind as the list JSON object
+// (without offset and len).
+func (s *Server) listPage(ctx context.Context, kind string, f store.JobFilter, loc *time.Location) (map[string]any, error) {
+	switch kind {
+	case "coord":
+		if s.coords == nil {
+			return nil, errNoCoordinators()
+		}
+		jobs, total, err := s.coords.CoordJobList(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		if jobs == nil {
+			jobs = []any{}
+		}
+		for i, j := range jobs {
+			jobs[i] = localizeAny(j, loc)
+		}
+		return map[string]any{"coordinatorjobs": jobs, "total": total}, nil
+	case "bundle":
+		return map[string]any{"bundlejobs": []any{}, "total": 0}, nil
+	}
+	jobs, total, err := s.engine.Jobs(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]*engine.JobJSON, 0, len(jobs))
+	for _, j := range jobs {
+		jj := engine.NewJobJSON(j, nil, s.opts.BaseURL)
+		// List items carry no app path, conf or ACL (rest-api.md 5.6).
+		jj.AppPath, jj.Conf, jj.ACL = nil, nil, nil
+		localizeJob(jj, loc)
+		list = append(list, jj)
+	}
+	return map[string]any{"workflows": list, "total": total}, nil
+}
+
+// Workflow and generic job statuses the filter accepts (case-sensitive).
+var (
+	wfStatuses  = []string{"PREP", "RUNNING", "SUSPENDED", "SUCCEEDED", "KILLED", "FAILED"}
+	jobStatuses = []string{"PREP", "RUNNING", "SUSPENDED", "SUCCEEDED", "KILLED", "FAILED", "PREPSUSPENDED",
+		"PREPPAUSED", "PAUSED", "DONEWITHERROR", "RUNNINGWITHERROR", "SUSPENDEDWITHERROR", "PAUSEDWITHERROR", "IGNORED"}
+)
+
+// parseJobsFilter parses the jobs filter of rest-api.md 7.1:
+// name=value pairs separated by ";", a repeated name ORed, different names
+// ANDed.
+func parseJobsFilter(filter, kind string, now time.Time) (store.JobFilter, error) {
+	var f store.JobFilter
+	bad := func(why string) error {
+		return errorf(http.StatusBadRequest, "E0420", "Invalid jobs filter [%s], %s", filter, why)
+	}
+	if strings.TrimSpace(filter) == "" {
+		return f, nil
+	}
+	statuses := wfStatuses
+	if kind != "wf" {
+		statuses = jobStatuses
+	}
+	for _, tok := range strings.Split(filter, ";") {
+		if tok == "" {
+			continue
+		}
+		parts := strings.Split(tok, "=")
+		if len(parts) != 2 {
+			return f, bad("elements must be semicolon-separated name=value pairs")
+		}
+		name, val := strings.ToLower(strings.TrimSpace(parts[0])), strings.TrimSpace(parts[1])
+		switch name {
+		case "user":
+			f.Users = append(f.Users, val)
+		case "name":
+			f.Names = append(f.Names, val)
+		case "group":
+			// Accepted and ignored, as Oozie does.
+		case "id":
+			f.IDs = append(f.IDs, val)
+		case "status":
+			if !slices.Contains(statuses, val) {
+				return f, bad("invalid status value [" + val + "]")
+			}
+			f.Statuses = append(f.Statuses, val)
+		case "startcreatedtime", "endcreatedtime":
+			t, err := parseFilterTime(val, now)
+			if err != nil {
+				return f, bad(err.Error())
+			}
+			if name == "startcreatedtime" {
+				f.CreatedAfter = t
+			} else {
+				f.CreatedBefore = t
+			}
+		case "sortby":
+			if !strings.EqualFold(val, "createdTime") && !strings.EqualFold(val, "lastModifiedTime") {
+				return f, bad("invalid sortby value [" + val + "]")
+			}
+		case "text", "frequency", "unit":
+			return f, bad("filter name [" + name + "] is not supported by gozie")
+		default:
+			return f, bad("invalid name [" + name + "]")
+		}
+	}
+	return f, nil
+}
+
+// parseFilterTime reads yyyy-MM-dd'T'HH:mm'Z' or a relative -Nd, -Nh, -Nm.
+func parseFilterTime(v string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse("2006-01-02T15:04Z", v); err == nil {
+		return t, nil
+	}
+	if len(v) >= 2 && (v[0] == '-' || v[0] == '0' || (v[0] >= '0' && v[0] <= '9')) {
+		unit := v[len(v)-1]
+		n, err := strconv.Atoi(v[:len(v)-1])
+		if err == nil && n <= 0 {
+			switch unit {
+			case 'd':
+				return now.AddDate(0, 0, n), nil
+			case 'h':
+				return now.Add(time.Duration(n) * time.Hour), nil
+			case 'm':
+				return now.Add(time.Duration(n) * time.Minute), nil
+			}
+		}
+	}
+	return time.Time{}, fmt.Errorf("invalid time [%s], use yyyy-MM-ddTHH:mmZ or -N(d|h|m)", v)
+}
+
+// bulkModify serves PUT /jobs: kill, suspend or resume every job of a
+// filtered page. Jobs the caller may not change, or whose state refuses
+// the command, are skipped, as Oozie does.
+func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request, c *call) error {
+	q := r.URL.Query()
+	act := q.Get("action")
+	if act != "kill" && act != "suspend" && act != "resume" {
+		return errParamValue("action", act)
+	}
+	filter := q.Get("filter")
+	if strings.TrimSpace(filter) == "" {
+		return &apiError{status: http.StatusBadRequest, code: "E1603", msg: "filter params must be specified for bulk write API"}
+	}
+	kind := "coord"
+	switch q.Get("jobtype") {
+	case "wf":
+		kind = "wf"
+	case "bundle":
+		kind = "bundle"
+	}
+	offset, length, err := pageParams(r, 50)
+	if err != nil {
+		return err
+	}
+	f, err := parseJobsFilter(filter, kind, s.opts.Now())
+	if err != nil {
+		return err
+	}
+	f.Offset, f.Limit = offset-1, length
+	ctx := r.Context()
+	var ids []string
+	switch kind {
+	case "wf":
+		jobs, _, err := s.engine.Jobs(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			if s.auth.mayModify(c.user, j.User, j.Group, j.ACL) {
+				ids = append(ids, j.ID)
+			}
+		}
+	case "coord":
+		if s.coords == nil {
+			return errNoCoordinators()
+		}
+		jobs, _, err := s.coords.CoordJobList(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			id := coordJobID(j)
+			if id == "" {
+				continue
+			}
+			if u, g, acl, err := s.coords.CoordOwner(ctx, id); err == nil && s.auth.mayModify(c.user, u, g, acl) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	for _, id := range ids {
+		var err error
+		switch act {
+		case "kill":
+			err = s.engine.Kill(ctx, id)
+		case "suspend":
+			err = s.engine.Suspend(ctx, id)
+		case "resume":
+			err = s.engine.Resume(ctx, id)
+		}
+		if err != nil && engine.ErrorCode(err) == "" {
+			s.opts.Logf("gozie: bulk %s %s: %v", act, id, err)
+		}
+		s.audit(r, c, id, act, err)
+	}
+	out, err := s.listPage(ctx, kind, f, zoneParam(r))
+	if err != nil {
+		return err
+	}
+	out["offset"], out["len"], out["ids"] = offset, length, []string{}
+	writeJSON(w, out)
+	return nil
+}

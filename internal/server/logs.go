@@ -1,0 +1,326 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/store"
+)
+
+// logFilter is the logfilter parameter of show=log (rest-api.md 7.5).
+type logFilter struct {
+	levels     map[string]bool // nil: all
+	text       string
+	limit      int
+	start, end time.Time
+}
+
+// parseLogFilter reads opt=val;opt=val. now anchors recent= and offsets.
+func parseLogFilter(s string, now time.Time) (*logFilter, error) {
+	f := &logFilter{}
+	bad := func(why string) error {
+		return errorf(http.StatusBadRequest, "E0302", "Invalid parameter [logfilter: %s]", why)
+	}
+	for _, tok := range strings.Split(s, ";") {
+		if strings.TrimSpace(tok) == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(tok, "=")
+		if !ok {
+			return nil, bad("elements must be name=value pairs, got [" + tok + "]")
+		}
+		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+		switch k {
+		case "recent":
+			d, err := logDuration(v)
+			if err != nil {
+				return nil, bad(err.Error())
+			}
+			f.start = now.Add(-d)
+		case "start", "end":
+			t, err := logTime(v, now)
+			if err != nil {
+				return nil, bad(err.Error())
+			}
+			if k == "start" {
+				f.start = t
+			} else {
+				f.end = t
+			}
+		case "loglevel":
+			f.levels = map[string]bool{}
+			for _, l := range strings.Split(v, "|") {
+				l = strings.ToUpper(strings.TrimSpace(l))
+				switch l {
+				case "ALL":
+					f.levels = nil
+				case "DEBUG", "ERROR", "INFO", "TRACE", "WARN", "FATAL":
+					if f.levels != nil {
+						f.levels[l] = true
+					}
+				default:
+					return nil, bad("unknown log level [" + l + "]")
+				}
+				if f.levels == nil {
+					break
+				}
+			}
+		case "text":
+			f.text = v
+		case "limit":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return nil, bad("limit must be a number, got [" + v + "]")
+			}
+			f.limit = n
+		case "debug":
+		default:
+			return nil, bad("unknown option [" + k + "]")
+		}
+	}
+	return f, nil
+}
+
+// logDuration reads 3h, 30m or a bare number of hours.
+func logDuration(v string) (time.Duration, error) {
+	unit := time.Hour
+	num := v
+	if strings.HasSuffix(v, "h") {
+		num = v[:len(v)-1]
+	} else if strings.HasSuffix(v, "m") {
+		num, unit = v[:len(v)-1], time.Minute
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("invalid duration [%s]", v)
+	}
+	return time.Duration(n) * unit, nil
+}
+
+// logTime reads yyyy-MM-ddTHH:mmZ, yyyy-MM-dd HH:mm:ss,SSS or an offset in
+// minutes from now (e.g. -30).
+func logTime(v string, now time.Time) (time.Time, error) {
+	for _, layout := range []string{"2006-01-02T15:04Z", engine.LogTimeLayout, "2006-01-02 15:04:05"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, nil
+		}
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return now.Add(time.Duration(n) * time.Minute), nil
+	}
+	return time.Time{}, fmt.Errorf("invalid time [%s]", v)
+}
+
+func (f *logFilter) match(l *store.LogEntry, line string) bool {
+	if f.levels != nil && !f.levels[l.Level] {
+		return false
+	}
+	if !f.start.IsZero() && l.Time.Before(f.start) {
+		return false
+	}
+	if !f.end.IsZero() && l.Time.After(f.end) {
+		return false
+	}
+	return f.text == "" || strings.Contains(line, f.text)
+}
+
+// showLog writes a job's log (show=log), its WARN and ERROR lines
+// (errorlog), or the audit lines of the requests about it (auditlog) as
+// text.
+func (s *Server) showLog(w http.ResponseWriter, r *http.Request, id, kind, show string) error {
+	ctx := r.Context()
+	f, err := parseLogFilter(r.URL.Query().Get("logfilter"), s.opts.Now())
+	if err != nil {
+		return err
+	}
+	jobID, actionID := id, ""
+	if kind == kindWfAction || kind == kindCoordAction {
+		jobID, _, _ = strings.Cut(id, "@")
+		actionID = id
+	}
+	var only map[string]bool // coordinator log scope: action ids
+	if q := r.URL.Query(); kind == kindCoord && q.Get("scope") != "" {
+		if t := q.Get("type"); t != "" && t != "action" {
+			return errorf(http.StatusBadRequest, "E0302", "Invalid parameter [log type [%s]: only type=action scopes are supported]", t)
+		}
+		nums, err := parseActionRange(q.Get("scope"))
+		if err != nil {
+			return err
+		}
+		only = map[string]bool{}
+		for _, n := range nums {
+			only[jobID+"@"+itoa(n)] = true
+		}
+	}
+	var user, group, app string
+	switch idKind(jobID) {
+	case kindWf:
+		j, _, err := s.engine.Job(ctx, jobID)
+		if err != nil {
+			return err
+		}
+		user, group, app = j.User, j.Group, j.AppName
+	default:
+		if s.coords == nil {
+			return errNoCoordinators()
+		}
+		if user, group, _, err = s.coords.CoordOwner(ctx, jobID); err != nil {
+			return err
+		}
+		if info, err := s.coords.CoordJobInfo(ctx, jobID, 1, 1, false, nil); err == nil {
+			app = jsonString(info, "coordJobName")
+		}
+	}
+	entries, err := s.engine.Logs(ctx, jobID)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	n := 0
+	for _, l := range entries {
+		if actionID != "" && l.ActionID != actionID {
+			continue
+		}
+		if only != nil && !only[l.ActionID] {
+			continue
+		}
+		switch show {
+		case "log":
+			if l.Level == engine.LevelAudit {
+				continue
+			}
+		case "errorlog":
+			if l.Level != engine.LevelWarn && l.Level != engine.LevelError {
+				continue
+			}
+		case "auditlog":
+			if l.Level != engine.LevelAudit {
+				continue
+			}
+		}
+		line := engine.FormatLogLine(user, group, app, l)
+		if !f.match(l, line) {
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+		n++
+		if f.limit > 0 && n >= f.limit {
+			break
+		}
+	}
+	w.Header().Set("Content-Type", textType)
+	_, _ = w.Write([]byte(b.String()))
+	return nil
+}
+
+// handleConsole serves an action's captured stdout or stderr, the target
+// of its consoleUrl: /oozie/console/action/<actionId>/stdout|stderr.
+func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) error {
+	rest := strings.TrimPrefix(r.URL.Path, "/oozie/console/action/")
+	id, stream, ok := strings.Cut(rest, "/")
+	if r.Method != http.MethodGet || !ok || (stream != "stdout" && stream != "stderr") || strings.Contains(id, "/") || id == "" {
+		return errInvalidResource(rest)
+	}
+	jobID, _, _ := strings.Cut(id, "@")
+	_, acts, err := s.engine.Job(r.Context(), jobID)
+	if err != nil {
+		return err
+	}
+	for _, a := range acts {
+		if a.ID != id {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(s.actionDir(a), stream))
+		if err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		w.Header().Set("Content-Type", textType)
+		_, _ = w.Write(data)
+		return nil
+	}
+	return errorf(http.StatusBadRequest, engine.CodeActionNotFound, "Action does not exist [%s]", id)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// jsonString reads a string key of a JSON object of any Go type.
+func jsonString(v any, key string) string {
+	if m, ok := v.(map[string]any); ok {
+		s, _ := m[key].(string)
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	s, _ := m[key].(string)
+	return s
+}
+
+// maxLogActions bounds a coordinator log scope, as Oozie's
+// oozie.coord.actions.log.max.count.
+const maxLogActions = 50
+
+// parseActionRange reads an action list like 1,3-4,7 (rest-api.md 7.3).
+func parseActionRange(scope string) ([]int, error) {
+	bad := func() error {
+		return errorf(http.StatusBadRequest, "E0302", "Invalid parameter [action range [%s]]", scope)
+	}
+	var out []int
+	for _, part := range strings.Split(scope, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil || a < 1 {
+			return nil, bad()
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil || b < a {
+				return nil, bad()
+			}
+		}
+		for n := a; n <= b; n++ {
+			out = append(out, n)
+			if len(out) > maxLogActions {
+				return nil, errorf(http.StatusBadRequest, "E0302", "Invalid parameter [action range [%s] has more than %d actions]", scope, maxLogActions)
+			}
+		}
+	}
+	return out, nil
+}
+
+// audit records a request about a job in the job's audit log
+// (show=auditlog), in the fields of Oozie's audit lines. Requests about
+// jobs that do not exist have no log to go to.
+func (s *Server) audit(r *http.Request, c *call, id, op string, err error) {
+	status, code, msg, httpCode := "SUCCESS", "null", "null", http.StatusOK
+	if err != nil {
+		ae := toAPIError(err)
+		if ae.code == engine.CodeJobNotFound {
+			return
+		}
+		status, code, msg, httpCode = "FAILED", ae.code, ae.msg, ae.status
+	}
+	host, _, splitErr := net.SplitHostPort(r.RemoteAddr)
+	if splitErr != nil {
+		host = r.RemoteAddr
+	}
+	line := fmt.Sprintf("IP [%s] USER [%s] GROUP [-] APP [-] JOBID [%s] OPERATION [%s] PARAMETER [%s] STATUS [%s] HTTPCODE [%d] ERRORCODE [%s] ERRORMESSAGE [%s]",
+		host, userOrQ(c.user), id, op, id, status, httpCode, code, msg)
+	if err := s.engine.Audit(context.WithoutCancel(r.Context()), id, line); err != nil {
+		s.opts.Logf("gozie: audit %s %s: %v", op, id, err)
+	}
+}

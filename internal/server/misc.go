@@ -1,0 +1,161 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/workflow"
+)
+
+// handleCallback serves /oozie/callback?id=<actionId>&status=<status>: no
+// authentication, answered at once (rest-api.md 8.3).
+func (s *Server) handleCallback(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Frame-Options", "DENY")
+	s.metrics.callbacks.Add(1)
+	switch r.Method {
+	case http.MethodGet:
+	case http.MethodPost:
+		if s.SystemMode() != ModeNormal {
+			writeError(w, errSafeMode)
+			return
+		}
+		if err := requireContentType(r, "text/plain"); err != nil {
+			writeError(w, err)
+			return
+		}
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 4096))
+		if len(body) > 2048 {
+			writeError(w, errorf(http.StatusBadRequest, "E0403", "Invalid callback data, data too long"))
+			return
+		}
+	default:
+		writeError(w, errInvalidResource("callback"))
+		return
+	}
+	raw := r.URL.RawQuery
+	id, okID := rawParam(raw, "id=")
+	status, okStatus := rawParam(raw, "status=")
+	if !okID || !okStatus {
+		writeError(w, errorf(http.StatusBadRequest, "E0402", "Invalid callback ID [%s]", raw))
+		return
+	}
+	// Processing is asynchronous in Oozie: an unknown action is only
+	// logged, and the caller always gets 200.
+	if err := s.engine.Callback(context.WithoutCancel(r.Context()), id, status); err != nil {
+		s.opts.Logf("gozie: callback %s: %v", id, err)
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// rawParam finds key in a raw query by substring search, as Oozie's
+// callback servlet does, and URL-decodes its value.
+func rawParam(raw, key string) (string, bool) {
+	i := strings.Index(raw, key)
+	if i < 0 {
+		return "", false
+	}
+	v := raw[i+len(key):]
+	if j := strings.IndexByte(v, '&'); j >= 0 {
+		v = v[:j]
+	}
+	dec, err := url.QueryUnescape(v)
+	if err != nil {
+		return "", false
+	}
+	return dec, true
+}
+
+func requireContentType(r *http.Request, want string) error {
+	ct := r.Header.Get("Content-Type")
+	mt, _, _ := strings.Cut(ct, ";")
+	if strings.ToLower(strings.TrimSpace(mt)) != want {
+		return errContentType(ct)
+	}
+	return nil
+}
+
+// handleValidate serves POST /oozie/v2/validate?file=&user=: the request
+// body is the XML (a workflow definition).
+func (s *Server) handleValidate(w http.ResponseWriter, r *http.Request, c *call) error {
+	if r.Method != http.MethodPost {
+		return errInvalidResource("validate")
+	}
+	q := r.URL.Query()
+	for _, p := range []string{"file", "user"} {
+		if !q.Has(p) {
+			return errMissingParam(p)
+		}
+	}
+	if err := requireXML(r); err != nil {
+		return err
+	}
+	file := q.Get("file")
+	if strings.HasPrefix(file, "hdfs://") {
+		return errorf(http.StatusBadRequest, "E0505", "File does not exist, %s", file)
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		return err
+	}
+	// Oozie tries the workflow schema, then the coordinator one, and
+	// answers with the same text for either.
+	opts := workflow.DefaultOptions()
+	opts.ExtensionActions = workflow.DefaultExtensionActions()
+	_, err = workflow.Parse(body, opts)
+	if err != nil && strings.Contains(string(body), "coordinator-app") {
+		_, err = coord.ParseApp(body)
+	}
+	if err != nil {
+		msg := err.Error()
+		if c := engine.ErrorCode(err); c != "" {
+			msg = strings.TrimPrefix(strings.TrimPrefix(msg, c), ": ")
+		}
+		return errorf(http.StatusBadRequest, "E0701", "XML schema error, %s, %s", file, msg)
+	}
+	writeJSON(w, map[string]string{"validate": "Valid workflow-app"})
+	return nil
+}
+
+// dryrunWorkflow checks a workflow submission without creating a job:
+// the application must load and validate, and its parameters resolve.
+func (s *Server) dryrunWorkflow(ctx context.Context, props *conf.Config) error {
+	appPath, _ := props.Get(propWfPath)
+	p := strings.TrimPrefix(strings.TrimSpace(appPath), "file://")
+	p = strings.TrimPrefix(p, "file:")
+	if strings.Contains(p, "://") {
+		return errorf(http.StatusBadRequest, "E0711", "Invalid application URI [%s]", appPath)
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		return errorf(http.StatusBadRequest, engine.CodeAppDirMissing, "App directory [%s] does not exist", appPath)
+	}
+	def := p
+	if info.IsDir() {
+		def = filepath.Join(p, "workflow.xml")
+	}
+	data, err := os.ReadFile(def)
+	if err != nil {
+		return errorf(http.StatusBadRequest, engine.CodeAppDefMissing, "App definition [%s] does not exist", def)
+	}
+	if dp := filepath.Join(filepath.Dir(def), "config-default.xml"); info.IsDir() {
+		if d, err := conf.LoadFile(dp); err == nil {
+			props.MergeDefaults(d)
+		}
+	}
+	opts := workflow.DefaultOptions()
+	opts.ExtensionActions = workflow.DefaultExtensionActions()
+	app, err := workflow.Parse(data, opts)
+	if err != nil {
+		return err
+	}
+	_, err = app.ApplyParameters(props.Has)
+	return err
+}

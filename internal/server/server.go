@@ -1,0 +1,226 @@
+// Package server is gozie's Oozie-compatible REST API: /oozie/versions,
+// the v0/v1/v2 admin, jobs and job resources, /oozie/callback and
+// /oozie/v2/validate, with the paths, parameters, status codes, error
+// headers and JSON shapes of the Oozie Web Services API, so that the oozie
+// command line and other Oozie clients work against it unchanged.
+//
+// The server is a thin layer over *engine.Engine: it parses requests,
+// authenticates and authorizes them, and renders what the engine returns.
+// Coordinator requests go to the engine's coordinator side when the
+// backend implements Coordinators.
+package server
+
+import (
+	"context"
+	"errors"
+	"log"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gozie/gozie/internal/engine"
+)
+
+// System modes of admin/status (rest-api.md 2).
+const (
+	ModeNormal       = "NORMAL"
+	ModeNoWebService = "NOWEBSERVICE"
+	ModeSafeMode     = "SAFEMODE"
+)
+
+// Options configure a Server. Engine is required.
+type Options struct {
+	Engine *engine.Engine
+	// BaseURL is the server's public URL including the context path, e.g.
+	// http://host:11000/oozie; job consoleUrl values start with it.
+	BaseURL string
+	// DataDir is where action work directories live (the engine's
+	// DataDir); action stdout and stderr are served from it.
+	DataDir string
+	// Auth configures authentication and authorization.
+	Auth AuthOptions
+	// Config is the effective configuration shown by admin/configuration.
+	Config map[string]string
+	// Version is reported by admin/build-version.
+	Version string
+	// Logf receives request errors; default log.Printf.
+	Logf func(format string, args ...any)
+	// Now is the clock for cookies and uptime; default time.Now.
+	Now func() time.Time
+}
+
+// Server serves the REST API.
+type Server struct {
+	opts    Options
+	engine  *engine.Engine
+	coords  Coordinators // nil when the engine has no coordinator side
+	auth    *authenticator
+	mux     http.Handler
+	mode    atomic.Value // string
+	metrics *metrics
+	started time.Time
+
+	mu   sync.Mutex
+	http *http.Server
+}
+
+// New returns a server for the engine. It does not listen until Serve.
+func New(opts Options) (*Server, error) {
+	if opts.Engine == nil {
+		return nil, errors.New("server: Engine is required")
+	}
+	if opts.Logf == nil {
+		opts.Logf = log.Printf
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	auth, err := newAuthenticator(opts.Auth, opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, engine: opts.Engine, auth: auth, metrics: newMetrics(), started: opts.Now()}
+	if c, ok := any(opts.Engine).(Coordinators); ok {
+		s.coords = c
+	}
+	s.mode.Store(ModeNormal)
+	s.mux = s.routes()
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler, for tests and embedding.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// SystemMode returns the current system mode.
+func (s *Server) SystemMode() string { return s.mode.Load().(string) }
+
+// Serve accepts connections on l until Shutdown; it returns
+// http.ErrServerClosed after a graceful shutdown.
+func (s *Server) Serve(l net.Listener, tlsCert, tlsKey string) error {
+	s.mu.Lock()
+	s.http = &http.Server{Handler: s.mux, ReadHeaderTimeout: 30 * time.Second}
+	hs := s.http
+	s.mu.Unlock()
+	if tlsCert != "" {
+		return hs.ServeTLS(l, tlsCert, tlsKey)
+	}
+	return hs.Serve(l)
+}
+
+// Shutdown stops accepting connections and waits for requests in flight
+// (and so the transactions they run) to finish, or for ctx to end. Actions
+// the engine launched keep running; the engine re-attaches to them when it
+// starts again.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	hs := s.http
+	s.mu.Unlock()
+	if hs == nil {
+		return nil
+	}
+	return hs.Shutdown(ctx)
+}
+
+// routes builds the handler tree. The path layout is Oozie's (rest-api.md
+// 0.1): exact /versions and /vN/jobs, prefix /vN/admin/ and /vN/job/.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/oozie/versions", s.api(false, s.handleVersions))
+	for _, v := range []string{"v0", "v1", "v2"} {
+		ver := v
+		mux.HandleFunc("/oozie/"+v+"/admin/", s.api(true, func(w http.ResponseWriter, r *http.Request, c *call) error {
+			return s.handleAdmin(w, r, c, ver, resourceAfter(r.URL.Path, "/oozie/"+ver+"/admin/"))
+		}))
+		mux.HandleFunc("/oozie/"+v+"/jobs", s.api(false, func(w http.ResponseWriter, r *http.Request, c *call) error {
+			return s.handleJobs(w, r, c, ver)
+		}))
+		mux.HandleFunc("/oozie/"+v+"/job/", s.api(false, func(w http.ResponseWriter, r *http.Request, c *call) error {
+			return s.handleJob(w, r, c, ver, resourceAfter(r.URL.Path, "/oozie/"+ver+"/job/"))
+		}))
+	}
+	mux.HandleFunc("/oozie/v2/validate", s.api(false, s.handleValidate))
+	mux.HandleFunc("/oozie/v2/validate/", s.api(false, s.handleValidate))
+	mux.HandleFunc("/oozie/callback", s.handleCallback)
+	mux.HandleFunc("/oozie/callback/", s.handleCallback)
+	mux.HandleFunc("/oozie/console/action/", s.api(false, s.handleConsole))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			http.Redirect(w, r, "/oozie", http.StatusFound)
+			return
+		}
+		// Outside Oozie's servlets Jetty answers a bare 404 error page.
+		writeError(w, &apiError{status: http.StatusNotFound, msg: "Not Found"})
+	})
+	return frameDeny(mux)
+}
+
+// frameDeny sets X-Frame-Options: DENY on every response, as Oozie does.
+func frameDeny(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Frame-Options", "DENY")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// resourceAfter is the servlet's resource: the path after prefix, trimmed.
+func resourceAfter(path, prefix string) string {
+	return strings.TrimSpace(strings.TrimPrefix(path, prefix))
+}
+
+// call is what a handler knows about the request beyond net/http: the
+// authenticated user ("" when anonymous).
+type call struct {
+	user string
+}
+
+type apiHandler func(w http.ResponseWriter, r *http.Request, c *call) error
+
+// api wraps a handler with what every Oozie servlet does first: the OPTIONS
+// authentication handshake, authentication, the safe-mode check (admin
+// servlets are exempt), metrics, and error rendering.
+func (s *Server) api(admin bool, h apiHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		s.metrics.requests.Add(1)
+		defer func() { s.metrics.observe(time.Since(start)) }()
+		user, err := s.auth.authenticate(w, r)
+		if err != nil {
+			s.metrics.errors.Add(1)
+			writeError(w, err)
+			return
+		}
+		if r.Method == http.MethodOptions {
+			// Answered like Oozie's empty servlet: 200, no body; the
+			// authentication above set the cookie when user.name came.
+			w.Header().Set("Allow", "GET, HEAD, POST, PUT, OPTIONS")
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		if !admin && r.Method != http.MethodGet && s.SystemMode() != ModeNormal {
+			s.metrics.errors.Add(1)
+			writeError(w, errSafeMode)
+			return
+		}
+		if err := h(w, r, &call{user: user}); err != nil {
+			s.metrics.errors.Add(1)
+			ae := toAPIError(err)
+			if ae.status >= 500 {
+				s.opts.Logf("gozie: %s %s: %v", r.Method, r.URL.Path, err)
+			}
+			writeError(w, ae)
+		}
+	}
+}
+
+// handleVersions answers GET /oozie/versions with [0,1,2].
+func (s *Server) handleVersions(w http.ResponseWriter, r *http.Request, c *call) error {
+	if r.Method != http.MethodGet {
+		return errInvalidResource("versions")
+	}
+	writeJSON(w, []int{0, 1, 2})
+	return nil
+}
