@@ -37,9 +37,14 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"run", "run a workflow in-process and wait for it to end", runRun},
-		{"validate", "check workflow.xml files offline (Oozie error codes, line numbers)", runValidate},
+		{"validate", "check workflow.xml, coordinator.xml and datasets files offline (Oozie error codes, line numbers)", runValidate},
+		{"dryrun", "materialize a coordinator's actions offline and show their inputs, missing data and workflow conf", runDryrun},
 		{"eval", "evaluate EL text with job properties, to debug expressions", runEval},
 		{"times", "compute nominal times of a frequency or cron, convert datetimes across timezones", runTimes},
+		{"job", "job operations on a server: -run, -info, -kill, -log, ... (like 'oozie job')", runJob},
+		{"jobs", "list jobs on a server, or kill/suspend/resume them in bulk (like 'oozie jobs')", runJobs},
+		{"admin", "server administration: -status, -systemmode, -version, ... (like 'oozie admin')", runAdmin},
+		{"server", "run the engine and the Oozie REST API (-port, -data, -db, -config gozie-site.xml)", runServer},
 		{"info", "list supported timezones (-timezones)", runInfo},
 		{"launch", "run one process action in DIR (started by the engine, not by people)", runLaunch},
 		{"version", "print gozie's version", runVersion},

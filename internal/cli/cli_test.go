@@ -163,7 +163,7 @@ func TestValidateUsageErrors(t *testing.T) {
 func TestValidateNonWorkflowRoots(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct{ name, body, want string }{
-		{"coordinator.xml", `<coordinator-app xmlns="uri:oozie:coordinator:0.4" name="c"/>`, "cannot be validated yet"},
+		{"coordinator.xml", `<coordinator-app xmlns="uri:oozie:coordinator:0.4" name="c"/>`, "E0701"},
 		{"other.xml", `<configuration/>`, "E0701"},
 		{"empty.xml", ``, "E0701"},
 		{"garbage.xml", "\x00\x01<<<", "E0701"},

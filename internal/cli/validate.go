@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
@@ -22,9 +23,13 @@ var appFiles = []string{"workflow.xml", "coordinator.xml", "bundle.xml"}
 func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("validate", "[-config job.properties] [-D name=value]... FILE|DIR...", stderr)
 	pf := addPropertyFlags(fs, "job properties (.properties or .xml) whose settings apply, e.g. oozie.wf.validate.ForkJoin")
+	oozie := fs.String("oozie", "", "validate on this server instead of offline (one FILE)")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
+	}
+	if *oozie != "" {
+		return remoteValidate(*oozie, files, stdout, stderr)
 	}
 	if len(files) == 0 {
 		fmt.Fprintln(stderr, "Error: at least one file must be specified")
@@ -132,10 +137,20 @@ func validateFile(path string, opts workflow.Options) (string, error) {
 			return "", withLocation(err)
 		}
 		return root, nil
-	case "coordinator-app", "bundle-app", "datasets":
-		return "", fmt.Errorf("%s definitions cannot be validated yet: only workflow-app is supported in this version", root)
+	case "coordinator-app":
+		if _, err := coord.ParseApp(data); err != nil {
+			return "", err
+		}
+		return root, nil
+	case "datasets":
+		if err := coord.ValidateDatasets(data); err != nil {
+			return "", err
+		}
+		return root, nil
+	case "bundle-app":
+		return "", fmt.Errorf("%s definitions cannot be validated yet: workflow-app, coordinator-app and datasets are supported in this version", root)
 	default:
-		return "", fmt.Errorf("E0701: XML schema error, unknown root element <%s>; expected workflow-app", root)
+		return "", fmt.Errorf("E0701: XML schema error, unknown root element <%s>; expected workflow-app, coordinator-app or datasets", root)
 	}
 }
 

@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/schedule"
+)
+
+// propCheckMaxFrequency is the server switch of the 5-minute minimum
+// frequency; offline it is read from the job's properties.
+const propCheckMaxFrequency = "oozie.service.coord.check.maximum.frequency"
+
+func runDryrun(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("dryrun", "-config job.properties [-D name=value]... [-len N] [-json] [-now DATETIME]", stderr)
+	pf := addPropertyFlags(fs, "job properties (.properties or .xml); oozie.coord.application.path names the coordinator app")
+	n := fs.Int("len", 0, "materialize at most the first N actions (0: all, from start to end)")
+	asJSON := fs.Bool("json", false, `print {"coordJobName": ..., "actions": [...]} with the REST coordinator action keys`)
+	nowText := fs.String("now", "", "creation time of the actions, yyyy-MM-ddTHH:mmZ (default: the current time); coord:latest searches back from it")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagStatus(err)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "Error: unexpected argument %q\n", rest[0])
+		fs.Usage()
+		return exitUsage
+	}
+	if pf.config == "" && len(pf.defs.pairs) == 0 {
+		fmt.Fprintln(stderr, "Error: -config job.properties (or -D oozie.coord.application.path=...) is required")
+		fs.Usage()
+		return exitUsage
+	}
+	if *n < 0 {
+		fmt.Fprintln(stderr, "Error: -len must not be negative")
+		return exitUsage
+	}
+	now := time.Now().UTC().Truncate(time.Minute)
+	if *nowText != "" {
+		if now, err = schedule.ParseTime(*nowText); err != nil {
+			fmt.Fprintf(stderr, "Error: -now: %v\n", err)
+			return exitUsage
+		}
+	}
+	props, err := pf.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitUsage
+	}
+	if err := prepareCoordProps(props); err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitUsage
+	}
+	opts := coord.SubmitOptions{ReadFile: os.ReadFile, Now: now}
+	if v, ok := props.Get(propCheckMaxFrequency); ok {
+		if b, err := strconv.ParseBool(strings.TrimSpace(v)); err == nil && !b {
+			opts.MinFrequencyMinutes = -1
+		}
+	}
+	// Actions are printed as they are planned, so a year of 5-minute
+	// actions never sits in memory at once.
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	defer out.Flush()
+	count := 0
+	var onAction func(coord.DryRunAction) error
+	var app *coord.App
+	if *asJSON {
+		onAction = func(da coord.DryRunAction) error {
+			b, err := da.MarshalJSON()
+			if err != nil {
+				return err
+			}
+			if count > 0 {
+				out.WriteString(",")
+			}
+			out.WriteString("\n")
+			_, err = out.Write(b)
+			count++
+			return err
+		}
+	} else {
+		onAction = func(da coord.DryRunAction) error {
+			count++
+			return coord.WriteDryRunAction(out, app, da)
+		}
+	}
+	// The header needs the submitted app, which DryRunEach returns only at
+	// the end: submit once first (cheap) to print it.
+	app, _, err = coord.Submit(props.Clone(), opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitFail
+	}
+	if *asJSON {
+		head, err := coord.DryRunJSONPrefix(app)
+		if err != nil {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+			return exitFail
+		}
+		out.Write(head)
+	} else {
+		coord.WriteDryRunHeader(out, app)
+	}
+	if _, _, err := coord.DryRunEach(props, opts, existsLocal, *n, false, onAction); err != nil {
+		out.Flush()
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitFail
+	}
+	if *asJSON {
+		out.WriteString("\n]}\n")
+	} else {
+		fmt.Fprintf(out, "\n%d action(s)\n", count)
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// prepareCoordProps fills in what an offline submission needs: the user
+// (the OS user unless user.name is set) and an absolute file:// application
+// path, so that ${oozie.coord.application.path} references in the job
+// properties (appDir=${oozie.coord.application.path}) name real files.
+func prepareCoordProps(props *conf.Config) error {
+	if !props.Has(coord.PropUser) {
+		props.Set(coord.PropUser, currentUser())
+	}
+	p, ok := props.Raw(coord.PropAppPath)
+	if !ok || strings.TrimSpace(p) == "" {
+		return fmt.Errorf("the job properties do not set %s", coord.PropAppPath)
+	}
+	p = strings.TrimSpace(p)
+	if strings.Contains(p, "://") || strings.HasPrefix(p, "${") {
+		return nil
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return err
+	}
+	props.Set(coord.PropAppPath, "file://"+filepath.ToSlash(abs))
+	return nil
+}
+
+// existsLocal checks a dependency on the local file system; URIs of file
+// systems gozie cannot reach offline (hdfs://, s3a://) count as missing
+// rather than failing the whole dry run.
+func existsLocal(uri string) (bool, error) {
+	ok, err := fsys.Exists(uri)
+	if errors.Is(err, fsys.ErrUnsupported) {
+		return false, nil
+	}
+	return ok, err
+}

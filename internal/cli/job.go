@@ -1,0 +1,720 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gozie/gozie/internal/client"
+	"github.com/gozie/gozie/internal/conf"
+)
+
+// jobActions are the options of which `gozie job` needs exactly one, in the
+// order the usage lists them. The boolean ones take no job id.
+var jobActions = []string{"submit", "run", "dryrun", "start", "suspend", "resume", "kill", "change", "rerun",
+	"info", "log", "errorlog", "auditlog", "definition", "configcontent", "graph", "ignore", "poll", "retries",
+	"update", "missingdeps", "slaenable", "sladisable", "slachange"}
+
+// jobActionUsage describes the operations that take a job id.
+var jobActionUsage = map[string]string{
+	"start":         "start a submitted (PREP) job",
+	"suspend":       "suspend a job",
+	"resume":        "resume a suspended job",
+	"kill":          "kill a job (a coordinator's actions with -action or -date)",
+	"change":        "change a coordinator or bundle: -value endtime=..;concurrency=..;pausetime=..",
+	"rerun":         "rerun a job (workflow: -config/-D; coordinator: -action or -date; bundle: -coordinator, -date)",
+	"info":          "show a job, a coordinator action (ID@N) or a workflow action (ID@node)",
+	"log":           "show a job's log (-logfilter; coordinators: -action, -date)",
+	"errorlog":      "show a job's WARN and ERROR log lines",
+	"auditlog":      "show a job's audit log",
+	"definition":    "show a job's application XML",
+	"configcontent": "show a job's configuration",
+	"graph":         "render a workflow job's graph to stdout (-format, -showkill)",
+	"ignore":        "ignore a coordinator, or the actions -action names",
+	"poll":          "wait for a job to end (-interval, -timeout; -verbose prints each status)",
+	"retries":       "show the attempts of a workflow action (ID@node)",
+	"update":        "update a coordinator's definition and configuration (-config, -dryrun, -diff)",
+	"missingdeps":   "show what coordinator actions wait for (-action, -date)",
+	"slaenable":     "enable SLA alerts of a job (-action, -date, -coordinator)",
+	"sladisable":    "disable SLA alerts of a job (-action, -date, -coordinator)",
+	"slachange":     "change SLA values: -value sla-nominal-time=..;sla-should-end=..;sla-max-duration=..",
+}
+
+// jobFlags are the parsed options of `gozie job`.
+type jobFlags struct {
+	*remoteFlags
+	props                                     *propertyFlags
+	ids                                       map[string]*string
+	submit, run, dryrun                       bool
+	value, action, date, coordinator, filter  string
+	order, logfilter, format, diff            string
+	refresh, nocleanup, failed, allruns, kill bool
+	offset, length, interval, timeout         int
+	set                                       map[string]bool
+}
+
+// runJob is `gozie job`: the oozie command's job operations against a
+// server (cli.md §2).
+func runJob(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("job", "-run|-submit|-dryrun|-info ID|-kill ID|... [-oozie URL] [-config FILE] [-D k=v]...", stdout)
+	f := &jobFlags{remoteFlags: addRemoteFlags(fs, true), ids: map[string]*string{}}
+	f.props = addPropertyFlags(fs, "job configuration (.properties or .xml)")
+	fs.BoolVar(&f.submit, "submit", false, "submit a job (PREP)")
+	fs.BoolVar(&f.run, "run", false, "submit and start a job")
+	fs.BoolVar(&f.dryrun, "dryrun", false, "check a job's definition and configuration without creating it")
+	for _, name := range jobActions[3:] {
+		f.ids[name] = fs.String(name, "", jobActionUsage[name])
+	}
+	fs.StringVar(&f.value, "value", "", "new values for -change (k=v;...)")
+	fs.StringVar(&f.action, "action", "", "coordinator action numbers (1,3-4) for -kill, -rerun, -log, -ignore")
+	fs.StringVar(&f.date, "date", "", "coordinator nominal dates (a::b,c) for -kill, -rerun, -log")
+	fs.StringVar(&f.coordinator, "coordinator", "", "bundle coordinators (names or ids) for -rerun")
+	fs.BoolVar(&f.refresh, "refresh", false, "rerun: re-resolve input dependencies")
+	fs.BoolVar(&f.nocleanup, "nocleanup", false, "rerun: do not delete the output events")
+	fs.BoolVar(&f.failed, "failed", false, "coordinator rerun: rerun failed workflows of the actions")
+	fs.IntVar(&f.offset, "offset", 0, "-info: first action (1-based)")
+	fs.IntVar(&f.length, "len", 0, "-info: number of actions")
+	fs.StringVar(&f.filter, "filter", "", "-info of a coordinator: status=...;nominaltime>=...")
+	fs.StringVar(&f.order, "order", "", "-info of a coordinator: asc or desc")
+	fs.BoolVar(&f.allruns, "allruns", false, "-info of a coordinator action: every workflow run")
+	fs.StringVar(&f.logfilter, "logfilter", "", "-log: recent=..;start=..;end=..;loglevel=..;text=..;limit=..")
+	fs.StringVar(&f.format, "format", "svg", "-graph: svg, png or dot")
+	fs.BoolVar(&f.kill, "showkill", false, "-graph: include kill nodes")
+	fs.StringVar(&f.diff, "diff", "", "-update: report the definition changes (true or false)")
+	fs.IntVar(&f.interval, "interval", 5, "-poll: minutes between polls")
+	fs.IntVar(&f.timeout, "timeout", 30, "-poll: minutes before giving up (0 or less: never)")
+	rest, code, done := parseRemote(fs, args, stdout, stderr)
+	if done {
+		return code
+	}
+	if len(rest) > 0 {
+		return invalidSubCommand(stderr, fmt.Sprintf("unexpected argument [%s]", rest[0]))
+	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	var chosen []string
+	bools := map[string]bool{"submit": f.submit, "run": f.run, "dryrun": f.dryrun}
+	for _, name := range jobActions {
+		if on, isBool := bools[name]; f.set[name] && (on || !isBool) {
+			chosen = append(chosen, name)
+		}
+	}
+	byPosition(chosen, args)
+	if len(chosen) == 2 && slices.Contains(chosen, "update") && slices.Contains(chosen, "dryrun") {
+		chosen = []string{"update"} // -dryrun is -update's option here
+	}
+	switch len(chosen) {
+	case 0:
+		return invalidSubCommand(stderr, "Missing required option: one of -"+strings.Join(jobActions, ", -"))
+	case 1:
+	default:
+		return invalidSubCommand(stderr, fmt.Sprintf("The option '%s' was specified but an option from this group has already been selected: '%s'", chosen[1], chosen[0]))
+	}
+	c, err := f.client(stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	j := &jobCmd{f: f, c: c, ctx: context.Background(), out: stdout, d: f.dates()}
+	var id string
+	if p := f.ids[chosen[0]]; p != nil {
+		if id = strings.TrimSpace(*p); id == "" {
+			return invalidSubCommand(stderr, "Missing argument for option: "+chosen[0])
+		}
+	}
+	if err := j.do(chosen[0], id); err != nil {
+		return fail(stderr, err)
+	}
+	return exitOK
+}
+
+// jobCmd runs one job operation.
+type jobCmd struct {
+	f   *jobFlags
+	c   *client.Client
+	ctx context.Context
+	out io.Writer
+	d   dates
+}
+
+// userError is a command-line mistake found after parsing; it prints as
+// "Error: <text>" like the oozie command's OozieCLIException.
+type userError string
+
+// Error returns the text as the user should see it after "Error: ".
+func (e userError) Error() string { return string(e) }
+
+func (j *jobCmd) do(op, id string) error {
+	f, c, ctx := j.f, j.c, j.ctx
+	switch op {
+	case "submit", "run", "dryrun":
+		cf, err := j.jobConf(false)
+		if err != nil {
+			return err
+		}
+		if op == "dryrun" {
+			text, raw, err := c.Dryrun(ctx, cf)
+			return j.emit(raw, err, func() { printDryrun(j.out, text) })
+		}
+		jobID, raw, err := c.Submit(ctx, cf, op == "run")
+		return j.emit(raw, err, func() { fmt.Fprintf(j.out, "job: %s\n", nullText(jobID)) })
+	case "start":
+		return c.Start(ctx, id)
+	case "suspend":
+		return c.Suspend(ctx, id)
+	case "resume":
+		return c.Resume(ctx, id)
+	case "change":
+		if f.value == "" {
+			return userError("-value option needs to be specified for -change option")
+		}
+		return c.Change(ctx, id, f.value)
+	case "kill":
+		return j.kill(id)
+	case "rerun":
+		return j.rerun(id)
+	case "info":
+		return j.info(id)
+	case "log", "errorlog", "auditlog":
+		return j.log(op, id)
+	case "definition":
+		text, err := c.JobDefinition(ctx, id)
+		if err == nil {
+			fmt.Fprintln(j.out, string(text))
+		}
+		return err
+	case "configcontent":
+		return j.configContent(id)
+	case "graph":
+		img, err := c.JobGraph(ctx, id, strings.ToLower(f.format), f.kill)
+		if err == nil {
+			j.out.Write(img)
+		}
+		return err
+	case "ignore":
+		if f.set["action"] && f.action == "" {
+			return userError("-action is empty")
+		}
+		acts, raw, err := c.Ignore(ctx, id, f.action)
+		return j.emit(raw, err, func() { printIgnored(j.out, acts) })
+	case "poll":
+		return j.poll(id)
+	case "retries":
+		rs, raw, err := c.Retries(ctx, id)
+		return j.emit(raw, err, func() { printRetries(j.out, id, rs) })
+	case "update":
+		cf := conf.New()
+		if f.props.config != "" {
+			var err error
+			if cf, err = j.jobConf(false); err != nil {
+				return err
+			}
+		}
+		diff, raw, err := c.Update(ctx, id, cf, f.dryrun, f.diff)
+		return j.emit(raw, err, func() { fmt.Fprintln(j.out, diff) })
+	case "missingdeps":
+		deps, raw, err := c.MissingDependencies(ctx, id, f.action, f.date)
+		return j.emit(raw, err, func() { printMissingDeps(j.out, deps) })
+	case "slaenable", "sladisable", "slachange":
+		action := "sla-" + strings.TrimPrefix(op, "sla")
+		value := ""
+		if op == "slachange" {
+			value = f.value
+		}
+		if err := c.SLAChange(ctx, id, action, f.action, f.date, f.coordinator, value); err != nil {
+			return err
+		}
+		fmt.Fprintln(j.out, "Done")
+		return nil
+	}
+	return userError("unknown job operation -" + op)
+}
+
+// emit prints the raw answer for -json, or runs the formatter.
+func (j *jobCmd) emit(raw []byte, err error, format func()) error {
+	if err != nil {
+		return err
+	}
+	if j.f.asJSON {
+		writeRaw(j.out, raw)
+		return nil
+	}
+	format()
+	return nil
+}
+
+// jobConf assembles a job configuration as the oozie command does:
+// user.name first, then the -config file, then each -D. emptyOK allows
+// neither (workflow rerun sends an empty configuration).
+func (j *jobCmd) jobConf(emptyOK bool) (*conf.Config, error) {
+	p := j.f.props
+	if p.config == "" && len(p.defs.pairs) == 0 {
+		if emptyOK {
+			return conf.New(), nil
+		}
+		return nil, userError("configuration is not specified")
+	}
+	if p.config != "" {
+		ext := strings.ToLower(p.config)
+		if !strings.HasSuffix(ext, ".properties") && !strings.HasSuffix(ext, ".xml") {
+			return nil, userError("configuration must be a '.properties' or a '.xml' file")
+		}
+		if _, err := os.Stat(p.config); err != nil {
+			return nil, userError(fmt.Sprintf("configuration file [%s] not found", p.config))
+		}
+	}
+	loaded, err := p.load()
+	if err != nil {
+		return nil, err
+	}
+	cf := conf.New()
+	cf.Set("user.name", j.f.submitUser())
+	cf.Merge(loaded)
+	return cf, nil
+}
+
+func printDryrun(w io.Writer, text string) {
+	switch {
+	case strings.Contains(text, "<bundle-app"):
+		fmt.Fprintln(w, "***Bundle job after parsing: ***")
+		fmt.Fprintln(w, text)
+	case strings.Contains(text, "action for new instance") || strings.Contains(text, "<coordinator-app"):
+		parts := strings.Split(text, "action for new instance")
+		for len(parts) > 1 && parts[len(parts)-1] == "" {
+			parts = parts[:len(parts)-1] // Java's split drops trailing empties
+		}
+		fmt.Fprintln(w, "***coordJob after parsing: ***")
+		fmt.Fprintln(w, parts[0])
+		fmt.Fprintf(w, "***total coord actions is %d ***\n", len(parts)-1)
+		for i, p := range parts[1:] {
+			fmt.Fprintln(w, ruler)
+			fmt.Fprintf(w, "coordAction instance: %d:\n", i+1)
+			fmt.Fprintln(w, p)
+		}
+	default:
+		fmt.Fprintln(w, text)
+	}
+}
+
+// rangeType returns the coordinator range type and scope of -action/-date.
+func (j *jobCmd) rangeType(op string) (typ, scope string, err error) {
+	a, d := j.f.action, j.f.date
+	switch {
+	case a != "" && d != "":
+		return "", "", userError(fmt.Sprintf("Invalid options provided for %s: either -date or -action expected. Don't use both at the same time.", op))
+	case a != "":
+		return "action", a, nil
+	case d != "":
+		return "date", d, nil
+	}
+	return "", "", nil
+}
+
+func (j *jobCmd) kill(id string) error {
+	if strings.Contains(id, "-C") && client.KindOf(id) == client.KindCoord {
+		typ, scope, err := j.rangeType("kill")
+		if err != nil {
+			return err
+		}
+		if typ != "" {
+			acts, raw, err := j.c.KillActions(j.ctx, id, typ, scope)
+			return j.emit(raw, err, func() { printActionList(j.out, acts) })
+		}
+	}
+	return j.c.Kill(j.ctx, id)
+}
+
+func (j *jobCmd) rerun(id string) error {
+	switch client.KindOf(id) {
+	case client.KindWorkflow:
+		cf, err := j.jobConf(true)
+		if err != nil {
+			return err
+		}
+		return j.c.RerunWorkflow(j.ctx, id, cf)
+	case client.KindBundle:
+		if j.f.action != "" {
+			return userError("Invalid options provided for bundle rerun. -action is not valid, use -date and/or -coordinator")
+		}
+		if err := j.c.RerunBundle(j.ctx, id, j.f.coordinator, j.f.date, j.f.refresh, j.f.nocleanup); err != nil {
+			return err
+		}
+		if j.f.coordinator != "" {
+			fmt.Fprintf(j.out, "Coordinators [%s] of bundle %s are scheduled to rerun on date ranges [%s].\n", j.f.coordinator, id, nullText(j.f.date))
+		} else {
+			fmt.Fprintf(j.out, "All coordinators of bundle %s are scheduled to rerun on the date ranges [%s].\n", id, nullText(j.f.date))
+		}
+		return nil
+	}
+	typ, scope, err := j.rangeType("rerun")
+	if err != nil {
+		return err
+	}
+	if typ == "" {
+		return userError("Invalid options provided for rerun: either -date or -action expected.")
+	}
+	acts, raw, err := j.c.RerunCoord(j.ctx, id, client.CoordRerun{Type: typ, Scope: scope,
+		Refresh: j.f.refresh, NoCleanup: j.f.nocleanup, Failed: j.f.failed})
+	return j.emit(raw, err, func() { printActionList(j.out, acts) })
+}
+
+func (j *jobCmd) log(show, id string) error {
+	var o client.LogOptions
+	if show == "log" {
+		typ, scope, err := j.rangeType("log retrieval")
+		if err != nil {
+			return err
+		}
+		if typ != "" && client.KindOf(id) != client.KindCoord {
+			return userError("Invalid options provided for log retrieval. -action and -date are valid only for coordinator job log retrieval")
+		}
+		o = client.LogOptions{Type: typ, Scope: scope, LogFilter: j.f.logfilter}
+	}
+	text, err := j.c.JobLog(j.ctx, id, show, o)
+	if err == nil {
+		j.out.Write(text)
+	}
+	return err
+}
+
+func (j *jobCmd) configContent(id string) error {
+	var text string
+	var err error
+	switch id[max(0, len(id)-2):] {
+	case "-C":
+		var cj *client.CoordJob
+		cj, _, err = j.c.CoordInfo(j.ctx, id, client.InfoOptions{Offset: -1, Len: -1, Order: "asc"})
+		text = cj.Conf
+	case "-W":
+		var wf *client.WorkflowJob
+		wf, _, err = j.c.WorkflowInfo(j.ctx, id, client.InfoOptions{})
+		text = wf.Conf
+	case "-B":
+		var b *client.BundleJob
+		b, _, err = j.c.BundleInfo(j.ctx, id)
+		text = b.Conf
+	default:
+		fmt.Fprintf(j.out, "ERROR:  job id [%s] doesn't end with either C or W or B\n", id)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(j.out, nullText(text))
+	return nil
+}
+
+// terminal statuses -poll stops at, by id kind (cli.md §2.1).
+var pollEnd = map[client.Kind][]string{
+	client.KindWorkflow:    {"SUCCEEDED", "KILLED", "FAILED"},
+	client.KindCoord:       {"SUCCEEDED", "KILLED", "FAILED", "DONEWITHERROR", "IGNORED"},
+	client.KindBundle:      {"SUCCEEDED", "KILLED", "FAILED", "DONEWITHERROR", "IGNORED"},
+	client.KindCoordAction: {"FAILED", "IGNORED", "KILLED", "SKIPPED", "SUCCEEDED", "TIMEDOUT"},
+}
+
+// pollClock is the time source of -poll; tests replace it so that a poll
+// of minutes runs at once.
+var pollClock = struct {
+	now   func() time.Time
+	sleep func(time.Duration)
+}{time.Now, time.Sleep}
+
+func (j *jobCmd) poll(id string) error {
+	kind := client.KindOf(id)
+	end, ok := pollEnd[kind]
+	if !ok || (kind == client.KindCoord && !strings.HasSuffix(id, "-C")) {
+		return userError("invalid job type")
+	}
+	if j.f.interval < 1 {
+		return userError("-interval must be at least 1 minute")
+	}
+	var deadline time.Time
+	if j.f.timeout > 0 {
+		deadline = pollClock.now().Add(time.Duration(j.f.timeout) * time.Minute)
+	}
+	for {
+		st, err := j.c.JobStatus(j.ctx, id)
+		if err != nil {
+			return err
+		}
+		if j.f.verbose {
+			fmt.Fprintln(j.out, st)
+		}
+		if slices.Contains(end, st) {
+			return nil
+		}
+		wait := time.Duration(j.f.interval) * time.Minute
+		if !deadline.IsZero() {
+			left := deadline.Sub(pollClock.now())
+			if left <= 0 {
+				return nil // a timeout is not a failure (cli.md §0.5)
+			}
+			wait = min(wait, left)
+		}
+		pollClock.sleep(wait)
+	}
+}
+
+// info prints -info of any id kind (cli.md §2.2, §2.3).
+func (j *jobCmd) info(id string) error {
+	f, c, ctx, w, d := j.f, j.c, j.ctx, j.out, j.d
+	kind := client.KindOf(id)
+	if f.filter != "" && kind != client.KindCoord {
+		if kind == client.KindBundle {
+			return userError("Filter option is currently not supported for a Bundle job")
+		}
+		return userError("Filter option is currently supported only for a Coordinator job")
+	}
+	switch kind {
+	case client.KindBundle:
+		b, raw, err := c.BundleInfo(ctx, id)
+		return j.emit(raw, err, func() { printBundleJob(w, b, d) })
+	case client.KindCoord:
+		cj, raw, err := c.CoordInfo(ctx, id, client.InfoOptions{Offset: f.offset, Len: f.length, Order: f.order, Filter: f.filter})
+		return j.emit(raw, err, func() { printCoordJob(w, cj, d) })
+	case client.KindCoordAction:
+		if f.allruns {
+			runs, raw, err := c.AllRuns(ctx, id)
+			return j.emit(raw, err, func() { printAllRuns(w, runs, d) })
+		}
+		a, raw, err := c.CoordActionInfo(ctx, id)
+		return j.emit(raw, err, func() { printCoordAction(w, a, d) })
+	case client.KindWorkflowAction:
+		a, raw, err := c.WorkflowActionInfo(ctx, id)
+		return j.emit(raw, err, func() { printWorkflowAction(w, a, d) })
+	}
+	wf, raw, err := c.WorkflowInfo(ctx, id, client.InfoOptions{Offset: f.offset, Len: f.length})
+	return j.emit(raw, err, func() { printWorkflowJob(w, wf, d) })
+}
+
+func printWorkflowJob(w io.Writer, job *client.WorkflowJob, d dates) {
+	fmt.Fprintln(w, "Job ID : "+maskIfNull(job.ID))
+	fmt.Fprintln(w, ruler)
+	fmt.Fprintln(w, "Workflow Name : "+maskIfNull(job.AppName))
+	fmt.Fprintln(w, "App Path      : "+maskIfNull(job.AppPath))
+	fmt.Fprintln(w, "Status        : "+job.Status)
+	fmt.Fprintf(w, "Run           : %d\n", job.Run)
+	fmt.Fprintln(w, "User          : "+maskIfNull(job.User))
+	fmt.Fprintln(w, "Group         : "+maskIfNull(job.Group))
+	fmt.Fprintln(w, "Created       : "+d.mask(job.CreatedTime))
+	fmt.Fprintln(w, "Started       : "+d.mask(job.StartTime))
+	fmt.Fprintln(w, "Last Modified : "+d.mask(job.LastModTime))
+	fmt.Fprintln(w, "Ended         : "+d.mask(job.EndTime))
+	fmt.Fprintln(w, "CoordAction ID: "+maskIfNull(job.ParentID))
+	if len(job.Actions) == 0 {
+		fmt.Fprintln(w, ruler)
+		fmt.Fprintln(w)
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Actions")
+	fmt.Fprintln(w, ruler)
+	if d.verbose {
+		tabRow(w, "ID", "Console URL", "Error Code", "Error Message", "External ID", "External Status", "Name",
+			"Retries", "Tracker URI", "Type", "Started", "Status", "Ended")
+	} else {
+		fmt.Fprintf(w, "%-78s%-10s%-23s%-11s%-10s\n", "ID", "Status", "Ext ID", "Ext Status", "Err Code")
+	}
+	fmt.Fprintln(w, ruler)
+	for _, a := range job.Actions {
+		if d.verbose {
+			tabRow(w, maskIfNull(a.ID), maskIfNull(a.ConsoleURL), maskIfNull(a.ErrorCode), maskIfNull(a.ErrorMessage),
+				maskIfNull(a.ExternalID), maskIfNull(a.ExternalStatus), maskIfNull(a.Name), fmt.Sprint(a.Retries),
+				maskIfNull(a.TrackerURI), maskIfNull(a.Type), d.mask(a.StartTime), a.Status, d.mask(a.EndTime))
+		} else {
+			fmt.Fprintf(w, "%-78s%-10s%-23s%-11s%-10s\n", maskIfNull(a.ID), a.Status, maskIfNull(a.ExternalID),
+				maskIfNull(a.ExternalStatus), maskIfNull(a.ErrorCode))
+		}
+		fmt.Fprintln(w, ruler)
+	}
+	fmt.Fprintln(w)
+}
+
+func printWorkflowAction(w io.Writer, a *client.WorkflowAction, d dates) {
+	fmt.Fprintln(w, "ID : "+maskIfNull(a.ID))
+	fmt.Fprintln(w, ruler)
+	fmt.Fprintln(w, "Console URL       : "+maskIfNull(a.ConsoleURL))
+	fmt.Fprintln(w, "Error Code        : "+maskIfNull(a.ErrorCode))
+	fmt.Fprintln(w, "Error Message     : "+maskIfNull(a.ErrorMessage))
+	fmt.Fprintln(w, "External ID       : "+maskIfNull(a.ExternalID))
+	fmt.Fprintln(w, "External Status   : "+maskIfNull(a.ExternalStatus))
+	fmt.Fprintln(w, "Name              : "+maskIfNull(a.Name))
+	fmt.Fprintf(w, "Retries           : %d\n", a.UserRetryCount)
+	fmt.Fprintln(w, "Tracker URI       : "+maskIfNull(a.TrackerURI))
+	fmt.Fprintln(w, "Type              : "+maskIfNull(a.Type))
+	fmt.Fprintln(w, "Started           : "+d.mask(a.StartTime))
+	fmt.Fprintln(w, "Status            : "+a.Status)
+	fmt.Fprintln(w, "Ended             : "+d.mask(a.EndTime))
+	if d.verbose {
+		fmt.Fprintln(w, "External Stats    : "+nullText(a.Stats))
+		fmt.Fprintln(w, "External ChildIDs : "+nullText(a.ExternalChildIDs))
+	}
+	fmt.Fprintln(w, ruler)
+}
+
+func printCoordJob(w io.Writer, job *client.CoordJob, d dates) {
+	hd := dates{loc: d.loc} // the job header is never verbose
+	fmt.Fprintln(w, "Job ID : "+job.CoordJobID)
+	fmt.Fprintln(w, ruler)
+	fmt.Fprintln(w, "Job Name    : "+maskIfNull(job.CoordJobName))
+	fmt.Fprintln(w, "App Path    : "+maskIfNull(job.CoordJobPath))
+	fmt.Fprintln(w, "Status      : "+job.Status)
+	fmt.Fprintln(w, "Start Time  : "+hd.mask(job.StartTime))
+	fmt.Fprintln(w, "End Time    : "+hd.mask(job.EndTime))
+	fmt.Fprintln(w, "Pause Time  : "+hd.mask(job.PauseTime))
+	fmt.Fprintf(w, "Concurrency : %d\n", job.Concurrency)
+	fmt.Fprintln(w, ruler)
+	if d.verbose {
+		tabRow(w, "ID", "Action Number", "Console URL", "Error Code", "Error Message", "External ID", "External Status",
+			"Job ID", "Tracker URI", "Created", "Nominal Time", "Status", "Last Modified", "Missing Dependencies")
+		fmt.Fprintln(w, ruler)
+		for _, a := range job.Actions {
+			tabRow(w, maskIfNull(a.ID), fmt.Sprint(a.ActionNumber), maskIfNull(a.ConsoleURL), maskIfNull(a.ErrorCode),
+				maskIfNull(a.ErrorMessage), maskIfNull(a.ExternalID), maskIfNull(a.ExternalStatus), maskIfNull(a.CoordJobID),
+				maskIfNull(a.TrackerURI), d.mask(a.CreatedTime), d.mask(a.NominalTime), a.Status, d.mask(a.LastModifiedTime),
+				maskIfNull(firstMissing(a)))
+			fmt.Fprintln(w, ruler)
+		}
+		return
+	}
+	// Oozie's format has six columns for seven values: "Last Mod" never prints.
+	fmt.Fprintf(w, "%-43s%-10s%-37s%-10s%-21s%-21s\n", "ID", "Status", "Ext ID", "Err Code", "Created", "Nominal Time")
+	for _, a := range job.Actions {
+		fmt.Fprintf(w, "%-43s%-10s%-37s%-10s%-21s%-21s\n", maskIfNull(a.ID), a.Status, maskIfNull(a.ExternalID),
+			maskIfNull(a.ErrorCode), d.mask(a.CreatedTime), d.mask(a.NominalTime))
+		fmt.Fprintln(w, ruler)
+	}
+}
+
+// firstMissing is the first pull dependency of an action, followed by "#"
+// and the first push dependency when there are push dependencies.
+func firstMissing(a client.CoordAction) string {
+	s, _, _ := strings.Cut(a.MissingDependencies, "#")
+	if a.PushMissingDependencies != "" {
+		p, _, _ := strings.Cut(a.PushMissingDependencies, "#")
+		s += "#" + p
+	}
+	return s
+}
+
+func printCoordAction(w io.Writer, a *client.CoordAction, d dates) {
+	fmt.Fprintln(w, "ID : "+maskIfNull(a.ID))
+	fmt.Fprintln(w, ruler)
+	fmt.Fprintf(w, "Action Number        : %d\n", a.ActionNumber)
+	fmt.Fprintln(w, "Console URL          : "+maskIfNull(a.ConsoleURL))
+	fmt.Fprintln(w, "Error Code           : "+maskIfNull(a.ErrorCode))
+	fmt.Fprintln(w, "Error Message        : "+maskIfNull(a.ErrorMessage))
+	fmt.Fprintln(w, "External ID          : "+maskIfNull(a.ExternalID))
+	fmt.Fprintln(w, "External Status      : "+maskIfNull(a.ExternalStatus))
+	fmt.Fprintln(w, "Job ID               : "+maskIfNull(a.CoordJobID))
+	fmt.Fprintln(w, "Tracker URI          : "+maskIfNull(a.TrackerURI))
+	fmt.Fprintln(w, "Created              : "+d.mask(a.CreatedTime))
+	fmt.Fprintln(w, "Nominal Time         : "+d.mask(a.NominalTime))
+	fmt.Fprintln(w, "Status               : "+a.Status)
+	fmt.Fprintln(w, "Last Modified        : "+d.mask(a.LastModifiedTime))
+	first, _, _ := strings.Cut(a.MissingDependencies, "#")
+	fmt.Fprintln(w, "First Missing Dependency : "+maskIfNull(first))
+	fmt.Fprintln(w, ruler)
+}
+
+func printBundleJob(w io.Writer, b *client.BundleJob, d dates) {
+	fmt.Fprintln(w, "Job ID : "+b.BundleJobID)
+	fmt.Fprintln(w, ruler)
+	fmt.Fprintln(w, "Job Name : "+maskIfNull(b.BundleJobName))
+	fmt.Fprintln(w, "App Path : "+maskIfNull(b.BundleJobPath))
+	fmt.Fprintln(w, "Status   : "+b.Status)
+	kickoff := "null"
+	if !b.KickoffTime.IsZero() {
+		// java.util.Date.toString in the local zone
+		kickoff = b.KickoffTime.In(localZone()).Format("Mon Jan 02 15:04:05 MST 2006")
+	}
+	fmt.Fprintln(w, "Kickoff time   : "+kickoff)
+	fmt.Fprintln(w, ruler)
+	fmt.Fprintf(w, "%-41s%-15s%-5s%-13s%-24s%-24s\n", "Job ID", "Status", "Freq", "Unit", "Started", "Next Materialized")
+	fmt.Fprintln(w, ruler)
+	for _, c := range b.BundleCoordJobs {
+		fmt.Fprintf(w, "%-41s%-15s%-5s%-13s%-24s%-24s\n", maskIfNull(c.CoordJobID), c.Status, string(c.Frequency),
+			c.TimeUnit, d.mask(c.StartTime), d.mask(c.NextMaterializedTime))
+		fmt.Fprintln(w, ruler)
+	}
+}
+
+func printAllRuns(w io.Writer, runs []client.Run, d dates) {
+	if len(runs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%-41s%-10s%-24s%-24s\n", "Job ID", "Status", "Started", "Ended")
+	fmt.Fprintln(w, ruler)
+	for _, r := range runs {
+		fmt.Fprintf(w, "%-41s%-10s%-24s%-24s\n", maskIfNull(r.ID), r.Status, d.mask(r.StartTime), d.mask(r.EndTime))
+		fmt.Fprintln(w, ruler)
+	}
+}
+
+// printActionList is the coordinator kill-range and rerun answer (cli.md
+// §2.4 A); nominal times are in the local zone.
+func printActionList(w io.Writer, acts []client.CoordAction) {
+	if len(acts) == 0 {
+		fmt.Fprintln(w, "No Actions match your criteria!")
+		return
+	}
+	fmt.Fprintln(w, "Action ID\tNominal Time")
+	fmt.Fprintln(w, ruler)
+	for _, a := range acts {
+		fmt.Fprintf(w, "%s\t%s\n", maskIfNull(a.ID), maskDate(a.NominalTime, localZone(), false))
+	}
+}
+
+// printIgnored is the answer of -ignore (cli.md §2.4 B).
+func printIgnored(w io.Writer, acts []client.CoordAction) {
+	if len(acts) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Action ID\tNominal Time\tStatus")
+	fmt.Fprintln(w, ruler)
+	for _, a := range acts {
+		fmt.Fprintf(w, "%s\t%s\t%s\n", maskIfNull(a.ID), maskDate(a.NominalTime, localZone(), false), a.Status)
+	}
+}
+
+func printRetries(w io.Writer, id string, rs []client.Retry) {
+	fmt.Fprintln(w, "ID : "+id)
+	if len(rs) == 0 {
+		fmt.Fprintln(w, "No Retries")
+	}
+	for _, r := range rs {
+		fmt.Fprintln(w, ruler)
+		fmt.Fprintln(w, "Attempt        : "+r.Attempt)
+		fmt.Fprintln(w, "Start Time     : "+r.StartTime)
+		fmt.Fprintln(w, "End Time       : "+r.EndTime)
+		if r.ConsoleURL != "" {
+			fmt.Fprintln(w, "Console URL    : "+r.ConsoleURL)
+		}
+		if r.ExternalChildIDs != "" {
+			fmt.Fprintln(w, "Child URL      : "+r.ExternalChildIDs)
+		}
+	}
+	fmt.Fprintln(w, ruler)
+}
+
+// printMissingDeps prints what coordinator actions wait for (cli.md §2.1
+// -missingdeps).
+func printMissingDeps(w io.Writer, deps []client.MissingDeps) {
+	for _, d := range deps {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "CoordAction : %d\n", d.ActionNumber)
+		fmt.Fprintln(w, "Blocked on  : "+d.BlockedOn)
+		for _, ds := range d.DataSets {
+			fmt.Fprintln(w, "Dataset     : "+ds.DataSet)
+			fmt.Fprintln(w, "Pending Dependencies : ")
+			for _, u := range ds.MissingDependencies {
+				fmt.Fprintln(w, "\t  "+u)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/server"
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/store/postgres"
+	"github.com/gozie/gozie/internal/store/sqlite"
+)
+
+// runServer is `gozie server`: the engine and the Oozie REST API on one
+// port, until SIGTERM or SIGINT, which stop it gracefully (requests in
+// flight finish; launched actions keep running and are re-attached to on
+// the next start).
+func runServer(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("server", "[-port N] [-data DIR] [-db DSN] [-config gozie-site.xml]", stderr)
+	port := fs.Int("port", 0, "port to listen on (gozie.http.port, default 11000)")
+	host := fs.String("host", "", "address to listen on (gozie.http.host)")
+	data := fs.String("data", "", "data directory (gozie.data.dir; default $GOZIE_DATA or ~/.gozie)")
+	db := fs.String("db", "", "store DSN: postgres://... (gozie.db; default SQLite in the data directory)")
+	site := fs.String("config", "", "gozie-site.xml (Hadoop configuration format)")
+	baseURL := fs.String("base-url", "", "public URL including /oozie (gozie.base.url)")
+	tlsCert := fs.String("tls-cert", "", "TLS certificate (gozie.tls.cert)")
+	tlsKey := fs.String("tls-key", "", "TLS key (gozie.tls.key)")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagStatus(err)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "Error: unexpected argument %q\n", rest[0])
+		return exitUsage
+	}
+	cfg, err := server.LoadConfig(*site, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitUsage
+	}
+	for key, v := range map[string]string{"gozie.http.host": *host, "gozie.data.dir": *data, "gozie.db": *db,
+		"gozie.base.url": *baseURL, "gozie.tls.cert": *tlsCert, "gozie.tls.key": *tlsKey} {
+		if v != "" {
+			cfg[key] = v
+		}
+	}
+	if *port != 0 {
+		cfg["gozie.http.port"] = strconv.Itoa(*port)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, stop, cfg, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// serve runs the server until ctx ends, then shuts it down gracefully;
+// stop is called first so that a second signal ends the process at once.
+func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr io.Writer) error {
+	dir := cfg["gozie.data.dir"]
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var st store.Store
+	var err error
+	if dsn := cfg["gozie.db"]; strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		st, err = postgres.Open(ctx, dsn)
+	} else if dsn != "" {
+		return fmt.Errorf("gozie.db: unsupported DSN %q (want postgres://...; empty for SQLite)", dsn)
+	} else {
+		st, err = sqlite.Open(ctx, filepath.Join(dir, "gozie.db"))
+	}
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	addr := net.JoinHostPort(cfg["gozie.http.host"], cfg["gozie.http.port"])
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	base := strings.TrimRight(cfg["gozie.base.url"], "/")
+	if base == "" {
+		h, _ := os.Hostname()
+		if h == "" {
+			h = "localhost"
+		}
+		scheme := "http"
+		if cfg["gozie.tls.cert"] != "" {
+			scheme = "https"
+		}
+		base = fmt.Sprintf("%s://%s/oozie", scheme, net.JoinHostPort(h, strconv.Itoa(l.Addr().(*net.TCPAddr).Port)))
+		cfg["gozie.base.url"] = base
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	reg := action.NewRegistry()
+	action.RegisterBuiltins(reg, action.ShellOptions{})
+	eng, err := engine.New(engine.Options{
+		Store: st, Actions: reg, DataDir: dir, SystemID: cfg["gozie.system.id"],
+		PollInterval: time.Duration(cfg.Int("gozie.poll.interval.ms", 1000)) * time.Millisecond,
+		CallbackURL:  base + "/callback", ConsoleURL: base, Logf: logf,
+	})
+	if err != nil {
+		return err
+	}
+	auth, err := server.AuthFromConfig(cfg, dir)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Options{Engine: eng, BaseURL: base, DataDir: dir, Auth: auth,
+		Config: cfg, Version: Version(), Logf: logf})
+	if err != nil {
+		return err
+	}
+	if err := eng.Start(ctx); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l, cfg["gozie.tls.cert"], cfg["gozie.tls.key"]) }()
+	fmt.Fprintf(stdout, "gozie server listening on %s (%s), data in %s\n", l.Addr(), base, dir)
+	select {
+	case err := <-done:
+		_ = eng.Close()
+		return err
+	case <-ctx.Done():
+	}
+	// A second signal now stops the process at once.
+	stop()
+	fmt.Fprintln(stdout, "gozie server shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.Int("gozie.shutdown.timeout.s", 30))*time.Second)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	if serr := <-done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	// Actions the engine launched keep running; the next start re-attaches.
+	_ = eng.Close()
+	return err
+}

@@ -1,0 +1,416 @@
+// Package client is a Go client for the Oozie-compatible REST API that
+// gozie's server speaks (and that Apache Oozie servers speak): version
+// negotiation, the authentication handshake of the Java client, error
+// decoding from the oozie-error-code/oozie-error-message headers, and typed
+// results whose JSON keys are exactly those of the server's beans.
+//
+// Every method that decodes JSON also returns the raw response body, so a
+// caller (gozie's -json flag) can print what the server said without a
+// decode/encode round trip changing key order or dropping unknown keys.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gozie/gozie/internal/conf"
+)
+
+// Authentication kinds accepted in Options.Auth.
+const (
+	AuthSimple = "SIMPLE" // hadoop-auth pseudo authentication: OPTIONS ?user.name= then the hadoop.auth cookie
+	AuthBasic  = "BASIC"  // HTTP basic authentication on every request
+	AuthToken  = "TOKEN"  // "Authorization: Bearer <token>" on every request (a gozie addition)
+)
+
+// Options configure a Client. The zero value talks to the server as the
+// anonymous user with pseudo authentication and http.DefaultClient.
+type Options struct {
+	// User is the name sent as user.name in the SIMPLE handshake and as the
+	// user= parameter of submit, rerun and dryrun (the Java client sends the
+	// operating-system user there).
+	User string
+	// DoAs, when set, adds doAs=<user> to every request (proxy user).
+	DoAs string
+	// HTTP is the client used for every request; nil means http.DefaultClient.
+	HTTP *http.Client
+	// Auth is SIMPLE (default), BASIC or TOKEN, case-insensitive.
+	Auth string
+	// Password is the BASIC password; BASIC uses User as the user name.
+	Password string
+	// Token is the bearer token for TOKEN authentication.
+	Token string
+	// Header holds extra headers sent with every request (the Java CLI's
+	// -Dheader:NAME=VALUE).
+	Header http.Header
+	// Retries is how many times a refused connection is tried again, after
+	// 1 s, 2 s, 4 s, … as the Java client does (it retries 4 times); 0
+	// fails at once. Only refused connections are retried: the request
+	// never reached the server, so retrying cannot apply it twice.
+	Retries int
+	// Sleep waits between retries; default time.Sleep (tests replace it).
+	Sleep func(time.Duration)
+	// RetryLog receives one line per retry; nil discards them.
+	RetryLog io.Writer
+	// Debug, when set, receives "<METHOD> <URL>" for every request and the
+	// configuration XML sent, as the oozie command prints with -debug.
+	Debug io.Writer
+}
+
+// Client talks to one server. It is safe for concurrent use.
+type Client struct {
+	base string // ends with "/"
+	opts Options
+	http *http.Client
+
+	mu      sync.Mutex
+	version string // "v2", "v1" or "v0" once negotiated
+	cookie  string // hadoop.auth token from the SIMPLE handshake
+}
+
+// New returns a client for the server whose base URL (for example
+// http://localhost:11000/oozie) is baseURL. No request is made until the
+// first call.
+func New(baseURL string, opts Options) *Client {
+	if !strings.HasSuffix(baseURL, "/") {
+		baseURL += "/"
+	}
+	opts.Auth = strings.ToUpper(opts.Auth)
+	if opts.Auth == "" {
+		opts.Auth = AuthSimple
+	}
+	hc := opts.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	if opts.Sleep == nil {
+		opts.Sleep = time.Sleep
+	}
+	return &Client{base: baseURL, opts: opts, http: hc}
+}
+
+// BaseURL returns the server base URL, ending with "/".
+func (c *Client) BaseURL() string { return c.base }
+
+// Error is a failed call: the server's Oozie error code and message (from the
+// oozie-error-code and oozie-error-message headers), or a client-side code
+// (IO_ERROR, UNSUPPORTED_VERSION, AUTHENTICATION, "HTTP error code: <n>") when
+// the server gave none.
+type Error struct {
+	Status  int // HTTP status; 0 when no response arrived
+	Code    string
+	Message string
+}
+
+// Error renders the error as the oozie command prints it after "Error: ".
+func (e *Error) Error() string { return e.Code + " : " + e.Message }
+
+// IsNotFound reports whether err is an Oozie "does not exist" error (E0604
+// job, E0605 action).
+func IsNotFound(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && (e.Code == "E0604" || e.Code == "E0605")
+}
+
+// request is one REST call below the negotiated version prefix (or at the
+// base when path starts with "/").
+type request struct {
+	method string
+	path   string // "jobs", "job/<id>", "admin/status"; "/versions" for the base
+	query  url.Values
+	body   []byte
+	ctype  string
+	ok     []int // accepted statuses; default 200
+}
+
+// response is a successful call.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// Versions returns the API versions the server supports (GET /versions).
+func (c *Client) Versions(ctx context.Context) ([]int, error) {
+	resp, err := c.send(ctx, &request{method: http.MethodGet, path: "/versions"})
+	if err != nil {
+		return nil, err
+	}
+	var vs []int
+	if err := json.Unmarshal(resp.body, &vs); err != nil {
+		return nil, &Error{Status: resp.status, Code: "UNSUPPORTED_VERSION", Message: "versions response is not an integer array: " + err.Error()}
+	}
+	return vs, nil
+}
+
+// apiVersion negotiates once: the highest of v2, v1, v0 the server lists.
+func (c *Client) apiVersion(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	v := c.version
+	c.mu.Unlock()
+	if v != "" {
+		return v, nil
+	}
+	vs, err := c.Versions(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, want := range []int{2, 1, 0} {
+		if slices.Contains(vs, want) {
+			v = fmt.Sprintf("v%d", want)
+			break
+		}
+	}
+	if v == "" {
+		return "", &Error{Code: "UNSUPPORTED_VERSION", Message: fmt.Sprintf("Supported version [2] or less, Unsupported versions%v", vs)}
+	}
+	c.mu.Lock()
+	c.version = v
+	c.mu.Unlock()
+	return v, nil
+}
+
+// call negotiates the version and performs r.
+func (c *Client) call(ctx context.Context, r *request) (*response, error) {
+	if !strings.HasPrefix(r.path, "/") {
+		v, err := c.apiVersion(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r.path = v + "/" + r.path
+	}
+	return c.send(ctx, r)
+}
+
+// endpoint is the absolute URL of r including its query.
+func (c *Client) endpoint(r *request) string {
+	u := c.base + strings.TrimPrefix(r.path, "/")
+	q := url.Values{}
+	for k, v := range r.query {
+		q[k] = v
+	}
+	if c.opts.DoAs != "" {
+		q.Set("doAs", c.opts.DoAs)
+	}
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return u
+}
+
+// send performs r, authenticating first when needed, and turns any status
+// not in r.ok into an *Error.
+func (c *Client) send(ctx context.Context, r *request) (*response, error) {
+	target := c.endpoint(r)
+	if c.opts.Auth == AuthSimple {
+		if err := c.handshake(ctx, target, false); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := c.do(ctx, r, target)
+	if err != nil {
+		return nil, err
+	}
+	if c.opts.Auth == AuthSimple && (resp.status == http.StatusUnauthorized || resp.status == http.StatusForbidden) && c.authCookie() != "" {
+		// The server forgot or expired our token: authenticate again once.
+		if err := c.handshake(ctx, target, true); err != nil {
+			return nil, err
+		}
+		if resp, err = c.do(ctx, r, target); err != nil {
+			return nil, err
+		}
+	}
+	ok := r.ok
+	if len(ok) == 0 {
+		ok = []int{http.StatusOK}
+	}
+	if !slices.Contains(ok, resp.status) {
+		return nil, statusError(resp)
+	}
+	return resp, nil
+}
+
+func statusError(resp *response) *Error {
+	e := &Error{Status: resp.status, Code: resp.header.Get("oozie-error-code"), Message: resp.header.Get("oozie-error-message")}
+	if e.Code == "" {
+		e.Code = fmt.Sprintf("HTTP error code: %d", resp.status)
+	}
+	if e.Message == "" {
+		e.Message = http.StatusText(resp.status)
+	}
+	return e
+}
+
+func (c *Client) authCookie() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cookie
+}
+
+// handshake performs the pseudo-authentication step of the Java client:
+// OPTIONS <url>?user.name=<user>, keeping the hadoop.auth cookie the server
+// sets. A server that sets no cookie still works; requests are then
+// anonymous, as with Oozie.
+func (c *Client) handshake(ctx context.Context, target string, force bool) error {
+	c.mu.Lock()
+	done := c.cookie != "" && !force
+	c.mu.Unlock()
+	if done || c.opts.User == "" {
+		return nil
+	}
+	sep := "?"
+	if strings.Contains(target, "?") {
+		sep = "&"
+	}
+	probe := target + sep + "user.name=" + url.QueryEscape(c.opts.User)
+	req, err := http.NewRequestWithContext(ctx, http.MethodOptions, probe, nil)
+	if err != nil {
+		return &Error{Code: "IO_ERROR", Message: err.Error()}
+	}
+	c.addHeaders(req, false)
+	resp, err := c.doRetry(req)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK, http.StatusCreated, http.StatusAccepted:
+	default:
+		return &Error{Status: resp.StatusCode, Code: "AUTHENTICATION",
+			Message: fmt.Sprintf("Authentication failed, URL: %s, status: %d, message: %s", probe, resp.StatusCode, http.StatusText(resp.StatusCode))}
+	}
+	for _, ck := range resp.Cookies() {
+		if ck.Name == "hadoop.auth" && ck.Value != "" {
+			c.mu.Lock()
+			c.cookie = strings.Trim(ck.Value, `"`)
+			c.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+func (c *Client) addHeaders(req *http.Request, withAuth bool) {
+	for k, vs := range c.opts.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	switch c.opts.Auth {
+	case AuthBasic:
+		req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(c.opts.User+":"+c.opts.Password)))
+	case AuthToken:
+		req.Header.Set("Authorization", "Bearer "+c.opts.Token)
+	default:
+		if ck := c.authCookie(); withAuth && ck != "" {
+			req.Header.Set("Cookie", `hadoop.auth="`+ck+`"`)
+		}
+	}
+}
+
+func (c *Client) do(ctx context.Context, r *request, target string) (*response, error) {
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, target, body)
+	if err != nil {
+		return nil, &Error{Code: "IO_ERROR", Message: err.Error()}
+	}
+	if r.ctype != "" {
+		req.Header.Set("Content-Type", r.ctype)
+	}
+	if c.opts.Debug != nil {
+		fmt.Fprintf(c.opts.Debug, "%s %s\n", r.method, target)
+		if len(r.body) > 0 {
+			c.opts.Debug.Write(r.body)
+			fmt.Fprintln(c.opts.Debug)
+		}
+	}
+	c.addHeaders(req, true)
+	resp, err := c.doRetry(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, &Error{Status: resp.StatusCode, Code: "IO_ERROR", Message: err.Error()}
+	}
+	return &response{status: resp.StatusCode, header: resp.Header, body: data}, nil
+}
+
+// doRetry sends req, trying again after a refused connection with the
+// Java client's back-off (1 s, 2 s, 4 s, …), and words the final failure
+// as it does.
+func (c *Client) doRetry(req *http.Request) (*http.Response, error) {
+	for n := 0; ; n++ {
+		if n > 0 && req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, &Error{Code: "IO_ERROR", Message: err.Error()}
+			}
+			req.Body = body
+		}
+		resp, err := c.http.Do(req)
+		if err == nil {
+			return resp, nil
+		}
+		if n >= c.opts.Retries || !errors.Is(err, syscall.ECONNREFUSED) || req.Context().Err() != nil {
+			return nil, &Error{Code: "IO_ERROR", Message: fmt.Sprintf("Error while connecting Oozie server. No of retries = %d. Exception = %v", n, err)}
+		}
+		wait := time.Second << n
+		if c.opts.RetryLog != nil {
+			fmt.Fprintf(c.opts.RetryLog, "Connection exception has occurred [ %v ]. Trying after %d sec. Retry count = %d\n", err, wait/time.Second, n+1)
+		}
+		c.opts.Sleep(wait)
+	}
+}
+
+// xmlContentType is what the Java client sends with configuration bodies.
+const xmlContentType = "application/xml;charset=UTF-8"
+
+// confBody renders c as the Hadoop configuration XML body of submit and
+// rerun; a nil c is the empty configuration.
+func confBody(c *conf.Config) ([]byte, error) {
+	if c == nil {
+		c = conf.New()
+	}
+	var buf bytes.Buffer
+	if err := c.WriteXML(&buf); err != nil {
+		return nil, &Error{Code: "INVALID_INPUT", Message: err.Error()}
+	}
+	return buf.Bytes(), nil
+}
+
+// decode unmarshals a JSON body into v, naming the call on failure.
+func decode(resp *response, v any) error {
+	if err := json.Unmarshal(resp.body, v); err != nil {
+		return &Error{Status: resp.status, Code: "OTHER", Message: "cannot decode server response: " + err.Error()}
+	}
+	return nil
+}
+
+// getJSON performs a GET and decodes the JSON answer into v.
+func (c *Client) getJSON(ctx context.Context, path string, q url.Values, v any) (json.RawMessage, error) {
+	resp, err := c.call(ctx, &request{method: http.MethodGet, path: path, query: q})
+	if err != nil {
+		return nil, err
+	}
+	if err := decode(resp, v); err != nil {
+		return resp.body, err
+	}
+	return resp.body, nil
+}
