@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -136,20 +135,10 @@ func prepareCoordProps(props *conf.Config) error {
 	if !props.Has(coord.PropUser) {
 		props.Set(coord.PropUser, currentUser())
 	}
-	p, ok := props.Raw(coord.PropAppPath)
-	if !ok || strings.TrimSpace(p) == "" {
+	if p, ok := props.Raw(coord.PropAppPath); !ok || strings.TrimSpace(p) == "" {
 		return fmt.Errorf("the job properties do not set %s", coord.PropAppPath)
 	}
-	p = strings.TrimSpace(p)
-	if strings.Contains(p, "://") || strings.HasPrefix(p, "${") {
-		return nil
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return err
-	}
-	props.Set(coord.PropAppPath, "file://"+filepath.ToSlash(abs))
-	return nil
+	return absoluteAppPaths(props)
 }
 
 // existsLocal checks a dependency on the local file system; URIs of file

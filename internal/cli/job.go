@@ -274,6 +274,9 @@ func (j *jobCmd) jobConf(emptyOK bool) (*conf.Config, error) {
 	cf := conf.New()
 	cf.Set("user.name", j.f.submitUser())
 	cf.Merge(loaded)
+	if err := absoluteAppPaths(cf); err != nil {
+		return nil, err
+	}
 	return cf, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -70,18 +69,6 @@ func addRemoteFlags(fs *flag.FlagSet, dates bool) *remoteFlags {
 	return r
 }
 
-// osUser is the user the oozie command reports: $USER, else the account
-// running the process.
-func osUser() string {
-	if u := os.Getenv("USER"); u != "" {
-		return u
-	}
-	if u, err := user.Current(); err == nil {
-		return u.Username
-	}
-	return ""
-}
-
 // submitUser is the user.name preset in submitted configurations.
 func (r *remoteFlags) submitUser() string {
 	if r.doas != "" {
@@ -90,7 +77,7 @@ func (r *remoteFlags) submitUser() string {
 	if r.username != "" {
 		return r.username
 	}
-	return osUser()
+	return currentUser()
 }
 
 // client builds the REST client the flags describe; retry notices go to
@@ -128,7 +115,7 @@ func (r *remoteFlags) client(stderr io.Writer) (*client.Client, error) {
 			auth = client.AuthSimple
 		}
 	}
-	opts := client.Options{Auth: auth, DoAs: r.doas, User: osUser(),
+	opts := client.Options{Auth: auth, DoAs: r.doas, User: currentUser(),
 		Retries: connectRetries, Sleep: retrySleep, RetryLog: stderr}
 	// OOZIE_DEBUG, an integer level, overrides -debug as in the oozie command.
 	debug := r.debug

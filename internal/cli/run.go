@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"os/user"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -47,6 +46,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	props, err := pf.load()
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitUsage
+	}
+	if props.Has("oozie.coord.application.path") || props.Has("oozie.bundle.application.path") {
+		// A coordinator runs for as long as its end time says and waits for
+		// data; "run to completion" has no meaning for it offline.
+		fmt.Fprintln(stderr, "Error: gozie run runs workflows; for a coordinator use 'gozie dryrun -config FILE' offline, or submit it to 'gozie server' with 'gozie job -config FILE -run'")
 		return exitUsage
 	}
 
@@ -135,16 +140,6 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	return exitOK
-}
-
-func currentUser() string {
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
-	}
-	if u := os.Getenv("USER"); u != "" {
-		return u
-	}
-	return "gozie"
 }
 
 // printSummary writes the job and one line per node: name, type, status,

@@ -42,10 +42,16 @@ func TestRunExamples(t *testing.T) {
 	for _, p := range apps {
 		app := filepath.Dir(p)
 		t.Run(filepath.Base(app), func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join(app, "coordinator.xml")); err == nil {
-				t.Skip("coordinator app: gozie run runs workflows; see TestDryrunExample* and the server's coordinator tests")
-			}
 			args := []string{"-config", p, "-data", t.TempDir()}
+			if _, err := os.Stat(filepath.Join(app, "coordinator.xml")); err == nil {
+				// Coordinators are refused with a pointer to dryrun and the
+				// server; TestDryrun* and the server tests run them.
+				var out, errOut bytes.Buffer
+				if code := runRun(args, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "gozie dryrun") {
+					t.Fatalf("coordinator app: exit %d, stderr %q; want %d and a pointer to gozie dryrun", code, errOut.String(), exitUsage)
+				}
+				return
+			}
 			// A shell action runs in its own work directory, so a relative
 			// input path that fs:* functions resolve from the current
 			// directory must be made absolute for cp to find it.

@@ -114,6 +114,12 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		Store: st, Actions: reg, DataDir: dir, SystemID: cfg["gozie.system.id"],
 		PollInterval: time.Duration(cfg.Int("gozie.poll.interval.ms", 1000)) * time.Millisecond,
 		CallbackURL:  base + "/callback", ConsoleURL: base, Logf: logf,
+		Coord: engine.CoordOptions{
+			MaterializationWindow: time.Duration(cfg.Int("gozie.coord.materialization.window.s", 3600)) * time.Second,
+			InputCheckInterval:    time.Duration(cfg.Int("gozie.coord.input.check.interval.s", 60)) * time.Second,
+			BatchSize:             cfg.Int("gozie.coord.batch.size", 10000),
+			MinFrequencyMinutes:   cfg.Int("gozie.coord.min.frequency.minutes", 5),
+		},
 	})
 	if err != nil {
 		return err

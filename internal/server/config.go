@@ -31,6 +31,10 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.db", "", "store: empty for SQLite in the data directory, or a postgres://... DSN"},
 	{"gozie.system.id", "", "id segment of job ids (default oozie-<user>, 10 characters at most)"},
 	{"gozie.poll.interval.ms", "1000", "how often running actions are checked without a callback"},
+	{"gozie.coord.materialization.window.s", "3600", "how far ahead of now coordinator actions are materialized, in seconds"},
+	{"gozie.coord.input.check.interval.s", "60", "how often the input dependencies of WAITING coordinator actions are checked, in seconds"},
+	{"gozie.coord.batch.size", "10000", "most coordinator actions one materialization run creates"},
+	{"gozie.coord.min.frequency.minutes", "5", "smallest coordinator frequency accepted at submission; negative disables the check"},
 	{"gozie.shutdown.timeout.s", "30", "how long a graceful shutdown waits for requests in flight"},
 	{"gozie.authentication.secret", "", "HMAC secret signing hadoop.auth cookies (default: generated once into <data>/auth-secret)"},
 	{"gozie.authentication.token.validity", "36000", "cookie lifetime in seconds"},
@@ -81,6 +85,14 @@ func LoadConfig(site string, getenv func(string) string) (Config, error) {
 			c[k.Name] = v
 		}
 	}
+	for _, k := range ConfigKeys {
+		if _, err := strconv.Atoi(k.Default); err != nil {
+			continue // not a numeric key
+		}
+		if _, err := strconv.Atoi(strings.TrimSpace(c[k.Name])); err != nil {
+			return nil, fmt.Errorf("configuration key %s: %q is not an integer", k.Name, c[k.Name])
+		}
+	}
 	if c["gozie.data.dir"] == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -94,7 +106,8 @@ func LoadConfig(site string, getenv func(string) string) (Config, error) {
 // Bool reads a boolean key; anything but "true" (any case) is false.
 func (c Config) Bool(key string) bool { return strings.EqualFold(strings.TrimSpace(c[key]), "true") }
 
-// Int reads an integer key, with def for a blank or malformed value.
+// Int reads an integer key, with def for a blank or malformed value
+// (LoadConfig has already refused malformed values of the known keys).
 func (c Config) Int(key string, def int) int {
 	n, err := strconv.Atoi(strings.TrimSpace(c[key]))
 	if err != nil {

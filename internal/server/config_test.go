@@ -3,6 +3,7 @@ package server
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -43,6 +44,25 @@ func TestLoadConfigPrecedence(t *testing.T) {
 	}
 	if _, err := LoadConfig(filepath.Join(dir, "missing.xml"), os.Getenv); err == nil {
 		t.Errorf("a missing site file is not an error")
+	}
+}
+
+func TestLoadConfigRejectsNonIntegers(t *testing.T) {
+	for _, tc := range []struct{ env, value string }{
+		{"GOZIE_HTTP_PORT", "eleven"},
+		{"GOZIE_POLL_INTERVAL_MS", "1s"},
+		{"GOZIE_COORD_INPUT_CHECK_INTERVAL_S", "1.5"},
+		{"GOZIE_AUTHENTICATION_TOKEN_VALIDITY", " "},
+	} {
+		env := map[string]string{"GOZIE_DATA": t.TempDir(), tc.env: tc.value}
+		_, err := LoadConfig("", func(k string) string { return env[k] })
+		if err == nil {
+			t.Errorf("%s=%q accepted", tc.env, tc.value)
+			continue
+		}
+		if !strings.Contains(err.Error(), "not an integer") {
+			t.Errorf("%s=%q: error %q does not say what is wrong", tc.env, tc.value, err)
+		}
 	}
 }
 
