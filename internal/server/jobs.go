@@ -239,7 +239,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f.Offset, f.Limit = offset-1, length
+	f.Offset, f.Limit, f.Brief = offset-1, length, true
 	out, err := s.listPage(r.Context(), kind, f, zoneParam(r))
 	if err != nil {
 		return err
@@ -404,7 +404,7 @@ func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request, c *call) err
 	if err != nil {
 		return err
 	}
-	f.Offset, f.Limit = offset-1, length
+	f.Offset, f.Limit, f.Brief = offset-1, length, true
 	ctx := r.Context()
 	var ids []string
 	switch kind {

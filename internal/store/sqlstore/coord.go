@@ -15,6 +15,13 @@ const coordJobColumns = `id, app_name, app_path, user_name, group_name, acl, ext
 	start_ms, end_ms, pause_ms, last_action_number, last_action_ms, next_mat_ms, done_materialization,
 	error_code, error_message, state, created_ms, last_mod_ms, suspended_ms`
 
+// briefCoordJobColumns is coordJobColumns with empty text in place of
+// conf, definition and state, for store.JobFilter.Brief.
+const briefCoordJobColumns = `id, app_name, app_path, user_name, group_name, acl, external_id, parent_id, status,
+	'', '', frequency, time_unit, time_zone, concurrency, throttle, timeout, execution, console_url,
+	start_ms, end_ms, pause_ms, last_action_number, last_action_ms, next_mat_ms, done_materialization,
+	error_code, error_message, '', created_ms, last_mod_ms, suspended_ms`
+
 const coordActionColumns = `id, job_id, number, status, nominal_ms, created_ms, last_mod_ms, external_id,
 	external_status, missing_dependencies, created_conf, run_conf, action_xml, plan, error_code,
 	error_message, tracker_uri, console_url`
@@ -117,7 +124,11 @@ func (t *tx) rebind(q string) string {
 
 func (t *tx) CoordJobs(ctx context.Context, f store.JobFilter) ([]*store.CoordJob, error) {
 	where, args := jobWhere(f)
-	q := `SELECT ` + coordJobColumns + ` FROM coord_jobs` + where + " ORDER BY created_ms DESC, id DESC"
+	cols := coordJobColumns
+	if f.Brief {
+		cols = briefCoordJobColumns
+	}
+	q := `SELECT ` + cols + ` FROM coord_jobs` + where + " ORDER BY created_ms DESC, id DESC"
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
 	} else if f.Offset > 0 {

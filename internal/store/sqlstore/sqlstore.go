@@ -227,6 +227,11 @@ func fromMS(v sql.NullInt64) time.Time {
 const jobColumns = `id, app_name, app_path, user_name, group_name, acl, parent_id, external_id, status, run,
 	conf, definition, state, error_code, error_message, created_ms, start_ms, end_ms, last_mod_ms`
 
+// briefJobColumns is jobColumns with empty text in place of the large
+// columns, for store.JobFilter.Brief; scanJob reads both alike.
+const briefJobColumns = `id, app_name, app_path, user_name, group_name, acl, parent_id, external_id, status, run,
+	'', '', '', error_code, error_message, created_ms, start_ms, end_ms, last_mod_ms`
+
 const actionColumns = `id, job_id, name, type, seq, status, conf, cred, retries, user_retry_count, user_retry_max,
 	user_retry_interval, attempt, transition, data, stats, external_child_ids, external_id, external_status,
 	tracker_uri, console_url, error_code, error_message, start_ms, end_ms, last_mod_ms`
@@ -363,7 +368,11 @@ func jobWhere(f store.JobFilter) (string, []any) {
 
 func (t *tx) Jobs(ctx context.Context, f store.JobFilter) ([]*store.Job, error) {
 	where, args := jobWhere(f)
-	q := `SELECT ` + jobColumns + ` FROM wf_jobs` + where
+	cols := jobColumns
+	if f.Brief {
+		cols = briefJobColumns
+	}
+	q := `SELECT ` + cols + ` FROM wf_jobs` + where
 	q += " ORDER BY created_ms DESC, id DESC"
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))

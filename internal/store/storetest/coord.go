@@ -132,6 +132,25 @@ func testCoordJobFilter(t *testing.T, s store.Store) {
 			t.Errorf("CountCoordJobs(%+v) = %d, want 4 (limit ignored)", c.f, n)
 		}
 	}
+	// Brief lists the same jobs with conf, definition and state empty.
+	var full, brief []*store.CoordJob
+	_ = s.View(ctx, func(tx store.Tx) (err error) {
+		if full, err = tx.CoordJobs(ctx, store.JobFilter{AppName: "filtered"}); err != nil {
+			return err
+		}
+		brief, err = tx.CoordJobs(ctx, store.JobFilter{AppName: "filtered", Brief: true})
+		return err
+	})
+	if len(full) != 4 || len(brief) != 4 {
+		t.Fatalf("Brief lists %d coordinator jobs, full %d; want 4", len(brief), len(full))
+	}
+	for i, j := range full {
+		want := *j
+		want.Conf, want.Definition, want.State = "", "", ""
+		if !reflect.DeepEqual(*brief[i], want) {
+			t.Errorf("Brief coordinator job = %+v, want %+v", *brief[i], want)
+		}
+	}
 }
 
 func sampleCoordAction(jobID string, n int, status string) *store.CoordAction {

@@ -72,6 +72,28 @@ func testJobFilterLists(t *testing.T, s store.Store) {
 			t.Errorf("%s: CountJobs = %d, want %d (limit and offset ignored)", c.name, n, len(all))
 		}
 	}
+	// Brief lists the same jobs with the large text columns left empty.
+	var full, brief []*store.Job
+	_ = s.View(ctx, func(tx store.Tx) (err error) {
+		if full, err = tx.Jobs(ctx, store.JobFilter{}); err != nil {
+			return err
+		}
+		brief, err = tx.Jobs(ctx, store.JobFilter{Brief: true})
+		return err
+	})
+	if len(full) != len(brief) || len(full) == 0 {
+		t.Fatalf("Brief lists %d jobs, full %d", len(brief), len(full))
+	}
+	for i, j := range full {
+		if j.Conf == "" || j.Definition == "" || j.State == "" {
+			t.Errorf("%s: full listing lost conf/definition/state", j.ID)
+		}
+		want := *j
+		want.Conf, want.Definition, want.State = "", "", ""
+		if !reflect.DeepEqual(*brief[i], want) {
+			t.Errorf("Brief job = %+v, want %+v", *brief[i], want)
+		}
+	}
 }
 
 // testDeleteAction checks that a deleted action is gone and that deleting
