@@ -50,9 +50,13 @@ func requireXML(r *http.Request) error {
 // readConf reads the Hadoop configuration XML of a request body; an empty
 // body is an empty configuration.
 func readConf(r *http.Request) (*conf.Config, error) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(body) > maxBody {
+		// Cut short, the XML would fail to parse with a misleading message.
+		return nil, errorf(http.StatusBadRequest, "E0303", "Invalid parameter value, [configuration] = [larger than %d bytes]", maxBody)
 	}
 	if strings.TrimSpace(string(body)) == "" {
 		return conf.New(), nil

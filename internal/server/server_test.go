@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -26,7 +27,9 @@ import (
 const launcherEnv = "GOZIE_TEST_LAUNCHER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(launcherEnv) == "1" {
+	// Children started as the shell launcher inherit launcherEnv; the
+	// fuzzing engine's workers inherit it too but run with -test.* flags.
+	if os.Getenv(launcherEnv) == "1" && !slices.ContainsFunc(os.Args[1:], func(a string) bool { return strings.HasPrefix(a, "-test.") }) {
 		os.Exit(action.RunLauncher(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Setenv(launcherEnv, "1")
