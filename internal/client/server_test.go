@@ -338,3 +338,91 @@ func TestConcurrentSubmissionsThroughClient(t *testing.T) {
 		t.Errorf("jobs total = %v %v, want %d", list, err, n)
 	}
 }
+
+// The key sets of rest-api.md 5.3 and 5.4.
+var (
+	coordJobKeys = sorted("coordJobId", "coordJobName", "coordJobPath", "coordExternalId", "bundleId", "conf",
+		"status", "executionPolicy", "frequency", "timeUnit", "timeZone", "concurrency", "timeOut", "lastAction",
+		"nextMaterializedTime", "createdTime", "startTime", "endTime", "pauseTime", "user", "group", "acl",
+		"consoleUrl", "mat_throttling", "actions", "total", "toString")
+	coordActionKeys = sorted("id", "coordJobId", "type", "actionNumber", "createdConf", "createdTime",
+		"nominalTime", "lastModifiedTime", "externalId", "status", "runConf", "missingDependencies",
+		"pushMissingDependencies", "externalStatus", "trackerUri", "consoleUrl", "errorCode", "errorMessage",
+		"toString")
+)
+
+// TestCoordinatorThroughClient runs an hourly coordinator of three actions
+// in the past (no input events) to SUCCEEDED and checks the REST shapes.
+func TestCoordinatorThroughClient(t *testing.T) {
+	s := startSite(t)
+	ctx := context.Background()
+	coordApp := filepath.Join(s.dir, "coord")
+	if err := os.MkdirAll(coordApp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	def := `<coordinator-app name="hourly" frequency="${coord:hours(1)}" start="2026-01-01T00:00Z" end="2026-01-01T03:00Z"
+    timezone="UTC" xmlns="uri:oozie:coordinator:0.4">
+  <controls><concurrency>3</concurrency></controls>
+  <action><workflow><app-path>` + s.app + `</app-path>
+    <configuration><property><name>dir</name>
+      <value>` + filepath.Join(s.dir, "out") + `/${coord:formatTime(coord:nominalTime(), 'HH')}</value></property></configuration>
+  </workflow></action>
+</coordinator-app>`
+	if err := os.WriteFile(filepath.Join(coordApp, "coordinator.xml"), []byte(def), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := s.client("joe")
+	cf := conf.New()
+	cf.Set("user.name", "joe")
+	cf.Set("oozie.coord.application.path", coordApp)
+	id, _, err := c.Submit(ctx, cf, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	var job *client.CoordJob
+	var raw json.RawMessage
+	for {
+		job, raw, err = c.CoordInfo(ctx, id, client.InfoOptions{Len: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if job.Status == "SUCCEEDED" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // polling a condition
+	}
+	if job.Status != "SUCCEEDED" {
+		t.Fatalf("coordinator %s ended %s: %s", id, job.Status, raw)
+	}
+	if got := keysOf(t, raw); !slices.Equal(got, coordJobKeys) {
+		t.Errorf("coordinator job keys\n got %v\nwant %v", got, coordJobKeys)
+	}
+	var withActions struct {
+		Actions []json.RawMessage `json:"actions"`
+	}
+	if err := json.Unmarshal(raw, &withActions); err != nil || len(withActions.Actions) != 3 {
+		t.Fatalf("want 3 actions: %v %s", err, raw)
+	}
+	for _, a := range withActions.Actions {
+		if got := keysOf(t, a); !slices.Equal(got, coordActionKeys) {
+			t.Errorf("coordinator action keys\n got %v\nwant %v", got, coordActionKeys)
+		}
+	}
+	for i, h := range []string{"00", "01", "02"} {
+		a, _, err := c.CoordActionInfo(ctx, fmt.Sprintf("%s@%d", id, i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Status != "SUCCEEDED" || a.ExternalID == "" {
+			t.Errorf("action %d: %s, workflow %q", i+1, a.Status, a.ExternalID)
+		}
+		if _, err := os.Stat(filepath.Join(s.dir, "out", h)); err != nil {
+			t.Errorf("hour %s: the action's workflow did not run: %v", h, err)
+		}
+	}
+	list, _, err := c.Jobs(ctx, client.ListOptions{JobType: "coordinator"})
+	if err != nil || list.Total != 1 || len(list.CoordinatorJobs) != 1 || list.CoordinatorJobs[0].CoordJobID != id {
+		t.Errorf("coordinator list = %+v, %v", list, err)
+	}
+}
