@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,14 @@ import (
 const propCheckMaxFrequency = "oozie.service.coord.check.maximum.frequency"
 
 func runDryrun(args []string, stdout, stderr io.Writer) int {
+	// A dry run streams hundreds of megabytes of short-lived text (a year of
+	// 5-minute actions) over a live heap of a few megabytes, so the default
+	// GC target collects after every few megabytes. 400 took that year from
+	// 2.1 s to 1.6 s for a peak RSS of 31 MB instead of 19 MB. GOGC, when
+	// set, still decides.
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	fs := newFlagSet("dryrun", "-config job.properties [-D name=value]... [-len N] [-json] [-now DATETIME]", stderr)
 	pf := addPropertyFlags(fs, "job properties (.properties or .xml); oozie.coord.application.path names the coordinator app")
 	n := fs.Int("len", 0, "materialize at most the first N actions (0: all, from start to end)")
