@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashHelperEnv); dir != "" {
 		os.Exit(crashHelper(dir))
 	}
+	if dir := os.Getenv(coordCrashHelperEnv); dir != "" {
+		os.Exit(coordCrashHelper(dir))
+	}
 	if os.Getenv(benchLauncherEnv) == "1" {
 		os.Exit(action.RunLauncher(os.Args[1:], os.Stdout, os.Stderr))
 	}
