@@ -68,6 +68,10 @@ func parseTree(data []byte) (*Element, error) {
 	}
 	var root *Element
 	var stack []*Element
+	// texts[i] collects the character data of stack[i]. Appending to the
+	// element's string instead would copy it on every piece, and a document
+	// of many small CDATA sections would take quadratic time.
+	var texts [][]byte
 	for {
 		off := dec.InputOffset()
 		tok, err := dec.Token()
@@ -107,11 +111,13 @@ func parseTree(data []byte) (*Element, error) {
 				root = e
 			}
 			stack = append(stack, e)
+			texts = append(texts, nil)
 		case xml.EndElement:
-			stack = stack[:len(stack)-1]
+			stack[len(stack)-1].Text = string(texts[len(texts)-1])
+			stack, texts = stack[:len(stack)-1], texts[:len(texts)-1]
 		case xml.CharData:
 			if len(stack) > 0 {
-				stack[len(stack)-1].Text += string(t)
+				texts[len(texts)-1] = append(texts[len(texts)-1], t...)
 			} else if strings.TrimSpace(string(t)) != "" {
 				line, col := pos.at(off)
 				return nil, schemaError(line, col, "content is not allowed outside the root element")
