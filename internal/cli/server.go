@@ -114,6 +114,9 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		Store: st, Actions: reg, DataDir: dir, SystemID: cfg["gozie.system.id"],
 		PollInterval: time.Duration(cfg.Int("gozie.poll.interval.ms", 1000)) * time.Millisecond,
 		CallbackURL:  base + "/callback", ConsoleURL: base, Logf: logf,
+		NotificationTimeout:       time.Duration(cfg.Int("gozie.notification.timeout.s", 10)) * time.Second,
+		NotificationRetries:       cfg.Int("gozie.notification.retries", 3),
+		NotificationRetryInterval: time.Duration(cfg.Int("gozie.notification.retry.interval.s", 60)) * time.Second,
 		Coord: engine.CoordOptions{
 			MaterializationWindow: time.Duration(cfg.Int("gozie.coord.materialization.window.s", 3600)) * time.Second,
 			InputCheckInterval:    time.Duration(cfg.Int("gozie.coord.input.check.interval.s", 60)) * time.Second,

@@ -114,6 +114,7 @@ func (e *Engine) coordApp(j *store.CoordJob) (*coord.App, *conf.Config, error) {
 	c := rt.apps[j.ID]
 	rt.mu.Unlock()
 	if c != nil && c.definition == j.Definition && c.conf == j.Conf {
+		withJobControls(c.app, j)
 		return c.app, c.props, nil
 	}
 	props, err := conf.ParseXML(strings.NewReader(j.Conf), "job "+j.ID)
@@ -130,7 +131,19 @@ func (e *Engine) coordApp(j *store.CoordJob) (*coord.App, *conf.Config, error) {
 	}
 	rt.apps[j.ID] = &cachedApp{definition: j.Definition, conf: j.Conf, app: app, props: props}
 	rt.mu.Unlock()
+	withJobControls(app, j)
 	return app, props, nil
+}
+
+// withJobControls makes the app follow what the change command may have
+// changed on the job: its end time and concurrency.
+func withJobControls(app *coord.App, j *store.CoordJob) {
+	if !j.EndTime.IsZero() {
+		app.End = j.EndTime
+	}
+	if j.Concurrency != 0 {
+		app.Concurrency = j.Concurrency
+	}
 }
 
 // IsCoordJobID reports whether an id names a coordinator job.
@@ -149,6 +162,12 @@ type coordExtra struct {
 	// tick that fires finds another id here and does nothing.
 	TickID int64     `json:"tickId,omitempty"`
 	TickAt time.Time `json:"tickAt,omitempty"`
+	// Cleaning lists the rerun actions whose outputs are still to be
+	// deleted: their inputs are not checked (so they cannot run) before.
+	Cleaning []string `json:"cleaning,omitempty"`
+	// FailedReruns maps an action rerun with failed=true to the workflow
+	// whose failed nodes its launch reruns.
+	FailedReruns map[string]string `json:"failedReruns,omitempty"`
 }
 
 func decodeCoordExtra(s string) coordExtra {

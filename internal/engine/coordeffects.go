@@ -42,8 +42,17 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 		return e.commitCoord(ctx, c)
 	}
 	wfID := a.ExternalID
-	if wfID == "" && len(existing) > 0 {
-		wfID = existing[len(existing)-1].ID
+	if wfID == "" {
+		wfID = e.rerunFailedNodes(ctx, c, a)
+	}
+	if wfID == "" {
+		// A workflow created by this launch before a crash is still in
+		// PREP; earlier runs of a rerun action have all started.
+		for _, w := range existing {
+			if w.Status == store.JobPrep && !w.CreatedTime.Before(ef.CreatedTime) {
+				wfID = w.ID
+			}
+		}
 	}
 	if wfID == "" {
 		props, err := conf.ParseXML(strings.NewReader(a.RunConf), "action "+a.ID)
@@ -166,7 +175,15 @@ func (e *Engine) performCoordCascade(ctx context.Context, ef *store.Effect) erro
 		ids = append(ids, a.ExternalID)
 	}
 	for _, j := range existing {
-		if a == nil || j.ID != a.ExternalID {
+		if a != nil && j.ID == a.ExternalID {
+			if j.CreatedTime.After(ef.CreatedTime) {
+				// Created after the command: the workflow of a rerun
+				// of the action, not the command's business.
+				ids = ids[1:]
+			}
+			continue
+		}
+		if !j.CreatedTime.After(ef.CreatedTime) {
 			ids = append(ids, j.ID)
 		}
 	}

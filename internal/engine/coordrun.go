@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,10 +28,23 @@ type coordChange struct {
 	effects []*store.Effect
 	done    []int64
 	logs    []*store.LogEntry
+	// steps are the action status changes of this change in order, one per
+	// step of a path (WAITING -> READY -> SUBMITTED is two), for the
+	// notifications each step sends.
+	steps []actionStep
 	// tick is a new tick to add; oldTick one to retire.
 	tick    *store.Effect
 	oldTick int64
 	now     time.Time
+}
+
+// actionStep is one status change of a coordinator action.
+type actionStep struct{ actionID, from, to string }
+
+// step records an action status change and its log line.
+func (c *coordChange) step(actionID, from, to, format string, args ...any) {
+	c.steps = append(c.steps, actionStep{actionID, from, to})
+	c.log(actionID, "INFO", "status %s -> %s"+format, append([]any{from, to}, args...)...)
 }
 
 func (e *Engine) loadCoordChange(ctx context.Context, id string) (*coordChange, error) {
@@ -83,7 +97,7 @@ func (c *coordChange) setActionStatus(e *Engine, a *store.CoordAction, path ...s
 			e.logf("gozie: %v", err)
 			return false
 		}
-		c.log(a.ID, "INFO", "status %s -> %s", from, to)
+		c.step(a.ID, from, to, "")
 	}
 	a.LastModTime = c.now
 	c.touch(a, stored)
@@ -148,6 +162,7 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 		c.job.LastModTime = c.now
 		c.jobDirty = true
 	}
+	e.queueCoordNotifications(c)
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		if c.tick != nil {
 			if err := tx.AddEffect(ctx, c.tick); err != nil {
@@ -218,6 +233,8 @@ func (e *Engine) performCoord(ef *store.Effect) bool {
 		err = e.performCoordSubmit(ctx, ef)
 	case EffectCoordKill, EffectCoordSuspend, EffectCoordResume:
 		err = e.performCoordCascade(ctx, ef)
+	case EffectCoordCleanup:
+		err = e.performCoordCleanup(ctx, ef)
 	case store.EffectNotify:
 		jobID, _, _ := strings.Cut(ef.ActionID, "@")
 		if !IsCoordJobID(jobID) {
@@ -475,6 +492,9 @@ func (e *Engine) checkInputs(c *coordChange, app *coord.App, props *conf.Config,
 			// As in Oozie, an action materialized ahead of its nominal
 			// time is not checked (and so never starts) before it.
 			continue
+		}
+		if slices.Contains(c.extra.Cleaning, a.ID) {
+			continue // a rerun whose old outputs are not deleted yet
 		}
 		var p coord.ActionPlan
 		if err := json.Unmarshal([]byte(a.Plan), &p); err != nil {

@@ -34,6 +34,8 @@ func (e *Engine) perform(ef *store.Effect) {
 		e.performStart(ctx, ef)
 	case store.EffectKill:
 		e.performKill(ctx, ef)
+	case EffectHTTPNotify:
+		e.performHTTPNotify(ef)
 	case store.EffectNotify:
 		// A child job ended: check the parent's sub-workflow action now.
 		// notify, not a plain check: the parent's action may not be

@@ -76,6 +76,13 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Coord tunes the coordinator engine (coord.go).
 	Coord CoordOptions
+	// NotificationTimeout bounds one HTTP notification (notify.go);
+	// default 10s. NotificationRetries is how often a failed one is sent
+	// again (default 3; negative for never), after NotificationRetryInterval
+	// (default 60s) doubled for each earlier retry.
+	NotificationTimeout       time.Duration
+	NotificationRetries       int
+	NotificationRetryInterval time.Duration
 }
 
 // DefaultUserRetryErrorCodes are the errors Oozie retries by default when an
@@ -108,7 +115,8 @@ type Engine struct {
 	contexts map[string]*action.Context // per action id, the context of its current attempt
 	closed   bool
 
-	coord coordRuntime // coordinator jobs' locks and parsed apps
+	coord    coordRuntime // coordinator jobs' locks and parsed apps
+	notifier notifier     // HTTP notification deliveries (notifysend.go)
 }
 
 // New returns an engine. It does not touch jobs until Start.
@@ -366,6 +374,7 @@ func (e *Engine) commit(ctx context.Context, st *jobState) error {
 	// every action transition.
 	writeJob := st.jobDirty
 	dirty := st.takeDirty()
+	e.queueNotifications(st, dirty, now)
 	logs := st.takeLogs(now, dirty)
 	effects, done, deleted := st.effects, st.done, st.deleted
 	st.effects, st.done, st.deleted, st.jobDirty = nil, nil, nil, false

@@ -23,6 +23,13 @@ type Coordinators interface {
 	CoordDryrun(ctx context.Context, props *conf.Config) (string, error)
 	// CoordKillActions kills coordinator actions in scope (rangeType "action" or "date", 7.3) and returns the actions JSON list.
 	CoordKillActions(ctx context.Context, id, rangeType, scope string) (any, error)
+	// CoordChange changes a coordinator job's endtime, concurrency, pausetime or status (value as in 7.4).
+	CoordChange(ctx context.Context, id, value string) error
+	// CoordIgnore sets the job (empty scope) or the actions in scope to IGNORED; it returns the actions JSON
+	// list, nil for the job.
+	CoordIgnore(ctx context.Context, id, rangeType, scope string) (any, error)
+	// CoordRerun reruns the ended actions in scope (rangeType "action" or "date") and returns the actions JSON list.
+	CoordRerun(ctx context.Context, id, rangeType, scope string, refresh, noCleanup, failedOnly bool) (any, error)
 	// CoordOwner returns what authorization needs of a coordinator job.
 	CoordOwner(ctx context.Context, id string) (user, group, acl string, err error)
 	// CoordDefinition returns the coordinator XML of a job.

@@ -351,7 +351,15 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 	kind := idKind(id)
 	ctx := r.Context()
 	switch act {
-	case "start", "suspend", "resume", "kill", "rerun":
+	case "start", "suspend", "resume", "kill", "rerun", "change", "coord-rerun":
+	case "ignore":
+		// rest-api.md 4.2: v2 only, coordinators only.
+		if ver != "v2" {
+			return errInvalidParam("Not supported in v1")
+		}
+		if kind != kindCoord {
+			return errInvalidParam("ignore is only for coordinator jobs")
+		}
 	default:
 		return errParamValue("action", act)
 	}
@@ -398,9 +406,34 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 			return nil
 		}
 		err = s.engine.Kill(ctx, id)
+	case "change":
+		// Every id but a bundle's is a coordinator's here (rest-api.md
+		// 4.2): a workflow id is a coordinator job that does not exist.
+		if s.coords == nil {
+			return errNoCoordinators()
+		}
+		err = s.coords.CoordChange(ctx, id, q.Get("value"))
+	case "ignore":
+		if s.coords == nil {
+			return errNoCoordinators()
+		}
+		out, err := s.coords.CoordIgnore(ctx, id, q.Get("type"), q.Get("scope"))
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			break // the job itself: 200 with no body
+		}
+		writeJSON(w, map[string]any{"actions": out})
+		return nil
+	case "coord-rerun":
+		return s.coordRerun(w, r, id)
 	case "rerun":
+		if kind == kindCoord {
+			return s.coordRerun(w, r, id)
+		}
 		if kind != kindWf {
-			return errParamValue("action", "coord-rerun")
+			return errParamValue("action", act)
 		}
 		if err := requireXML(r); err != nil {
 			return err
@@ -420,6 +453,25 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// coordRerun answers coord-rerun (and rerun of a coordinator id):
+// rest-api.md 4.2, flags true only when "true".
+func (s *Server) coordRerun(w http.ResponseWriter, r *http.Request, id string) error {
+	if s.coords == nil {
+		return errNoCoordinators()
+	}
+	if err := requireXML(r); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	out, err := s.coords.CoordRerun(r.Context(), id, q.Get("type"), q.Get("scope"),
+		q.Get("refresh") == "true", q.Get("nocleanup") == "true", q.Get("failed") == "true")
+	if err != nil {
+		return err
+	}
+	writeJSON(w, map[string]any{"actions": out})
 	return nil
 }
 

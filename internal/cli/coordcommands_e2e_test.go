@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCoordCommandsEndToEnd runs `gozie job -change`, `-rerun` and
+// `-ignore` of a coordinator against the real in-process server.
+func TestCoordCommandsEndToEnd(t *testing.T) {
+	pinEnv(t)
+	url := startServer(t)
+	app := t.TempDir()
+	files := map[string]string{
+		"coordinator.xml": `<coordinator-app name="e2e-coord" frequency="${coord:hours(1)}" start="2026-01-01T00:00Z"
+    end="2026-01-01T02:00Z" timezone="UTC" xmlns="uri:oozie:coordinator:0.4">
+  <action><workflow><app-path>file://` + app + `/wf</app-path></workflow></action>
+</coordinator-app>`,
+		"wf/workflow.xml": `<workflow-app xmlns="uri:oozie:workflow:0.5" name="e2e-coord-wf">
+  <start to="mk"/>
+  <action name="mk"><fs><mkdir path="file://` + app + `/made"/></fs><ok to="end"/><error to="fail"/></action>
+  <kill name="fail"><message>mkdir failed</message></kill>
+  <end name="end"/>
+</workflow-app>`,
+		"job.properties": "oozie.coord.application.path=file://" + app + "\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(app, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := Main(append([]string{"job", "-oozie", url}, args...), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	code, out, errOut := run("-config", filepath.Join(app, "job.properties"), "-run")
+	m := regexp.MustCompile(`^job: (\S+-C)\n$`).FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("job -run: exit %d %q %s", code, out, errOut)
+	}
+	id := m[1]
+	waitFor := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for e2eStatus(t, url, id) != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("coordinator %s not %s in time", id, want)
+			}
+			time.Sleep(20 * time.Millisecond) // polling a condition, not timing it
+		}
+	}
+	waitFor("SUCCEEDED")
+
+	if code, _, errOut := run("-change", id, "-value", "concurrency=2"); code != 0 {
+		t.Errorf("-change: exit %d %s", code, errOut)
+	}
+	if code, _, errOut := run("-change", id, "-value", "colour=red"); code == 0 || !strings.Contains(errOut, "E1015") {
+		t.Errorf("-change with a bad key: exit %d %q", code, errOut)
+	}
+	code, out, errOut = run("-rerun", id, "-action", "1")
+	if code != 0 || !strings.Contains(out, id+"@1") {
+		t.Fatalf("-rerun: exit %d %q %s", code, out, errOut)
+	}
+	waitFor("SUCCEEDED")
+	if code, _, errOut := run("-ignore", id, "-action", "1"); code == 0 || !strings.Contains(errOut, "E1024") {
+		t.Errorf("-ignore of a SUCCEEDED action: exit %d %q", code, errOut)
+	}
+	if code, _, errOut := run("-rerun", id); code == 0 || errOut == "" {
+		t.Errorf("-rerun without -action or -date: exit %d %q", code, errOut)
+	}
+}

@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/store"
+)
+
+// The job properties that ask for HTTP notifications (workflow
+// specification section 5, coordinator specification section 15).
+const (
+	// PropWorkflowNotificationURL is notified on every status change of a
+	// workflow job; tokens $jobId, $status, $parentId.
+	PropWorkflowNotificationURL = "oozie.wf.workflow.notification.url"
+	// PropWorkflowNotificationProxy is the proxy of both workflow URLs:
+	// host:port, or type@host:port with type http or socks.
+	PropWorkflowNotificationProxy = "oozie.wf.workflow.notification.proxy"
+	// PropActionNotificationURL is notified when a workflow job enters
+	// and leaves an action node, and once per decision node; tokens
+	// $jobId, $nodeName, $status.
+	PropActionNotificationURL = "oozie.wf.action.notification.url"
+	// PropCoordActionNotificationURL is notified on every status change
+	// of a coordinator action; tokens $actionId, $status.
+	PropCoordActionNotificationURL = "oozie.coord.action.notification.url"
+	// PropCoordActionNotificationProxy is the proxy of the coordinator
+	// action URL, in the format of PropWorkflowNotificationProxy.
+	PropCoordActionNotificationProxy = "oozie.coord.action.notification.proxy"
+)
+
+// EffectHTTPNotify is an HTTP GET notification to deliver. Payload is the
+// URL with its tokens replaced, followed by "\nproxy=<proxy>" when a proxy
+// is configured; Attempt counts the failed deliveries so far.
+const EffectHTTPNotify = "http-notify"
+
+// The tokens of the notification URLs. Oozie replaces them literally,
+// without URL-encoding: the values (ids, node names, statuses) need none.
+var (
+	jobTokens = func(jobID, status, parentID string) *strings.Replacer {
+		return strings.NewReplacer("$jobId", jobID, "$status", status, "$parentId", parentID)
+	}
+	nodeTokens = func(jobID, nodeName, status string) *strings.Replacer {
+		return strings.NewReplacer("$jobId", jobID, "$nodeName", nodeName, "$status", status)
+	}
+	coordActionTokens = func(actionID, status string) *strings.Replacer {
+		return strings.NewReplacer("$actionId", actionID, "$status", status)
+	}
+)
+
+// notifyPayload is the payload of an EffectHTTPNotify.
+func notifyPayload(url, proxy string) string {
+	if proxy = strings.TrimSpace(proxy); proxy != "" {
+		return url + "\nproxy=" + proxy
+	}
+	return url
+}
+
+// splitNotifyPayload undoes notifyPayload.
+func splitNotifyPayload(p string) (url, proxy string) {
+	url, rest, _ := strings.Cut(p, "\n")
+	return url, strings.TrimPrefix(rest, "proxy=")
+}
+
+// nodeStarted reports whether an action record's status says its
+// executor's Start has succeeded: the job has entered the node.
+func nodeStarted(status string) bool {
+	switch status {
+	case store.ActionRunning, store.ActionDone, store.ActionEndRetry, store.ActionEndManual,
+		store.ActionOK, store.ActionError:
+		return true
+	}
+	return false
+}
+
+// nodeEnded reports whether the job has left the node for good.
+func nodeEnded(status string) bool {
+	switch status {
+	case store.ActionOK, store.ActionError, store.ActionFailed, store.ActionKilled:
+		return true
+	}
+	return false
+}
+
+// nodeEndStatus is $status of a node's end notification: the transition
+// taken (T:<node>); an action killed or failed takes none, so its status
+// is sent instead (S:KILLED, S:FAILED).
+func nodeEndStatus(a *store.Action) string {
+	if (a.Status == store.ActionOK || a.Status == store.ActionError) && a.Transition != "" {
+		return "T:" + a.Transition
+	}
+	return "S:" + a.Status
+}
+
+// queueNotifications adds the notification effects of the changes about to
+// be committed, so they are recorded in the same transaction as the
+// changes. It compares with what the job log last recorded, so it must run
+// before takeLogs. st.mu must be held.
+func (e *Engine) queueNotifications(st *jobState, dirty []*store.Action, now time.Time) {
+	jobURL, _ := st.conf.Get(PropWorkflowNotificationURL)
+	nodeURL, _ := st.conf.Get(PropActionNotificationURL)
+	jobURL, nodeURL = strings.TrimSpace(jobURL), strings.TrimSpace(nodeURL)
+	if jobURL == "" && nodeURL == "" {
+		return
+	}
+	proxy, _ := st.conf.Get(PropWorkflowNotificationProxy)
+	var nodes []*store.Effect
+	if nodeURL != "" {
+		for _, a := range dirty {
+			control := strings.HasPrefix(a.Type, ":")
+			if control {
+				continue // start, end, kill, fork, join: no node of the user's
+			}
+			key := st.log.actions[a.Name]
+			if key == logKey(a) {
+				continue
+			}
+			before, attempt, _ := strings.Cut(key, "/")
+			var statuses []string
+			if attempt != fmt.Sprint(a.Attempt) {
+				// A new attempt. One in USER_RETRY follows an attempt that
+				// ran: if it ran within this change, it entered the node.
+				if a.Status == store.ActionUserRetry && !nodeStarted(before) && !nodeEnded(before) {
+					statuses = append(statuses, "S:"+store.ActionRunning)
+				}
+				before = ""
+			}
+			if a.Type != TypeDecision && !nodeStarted(before) && !nodeEnded(before) && nodeStarted(a.Status) {
+				statuses = append(statuses, "S:"+store.ActionRunning)
+			}
+			if nodeEnded(a.Status) && !nodeEnded(before) {
+				statuses = append(statuses, nodeEndStatus(a))
+			}
+			for _, s := range statuses {
+				nodes = append(nodes, &store.Effect{Kind: EffectHTTPNotify, ActionID: a.ID, CreatedTime: now,
+					Payload: notifyPayload(nodeTokens(st.job.ID, a.Name, s).Replace(nodeURL), proxy)})
+			}
+		}
+	}
+	var job *store.Effect
+	if jobURL != "" && st.job.Status != st.log.jobStatus {
+		job = &store.Effect{Kind: EffectHTTPNotify, CreatedTime: now,
+			Payload: notifyPayload(jobTokens(st.job.ID, st.job.Status, st.job.ParentID).Replace(jobURL), proxy)}
+	}
+	// A job that starts or resumes is notified before the nodes it
+	// enters; one that ends, after the nodes it left.
+	if job != nil && !store.Terminal(st.job.Status) {
+		st.addEffect(job)
+		job = nil
+	}
+	for _, ef := range nodes {
+		st.addEffect(ef)
+	}
+	if job != nil {
+		st.addEffect(job)
+	}
+}
+
+// queueCoordNotifications adds a notification effect for every status an
+// action of the change moves to, in order. The change records each step
+// (coordChange.steps): one change may move an action several steps
+// (WAITING -> READY -> SUBMITTED), and each is a status change to report.
+// A newly materialized action has no status to change from, so its
+// creation is not notified.
+func (e *Engine) queueCoordNotifications(c *coordChange) {
+	if len(c.actions) == 0 || !strings.Contains(c.job.Conf, PropCoordActionNotificationURL) {
+		return // the common case, decided without parsing the configuration
+	}
+	props, err := conf.ParseXML(strings.NewReader(c.job.Conf), "job "+c.job.ID)
+	if err != nil {
+		return
+	}
+	url, _ := props.Get(PropCoordActionNotificationURL)
+	if url = strings.TrimSpace(url); url == "" {
+		return
+	}
+	proxy, _ := props.Get(PropCoordActionNotificationProxy)
+	add := func(actionID, status string) {
+		c.addEffect(&store.Effect{Kind: EffectHTTPNotify, ActionID: actionID,
+			Payload: notifyPayload(coordActionTokens(actionID, status).Replace(url), proxy)})
+	}
+	last := map[string]string{} // action id -> last status notified
+	for _, st := range c.steps {
+		if c.touched[st.actionID] {
+			last[st.actionID] = st.to
+			add(st.actionID, st.to)
+		}
+	}
+	// A status set without a recorded step is still reported, once.
+	for _, a := range c.actions {
+		if before := c.before[a.ID]; before != "" && before != a.Status && last[a.ID] != a.Status {
+			add(a.ID, a.Status)
+		}
+	}
+}
