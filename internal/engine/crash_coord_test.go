@@ -28,36 +28,10 @@ const coordCrashHelperEnv = "GOZIE_ENGINE_COORD_CRASH_HELPER_DIR"
 
 const coordCrashActions, coordCrashSteps = 8, 3
 
-// coordShExec is shExec with the coordinator action's hour in the line, so
-// that the same node of different workflows is told apart.
-type coordShExec struct{ shExec }
-
-func (x coordShExec) line(a *action.Context) string {
+// hourLabel labels a crash line with the coordinator action's hour.
+func hourLabel(a *action.Context) string {
 	hour, _ := a.JobConf.Get("hour")
-	return fmt.Sprintf("%s/%s#%d", hour, a.Name, a.Attempt)
-}
-
-func (x coordShExec) Start(ctx context.Context, a *action.Context) (action.Result, error) {
-	script := fmt.Sprintf(`mkdir "%s/lock" 2>/dev/null || exit 0; sleep 0.02; echo "%s" >> "%s"`, a.WorkDir, x.line(a), x.log)
-	cmd := exec.Command("sh", "-c", script)
-	if err := cmd.Start(); err != nil {
-		return action.Result{}, action.Errorf(action.Transient, "SH1", "%v", err)
-	}
-	go func() {
-		_ = cmd.Wait()
-		a.Notify()
-	}()
-	return action.Result{ExternalID: a.WorkDir, ExternalStatus: "RUNNING"}, nil
-}
-
-func (x coordShExec) Check(ctx context.Context, a *action.Context, id string) (action.Result, error) {
-	lines, _ := readLines(x.log)
-	for _, l := range lines {
-		if l == x.line(a) {
-			return action.Result{ExternalID: id, ExternalStatus: "SUCCEEDED", Done: true, Status: action.OK}, nil
-		}
-	}
-	return action.Result{ExternalID: id, ExternalStatus: "RUNNING"}, nil
+	return hour
 }
 
 // writeCoordCrashApp writes the coordinator and its workflow into dir/app.
@@ -107,7 +81,7 @@ func coordCrashHelper(dir string) int {
 		return fail(err)
 	}
 	reg := action.NewRegistry()
-	reg.Register("sh", coordShExec{shExec{log: filepath.Join(dir, "log")}})
+	reg.Register("sh", shExec{log: filepath.Join(dir, "log"), label: hourLabel})
 	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, PollInterval: 20 * time.Millisecond,
 		DefaultUser: "crash", Coord: CoordOptions{InputCheckInterval: 20 * time.Millisecond}})
 	if err != nil {

@@ -49,9 +49,19 @@ func TestMain(m *testing.M) {
 // to a log: an external system that outlives the server. Starting the
 // same attempt twice runs the work once, because the shell first takes a
 // lock directory in the attempt's WorkDir.
-type shExec struct{ log string }
+type shExec struct {
+	log string
+	// label, when set, prefixes the node name in the line (the coordinator
+	// crash test tells the same node of different workflows apart by it).
+	label func(a *action.Context) string
+}
 
-func (x shExec) line(a *action.Context) string { return fmt.Sprintf("%s#%d", a.Name, a.Attempt) }
+func (x shExec) line(a *action.Context) string {
+	if x.label != nil {
+		return fmt.Sprintf("%s/%s#%d", x.label(a), a.Name, a.Attempt)
+	}
+	return fmt.Sprintf("%s#%d", a.Name, a.Attempt)
+}
 
 func (x shExec) Start(ctx context.Context, a *action.Context) (action.Result, error) {
 	script := fmt.Sprintf(`mkdir "%s/lock" 2>/dev/null || exit 0; sleep 0.02; echo "%s" >> "%s"`, a.WorkDir, x.line(a), x.log)
