@@ -28,7 +28,12 @@ var migrations embed.FS
 // only a power loss may lose the last commits.
 func Open(ctx context.Context, path string) (store.Store, error) {
 	pragmas := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "synchronous(NORMAL)", "busy_timeout(10000)", "foreign_keys(1)"} {
+	// Reads go through a memory map of up to 256 MB instead of a read(2)
+	// per page missing from each connection's small page cache: a page of
+	// the jobs list over 10,000 jobs went from 1.3 ms to 0.7 ms
+	// (BenchmarkJobsList in internal/server). Writes still go through the
+	// WAL as before, so durability is unchanged.
+	for _, p := range []string{"journal_mode(WAL)", "synchronous(NORMAL)", "busy_timeout(10000)", "foreign_keys(1)", "mmap_size(268435456)"} {
 		pragmas.Add("_pragma", p)
 	}
 	// The writer takes the write lock at BEGIN so two writers never
