@@ -69,7 +69,7 @@ func BenchmarkJobsList(b *testing.B) {
 			t := base.Add(time.Duration(i) * time.Second)
 			j := &store.Job{ID: fmt.Sprintf("%07d-260101000000000-oozie-bench-W", i), AppName: "bench",
 				AppPath: "file:///apps/bench", User: "joe", Group: "users", Status: store.JobSucceeded,
-				Conf: "<configuration>" + strings.Repeat("<property><name>k</name><value>v</value></property>", 40) + "</configuration>",
+				Conf:        "<configuration>" + strings.Repeat("<property><name>k</name><value>v</value></property>", 40) + "</configuration>",
 				CreatedTime: t, StartTime: t, EndTime: t.Add(time.Minute), LastModTime: t.Add(time.Minute)}
 			if err := tx.PutJob(context.Background(), j); err != nil {
 				return err
