@@ -386,9 +386,9 @@ func (e *Engine) rerunAction(c *coordChange, a *store.CoordAction, app *coord.Ap
 		}
 		a.Plan, a.CreatedConf, a.ActionXML = string(b), p.CreatedConf, p.ActionXML
 	} else {
-		p = &coord.ActionPlan{}
-		if err := json.Unmarshal([]byte(a.Plan), p); err != nil {
-			return fmt.Errorf("action %s: bad plan: %w", a.ID, err)
+		var err error
+		if p, err = decodePlan(a); err != nil {
+			return err
 		}
 	}
 	prev, from := a.ExternalID, a.Status

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"github.com/gozie/gozie/internal/engine"
 	"net/http"
 
 	"github.com/gozie/gozie/internal/conf"
@@ -30,6 +31,10 @@ type Coordinators interface {
 	CoordIgnore(ctx context.Context, id, rangeType, scope string) (any, error)
 	// CoordRerun reruns the ended actions in scope (rangeType "action" or "date") and returns the actions JSON list.
 	CoordRerun(ctx context.Context, id, rangeType, scope string, refresh, noCleanup, failedOnly bool) (any, error)
+	// CoordMissingDependencies answers show=missing-dependencies (rest-api.md
+	// 4.1) for a coordinator job (actions in scope, or every WAITING one)
+	// or one coordinator action.
+	CoordMissingDependencies(ctx context.Context, id, rangeType, scope string) ([]engine.MissingDependencies, error)
 	// CoordOwner returns what authorization needs of a coordinator job.
 	CoordOwner(ctx context.Context, id string) (user, group, acl string, err error)
 	// CoordDefinition returns the coordinator XML of a job.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The engine must implement Coordinators for the server to serve
@@ -118,5 +119,51 @@ func TestCoordinatorOverREST(t *testing.T) {
 	}
 	if s := e.do("GET", "/oozie/v2/job/"+started+"?show=status", "", "").json(t)["status"]; s != "SUSPENDED" {
 		t.Errorf("status after bulk suspend: %v", s)
+	}
+}
+
+// TestMissingDependenciesOverREST asks a running coordinator why its
+// actions wait (rest-api.md 4.1, show=missing-dependencies).
+func TestMissingDependenciesOverREST(t *testing.T) {
+	e := newEnv(t)
+	app := filepath.Join(e.dir, "coord-hourly")
+	copyDir(t, "../../examples/apps/coord-hourly", app)
+	id := e.submit("joe", "start", "oozie.coord.application.path", app, "appDir", app,
+		"nameNode", "file:///", "jobTracker", "local", "queueName", "default")
+	// The sample data completes hours 00 and 01 only: action 2 (02:00)
+	// waits for data/2026/01/01/02/_SUCCESS.
+	var deps []any
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := e.do("GET", "/oozie/v2/job/"+id+"?show=missing-dependencies&action-list=2", "", "")
+		if r.status != 200 {
+			t.Fatalf("missing-dependencies: %d %s", r.status, r.body)
+		}
+		deps, _ = r.json(t)["missingDependencies"].([]any)
+		if len(deps) > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // polling until the action is materialized
+	}
+	if len(deps) != 1 {
+		t.Fatalf("missingDependencies = %v, want action 2", deps)
+	}
+	d := deps[0].(map[string]any)
+	sets, _ := d["dataSets"].([]any)
+	if d["id"] != float64(2) || !strings.HasSuffix(d["blockedOn"].(string), "/data/2026/01/01/02/_SUCCESS") || len(sets) != 1 ||
+		sets[0].(map[string]any)["dataSet"] != "raw" {
+		t.Errorf("action 2: %v", d)
+	}
+	one := e.do("GET", "/oozie/v2/job/"+id+"@2?show=missing-dependencies", "", "").json(t)
+	if got, _ := one["missingDependencies"].([]any); len(got) != 1 {
+		t.Errorf("action id form: %v", one)
+	}
+	for _, tc := range []struct{ path, code string }{
+		{"/oozie/v1/job/" + id + "?show=missing-dependencies", "E0302"},
+		{"/oozie/v2/job/0000001-260101000000000-oozie-test-W?show=missing-dependencies", "E0303"},
+	} {
+		if r := e.do("GET", tc.path, "", ""); r.header.Get("oozie-error-code") != tc.code {
+			t.Errorf("%s: %d %v, want %s", tc.path, r.status, r.header, tc.code)
+		}
 	}
 }

@@ -125,6 +125,23 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 		}
 		writeJSON(w, map[string]string{"status": st})
 		return nil
+	case "missing-dependencies":
+		if err := v2only(); err != nil {
+			return err
+		}
+		if kind != kindCoord && kind != kindCoordAction {
+			return errParamValue("show", show)
+		}
+		rangeType, scope := "action", q.Get("action-list")
+		if d := q.Get("date"); d != "" {
+			rangeType, scope = "date", d
+		}
+		deps, err := s.coords.CoordMissingDependencies(ctx, id, rangeType, scope)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, map[string]any{"missingDependencies": deps})
+		return nil
 	case "allruns":
 		// The workflow runs of a coordinator action are the workflow
 		// jobs whose parent it is.
