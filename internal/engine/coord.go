@@ -270,117 +270,108 @@ func (e *Engine) CoordJob(ctx context.Context, id string) (*store.CoordJob, erro
 	return e.coordJob(ctx, id)
 }
 
-// coordStart is StartJob for a coordinator: a job in PREP is started now
-// rather than at its next tick.
-func (e *Engine) coordStart(ctx context.Context, id string) error {
+// changeCoord runs fn on the state of coordinator id under the job's lock
+// and commits what fn changed, in one transaction; an error from fn
+// commits nothing.
+func (e *Engine) changeCoord(ctx context.Context, id string, fn func(c *coordChange) error) error {
 	unlock := e.coordLock(id)
 	defer unlock()
 	c, err := e.loadCoordChange(ctx, id)
 	if err != nil {
 		return err
 	}
-	if c.job.Status != store.CoordPrep {
-		return errorf(CodeAlreadyStarted, "Job already started, job [%s] status [%s]", id, c.job.Status)
-	}
-	if err := e.coordStep(ctx, c); err != nil {
+	if err := fn(c); err != nil {
 		return err
 	}
 	return e.commitCoord(ctx, c)
+}
+
+// coordStart is StartJob for a coordinator: a job in PREP is started now
+// rather than at its next tick.
+func (e *Engine) coordStart(ctx context.Context, id string) error {
+	return e.changeCoord(ctx, id, func(c *coordChange) error {
+		if c.job.Status != store.CoordPrep {
+			return errorf(CodeAlreadyStarted, "Job already started, job [%s] status [%s]", id, c.job.Status)
+		}
+		return e.coordStep(ctx, c)
+	})
 }
 
 // coordSuspend is Suspend for a coordinator: PREP -> PREPSUSPENDED,
 // RUNNING and PAUSED -> SUSPENDED, their WITHERROR twins likewise, and the
 // running workflows are suspended too (specification 6.1.2).
 func (e *Engine) coordSuspend(ctx context.Context, id string) error {
-	unlock := e.coordLock(id)
-	defer unlock()
-	c, err := e.loadCoordChange(ctx, id)
-	if err != nil {
-		return err
-	}
-	j := c.job
-	var to string
-	switch j.Status {
-	case store.CoordPrep:
-		to = store.CoordPrepSuspended
-	case store.CoordRunning, store.CoordPaused:
-		to = store.CoordSuspended
-	case store.CoordRunningWithError, store.CoordPausedWithError:
-		to = store.CoordSuspendedWithError
-	default:
-		return errorf(CodeCannotSuspend, "Coordinator job can not be suspended as its not in running state, %s, Status: %s", id, j.Status)
-	}
-	c.setStatus(e, to)
-	j.SuspendedTime = e.now()
-	if err := e.cascade(ctx, c, EffectCoordSuspend, store.CoordActionRunning); err != nil {
-		return err
-	}
-	return e.commitCoord(ctx, c)
+	return e.changeCoord(ctx, id, func(c *coordChange) error {
+		j := c.job
+		var to string
+		switch j.Status {
+		case store.CoordPrep:
+			to = store.CoordPrepSuspended
+		case store.CoordRunning, store.CoordPaused:
+			to = store.CoordSuspended
+		case store.CoordRunningWithError, store.CoordPausedWithError:
+			to = store.CoordSuspendedWithError
+		default:
+			return errorf(CodeCannotSuspend, "Coordinator job can not be suspended as its not in running state, %s, Status: %s", id, j.Status)
+		}
+		c.setStatus(e, to)
+		j.SuspendedTime = e.now()
+		return e.cascade(ctx, c, EffectCoordSuspend, store.CoordActionRunning)
+	})
 }
 
 // coordResume is Resume for a coordinator: the suspend reversed, the
 // workflows resumed, and a step run at once so that the actions due while
 // the job was suspended are materialized now (delayed, not lost).
 func (e *Engine) coordResume(ctx context.Context, id string) error {
-	unlock := e.coordLock(id)
-	defer unlock()
-	c, err := e.loadCoordChange(ctx, id)
-	if err != nil {
-		return err
-	}
-	j := c.job
-	var to string
-	switch j.Status {
-	case store.CoordPrepSuspended:
-		to = store.CoordPrep
-	case store.CoordSuspended:
-		to = store.CoordRunning
-	case store.CoordSuspendedWithError:
-		to = store.CoordRunningWithError
-	default:
-		return errorf(CodeNotSuspended, "Coordinator job not suspended, job [%s] status [%s]", id, j.Status)
-	}
-	c.setStatus(e, to)
-	j.SuspendedTime = time.Time{}
-	if err := e.cascade(ctx, c, EffectCoordResume, store.CoordActionRunning); err != nil {
-		return err
-	}
-	// SUBMITTED actions whose launch was held while suspended go now.
-	held, err := e.coordActions(ctx, id, store.CoordActionFilter{Statuses: []string{store.CoordActionSubmitted}})
-	if err != nil {
-		return err
-	}
-	for _, a := range held {
-		c.addEffect(&store.Effect{Kind: EffectCoordSubmit, ActionID: a.ID})
-	}
-	if err := e.coordStep(ctx, c); err != nil {
-		return err
-	}
-	return e.commitCoord(ctx, c)
+	return e.changeCoord(ctx, id, func(c *coordChange) error {
+		j := c.job
+		var to string
+		switch j.Status {
+		case store.CoordPrepSuspended:
+			to = store.CoordPrep
+		case store.CoordSuspended:
+			to = store.CoordRunning
+		case store.CoordSuspendedWithError:
+			to = store.CoordRunningWithError
+		default:
+			return errorf(CodeNotSuspended, "Coordinator job not suspended, job [%s] status [%s]", id, j.Status)
+		}
+		c.setStatus(e, to)
+		j.SuspendedTime = time.Time{}
+		if err := e.cascade(ctx, c, EffectCoordResume, store.CoordActionRunning); err != nil {
+			return err
+		}
+		// SUBMITTED actions whose launch was held while suspended go now.
+		held, err := e.coordActions(ctx, id, store.CoordActionFilter{Statuses: []string{store.CoordActionSubmitted}})
+		if err != nil {
+			return err
+		}
+		for _, a := range held {
+			c.addEffect(&store.Effect{Kind: EffectCoordSubmit, ActionID: a.ID})
+		}
+		return e.coordStep(ctx, c)
+	})
 }
 
 // coordKill is Kill for a coordinator: the job and every action not ended
 // become KILLED and the launched workflows are killed.
 func (e *Engine) coordKill(ctx context.Context, id string) error {
-	unlock := e.coordLock(id)
-	defer unlock()
-	c, err := e.loadCoordChange(ctx, id)
-	if err != nil {
-		return err
-	}
-	if CoordTerminal(c.job.Status) {
-		return errorf(CodeCannotKill, "Coordinator job can not be killed, %s status [%s]", id, c.job.Status)
-	}
-	acts, err := e.coordActions(ctx, id, store.CoordActionFilter{Statuses: activeActionStatuses})
-	if err != nil {
-		return err
-	}
-	for _, a := range acts {
-		c.killAction(e, a)
-	}
-	c.setStatus(e, store.CoordKilled)
-	c.cancelTick()
-	return e.commitCoord(ctx, c)
+	return e.changeCoord(ctx, id, func(c *coordChange) error {
+		if CoordTerminal(c.job.Status) {
+			return errorf(CodeCannotKill, "Coordinator job can not be killed, %s status [%s]", id, c.job.Status)
+		}
+		acts, err := e.coordActions(ctx, id, store.CoordActionFilter{Statuses: activeActionStatuses})
+		if err != nil {
+			return err
+		}
+		for _, a := range acts {
+			c.killAction(e, a)
+		}
+		c.setStatus(e, store.CoordKilled)
+		c.cancelTick()
+		return nil
+	})
 }
 
 // activeActionStatuses are the action statuses a kill applies to.
