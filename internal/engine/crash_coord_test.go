@@ -144,28 +144,7 @@ func testCoordCrashRecovery(t *testing.T, dsn string) {
 		cmd.Stderr = os.Stderr
 		return cmd
 	}
-	for _, atLines := range []int{4, 15} {
-		cmd := helper()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			lines, _ := readLines(logPath)
-			if len(lines) >= atLines {
-				break
-			}
-			if time.Now().After(deadline) {
-				cmd.Process.Kill()
-				t.Fatalf("run did not reach %d steps", atLines)
-			}
-			time.Sleep(time.Millisecond) // polling the log
-		}
-		if err := cmd.Process.Kill(); err != nil { // SIGKILL
-			t.Fatal(err)
-		}
-		_ = cmd.Wait()
-	}
+	killMidRun(t, helper, logPath, 4, 15)
 	if lines, _ := readLines(logPath); len(lines) >= total {
 		t.Fatalf("the run finished before the last kill (%d lines); nothing was tested", len(lines))
 	}

@@ -218,28 +218,7 @@ func testCrashRecovery(t *testing.T, dsn string) {
 		return cmd
 	}
 	// Kill the server twice, at different points of the run.
-	for _, atLines := range []int{4, 14} {
-		cmd := server()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			lines, _ := readLines(logPath)
-			if len(lines) >= atLines {
-				break
-			}
-			if time.Now().After(deadline) {
-				cmd.Process.Kill()
-				t.Fatalf("run did not reach %d steps", atLines)
-			}
-			time.Sleep(time.Millisecond)
-		}
-		if err := cmd.Process.Kill(); err != nil { // SIGKILL
-			t.Fatal(err)
-		}
-		_ = cmd.Wait()
-	}
+	killMidRun(t, server, logPath, 4, 14)
 	lines, _ := readLines(logPath)
 	if len(lines) >= len(names) {
 		t.Fatalf("the run finished before the last kill (%d lines); nothing was tested", len(lines))
@@ -268,6 +247,34 @@ func testCrashRecovery(t *testing.T, dsn string) {
 	}
 	if len(lines) != len(names) {
 		t.Errorf("%d log lines for %d steps: %v", len(lines), len(names), lines)
+	}
+}
+
+// killMidRun starts a helper process once per count in atLines and
+// SIGKILLs it as soon as the log holds that many lines.
+func killMidRun(t *testing.T, helper func() *exec.Cmd, logPath string, atLines ...int) {
+	t.Helper()
+	for _, n := range atLines {
+		cmd := helper()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			lines, _ := readLines(logPath)
+			if len(lines) >= n {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("run did not reach %d steps", n)
+			}
+			time.Sleep(time.Millisecond) // polling the log
+		}
+		if err := cmd.Process.Kill(); err != nil { // SIGKILL
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
 	}
 }
 
