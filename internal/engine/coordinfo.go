@@ -89,6 +89,15 @@ func hasString(list []string, s string) bool {
 // CoordActionInfo is the REST API's coordinator action object (§5.4) of
 // an id <coordJobId>@<n>; E0605 when there is no such action.
 func (e *Engine) CoordActionInfo(ctx context.Context, id string) (any, error) {
+	a, err := e.coordAction(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return NewCoordActionJSON(a), nil
+}
+
+// coordAction reads one coordinator action; E0605 when there is none.
+func (e *Engine) coordAction(ctx context.Context, id string) (*store.CoordAction, error) {
 	var a *store.CoordAction
 	err := e.store.View(ctx, func(tx store.Tx) (err error) {
 		a, err = tx.CoordAction(ctx, id)
@@ -97,10 +106,7 @@ func (e *Engine) CoordActionInfo(ctx context.Context, id string) (any, error) {
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errorf(CodeActionNotFound, "Action does not exist [%s]", id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return NewCoordActionJSON(a), nil
+	return a, err
 }
 
 // CoordJobList lists coordinator jobs as the items of the REST API's

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -42,14 +41,7 @@ func (e *Engine) CoordMissingDependencies(ctx context.Context, id, rangeType, sc
 	var actions []*store.CoordAction
 	switch {
 	case isAction:
-		var a *store.CoordAction
-		err := e.store.View(ctx, func(tx store.Tx) (err error) {
-			a, err = tx.CoordAction(ctx, id)
-			return err
-		})
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, errorf(CodeActionNotFound, "Action does not exist [%s]", id)
-		}
+		a, err := e.coordAction(ctx, id)
 		if err != nil {
 			return nil, err
 		}
