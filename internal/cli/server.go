@@ -17,6 +17,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
@@ -62,7 +63,7 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, stop, cfg, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
+		fmt.Fprintf(stderr, "Error: %s\n", redact.Secrets(err.Error()))
 		return exitFail
 	}
 	return exitOK
@@ -75,12 +76,17 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	// Authentication settings first: a wrong gozie.authentication.type
+	// stops the server before it opens the store or a port.
+	auth, err := server.AuthFromConfig(cfg, dir)
+	if err != nil {
+		return err
+	}
 	var st store.Store
-	var err error
 	if dsn := cfg["gozie.db"]; strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		st, err = postgres.Open(ctx, dsn)
 	} else if dsn != "" {
-		return fmt.Errorf("gozie.db: unsupported DSN %q (want postgres://...; empty for SQLite)", dsn)
+		return fmt.Errorf("gozie.db: unsupported DSN %q (want postgres://...; empty for SQLite)", redact.Secrets(dsn))
 	} else {
 		st, err = sqlite.Open(ctx, filepath.Join(dir, "gozie.db"))
 	}
@@ -107,7 +113,9 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		base = fmt.Sprintf("%s://%s/oozie", scheme, net.JoinHostPort(h, strconv.Itoa(l.Addr().(*net.TCPAddr).Port)))
 		cfg["gozie.base.url"] = base
 	}
-	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	// Every log line, the engine's included, has its passwords masked:
+	// store errors may quote the DSN.
+	logf := func(format string, args ...any) { fmt.Fprintln(stderr, redact.Secrets(fmt.Sprintf(format, args...))) }
 	reg := action.NewRegistry()
 	action.RegisterBuiltins(reg, action.ShellOptions{})
 	eng, err := engine.New(engine.Options{
@@ -124,10 +132,6 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 			MinFrequencyMinutes:   cfg.Int("gozie.coord.min.frequency.minutes", 5),
 		},
 	})
-	if err != nil {
-		return err
-	}
-	auth, err := server.AuthFromConfig(cfg, dir)
 	if err != nil {
 		return err
 	}

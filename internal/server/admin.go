@@ -8,8 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/schedule"
 )
+
+// adminInfo are the admin resources that describe the server's host and
+// configuration: admins only, unless AuthOptions.AdminInfoAnonymous.
+var adminInfo = map[string]bool{"os-env": true, "java-sys-properties": true, "configuration": true}
 
 // v0Admin are the admin resources v0 declares (rest-api.md 2).
 var v0Admin = map[string]bool{"status": true, "os-env": true, "java-sys-properties": true,
@@ -35,6 +40,9 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 			return errInvalidParam(p)
 		}
 	}
+	if adminInfo[res] && !s.auth.opts.AdminInfoAnonymous && s.auth.opts.Authorization && !s.auth.isAdmin(c.user) {
+		return errNotAdmin(c.user)
+	}
 	switch res {
 	case "status":
 		if ver == "v0" {
@@ -58,10 +66,7 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 		env := map[string]string{}
 		for _, kv := range os.Environ() {
 			k, v, _ := strings.Cut(kv, "=")
-			if secretName(k) {
-				v = "*****"
-			}
-			env[k] = v
+			env[k] = maskValue(k, v)
 		}
 		writeJSON(w, env)
 	case "java-sys-properties":
@@ -77,10 +82,7 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 	case "configuration":
 		out := map[string]string{}
 		for k, v := range s.opts.Config {
-			if secretName(k) {
-				v = "*****"
-			}
-			out[k] = v
+			out[k] = maskValue(k, v)
 		}
 		writeJSON(w, out)
 	case "instrumentation":
@@ -136,7 +138,7 @@ func (s *Server) putStatus(w http.ResponseWriter, r *http.Request, c *call, ver 
 		}
 	}
 	if s.auth.opts.Authorization && !s.auth.isAdmin(c.user) {
-		return errorf(http.StatusUnauthorized, "E0503", "User [%s] does not have admin privileges", userOrQ(c.user))
+		return errNotAdmin(c.user)
 	}
 	s.mode.Store(mode)
 	w.WriteHeader(http.StatusOK)
@@ -150,16 +152,21 @@ func userOrQ(u string) string {
 	return u
 }
 
-// secretName reports configuration or environment names whose values are
-// not shown.
-func secretName(k string) bool {
-	k = strings.ToLower(k)
-	for _, w := range []string{"secret", "password", "token", "credential", "dsn"} {
-		if strings.Contains(k, w) {
-			return true
-		}
+// errNotAdmin refuses an admin-only request.
+func errNotAdmin(u string) *apiError {
+	return errorf(http.StatusUnauthorized, "E0503", "User [%s] does not have admin privileges", userOrQ(u))
+}
+
+// maskValue is what admin/configuration and admin/os-env show of a
+// setting: nothing of a secret-named one (redact.SecretName), nor of the
+// basic users file's location; the others, the store DSN (gozie.db,
+// GOZIE_DB) among them, with any password they embed masked.
+func maskValue(name, v string) string {
+	if redact.SecretName(name) || strings.Contains(strings.ToLower(name), "users.file") ||
+		strings.Contains(strings.ToUpper(name), "USERS_FILE") {
+		return redact.Mask
 	}
-	return false
+	return redact.Secrets(v)
 }
 
 func osUserName() string {

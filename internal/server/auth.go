@@ -8,12 +8,22 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os/user"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+)
+
+// Authentication methods of gozie.authentication.type.
+const (
+	// MethodSimple is Oozie's pseudo authentication: the caller names
+	// itself with the user.name query parameter.
+	MethodSimple = "simple"
+	// MethodBasic is HTTP basic authentication against BasicUsers.
+	MethodBasic = "basic"
+	// MethodToken is a static bearer token of Tokens.
+	MethodToken = "token"
 )
 
 // AuthOptions configure authentication (who is calling) and authorization
@@ -22,16 +32,23 @@ import (
 // Authentication follows Oozie's default "simple" mode: the caller names
 // itself with the user.name query parameter, and the server answers with a
 // signed hadoop.auth cookie the Java client sends back on later requests.
-// Static bearer tokens and HTTP basic authentication are optional extras;
-// Kerberos/SPNEGO is not supported.
+// Static bearer tokens and HTTP basic authentication are the other
+// methods; Kerberos/SPNEGO is not supported.
 type AuthOptions struct {
 	// Secret signs hadoop.auth cookies; required.
 	Secret []byte
 	// TokenValidity is how long a cookie lasts; default 10 hours, Oozie's
 	// 36000 s.
 	TokenValidity time.Duration
-	// AnonymousReads lets requests without a user read (GET); the
-	// default configuration enables it.
+	// Methods are the accepted authentication methods (MethodSimple,
+	// MethodBasic, MethodToken). Empty derives them from what is
+	// configured: basic when BasicUsers is non-nil, token when Tokens is,
+	// and simple only when neither is, so that configuring credentials
+	// never leaves user.name open beside them.
+	Methods []string
+	// AnonymousReads lets requests without a user read (GET), whatever
+	// the methods; AuthFromConfig turns it on by default only when simple
+	// is accepted.
 	AnonymousReads bool
 	// AnonymousWrites lets requests without a user change things
 	// (submissions then need user.name in their configuration).
@@ -44,10 +61,15 @@ type AuthOptions struct {
 	AdminUsers []string
 	// AdminGroups are OS groups whose members are admins.
 	AdminGroups []string
+	// AdminInfoAnonymous lets any caller read admin/configuration,
+	// admin/os-env and admin/java-sys-properties; otherwise they need an
+	// admin when Authorization is on.
+	AdminInfoAnonymous bool
 	// Tokens maps static bearer tokens (Authorization: Bearer T) to users.
 	Tokens map[string]string
-	// BasicUsers maps users to passwords for HTTP basic authentication;
-	// empty disables it. Use it over TLS only.
+	// BasicUsers maps users to passwords for HTTP basic authentication
+	// (non-nil, even empty, means a users file is configured). Use it over
+	// TLS only.
 	BasicUsers map[string]string
 	// GroupsOf lists the groups of a user for ACL checks; default the OS
 	// groups (os/user).
@@ -55,8 +77,9 @@ type AuthOptions struct {
 }
 
 type authenticator struct {
-	opts AuthOptions
-	now  func() time.Time
+	opts    AuthOptions
+	now     func() time.Time
+	methods map[string]bool
 }
 
 func newAuthenticator(opts AuthOptions, now func() time.Time) (*authenticator, error) {
@@ -69,7 +92,51 @@ func newAuthenticator(opts AuthOptions, now func() time.Time) (*authenticator, e
 	if opts.GroupsOf == nil {
 		opts.GroupsOf = osGroups
 	}
-	return &authenticator{opts: opts, now: now}, nil
+	methods, err := resolveMethods(opts.Methods, opts.BasicUsers != nil, opts.Tokens != nil)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	// Every user a credential maps to must be able to hold a cookie and
+	// appear in logs and filters unescaped.
+	for _, u := range opts.Tokens {
+		if !validUserName(u) {
+			return nil, fmt.Errorf("server: a bearer token maps to the invalid user name %q", u)
+		}
+	}
+	for u := range opts.BasicUsers {
+		if !validUserName(u) {
+			return nil, fmt.Errorf("server: basic user %q: invalid user name", u)
+		}
+	}
+	return &authenticator{opts: opts, now: now, methods: methods}, nil
+}
+
+// resolveMethods checks the accepted methods against what is configured,
+// or derives them when none are named (see AuthOptions.Methods).
+func resolveMethods(names []string, haveBasic, haveTokens bool) (map[string]bool, error) {
+	m := map[string]bool{}
+	if len(names) == 0 {
+		m[MethodBasic], m[MethodToken] = haveBasic, haveTokens
+		m[MethodSimple] = !haveBasic && !haveTokens
+		return m, nil
+	}
+	for _, n := range names {
+		switch n = strings.ToLower(strings.TrimSpace(n)); n {
+		case MethodSimple:
+		case MethodBasic:
+			if !haveBasic {
+				return nil, errors.New("authentication method basic needs a users file (gozie.authentication.basic.users.file)")
+			}
+		case MethodToken:
+			if !haveTokens {
+				return nil, errors.New("authentication method token needs tokens (gozie.authentication.tokens)")
+			}
+		default:
+			return nil, fmt.Errorf("unknown authentication method %q (want simple, basic or token)", n)
+		}
+		m[n] = true
+	}
+	return m, nil
 }
 
 // errAuthRequired is hadoop-auth's bare 401: no Oozie code.
@@ -77,63 +144,175 @@ func errAuthRequired(msg string) *apiError {
 	return &apiError{status: http.StatusUnauthorized, msg: msg}
 }
 
+// errMethodDisabled refuses a credential of a method the server does not
+// accept. E0500 ("Not authorized") is Oozie's closest code: the caller is
+// refused before any authorization check could run.
+func errMethodDisabled(method, what string) *apiError {
+	return errorf(http.StatusUnauthorized, "E0500", "Not authorized, authentication method [%s] (%s) is not enabled", method, what)
+}
+
 const cookieName = "hadoop.auth"
 
-// authenticate identifies the caller: a valid hadoop.auth cookie, a bearer
-// token, HTTP basic credentials, or the user.name parameter (which earns a
-// cookie). It returns "" for an anonymous caller allowed to proceed.
+// Bounds of a user name (validUserName).
+const maxUserName = 256
+
+// validUserName reports whether u may be a user: 1 to 256 ASCII letters,
+// digits, '.', '_', '-' and '@' (Kerberos-style user@REALM), not starting
+// with '.', '-' or '@' (so it never reads as a flag or a relative path),
+// optionally ending with one '$' (machine accounts, host$). Nothing else:
+// user names go into cookies, log lines, ACLs and job filters unescaped.
+func validUserName(u string) bool {
+	if len(u) == 0 || len(u) > maxUserName {
+		return false
+	}
+	u = strings.TrimSuffix(u, "$")
+	if u == "" {
+		return false
+	}
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_':
+		case c == '.' || c == '-' || c == '@':
+			if i == 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// errBadUserName refuses a user.name that is not a valid user name; the
+// value is quoted so the message cannot be mistaken for a real user.
+func errBadUserName(u string) *apiError {
+	if len(u) > 64 {
+		u = u[:64] + "..."
+	}
+	return errParamValue("user.name", strconv.Quote(u))
+}
+
+// authenticate identifies the caller and returns "" for an anonymous caller
+// allowed to proceed. Credentials of a method the server does not accept
+// are refused first (401 E0500), so that a disabled method never
+// authenticates and never falls back to another. Then, in order: a valid
+// hadoop.auth cookie of an accepted method, a bearer token, HTTP basic
+// credentials, the user.name parameter (which earns a cookie), and the
+// anonymous rules.
 func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (string, error) {
+	name, hasName := userNameParam(r)
+	if hasName && !a.methods[MethodSimple] {
+		return "", errMethodDisabled(MethodSimple, "user.name")
+	}
+	scheme, cred, hasAuth := authorization(r)
+	if hasAuth {
+		switch scheme {
+		case "bearer":
+			if !a.methods[MethodToken] {
+				return "", errMethodDisabled(MethodToken, "Authorization: Bearer")
+			}
+		case "basic":
+			if !a.methods[MethodBasic] {
+				return "", errMethodDisabled(MethodBasic, "Authorization: Basic")
+			}
+		}
+	}
 	if c, err := r.Cookie(cookieName); err == nil && c.Value != "" {
 		if u, ok := a.verify(c.Value); ok {
 			return u, nil
 		}
-		// A stale or forged cookie: the Java client re-authenticates on
-		// 401 (rest-api.md 0.2, cached token).
-		if r.Method == http.MethodOptions && r.URL.Query().Get("user.name") == "" {
+		// A stale, forged or no longer accepted cookie: the Java client
+		// re-authenticates on 401 (rest-api.md 0.2, cached token).
+		if r.Method == http.MethodOptions && !hasName {
 			return "", errAuthRequired("Authentication failed: invalid or expired " + cookieName + " token")
 		}
 	}
-	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, cred, _ := strings.Cut(h, " ")
-		switch strings.ToLower(scheme) {
-		case "bearer":
-			for tok, u := range a.opts.Tokens {
-				if subtle.ConstantTimeCompare([]byte(tok), []byte(strings.TrimSpace(cred))) == 1 {
-					return u, nil
-				}
+	switch scheme {
+	case "bearer":
+		for tok, u := range a.opts.Tokens {
+			if subtle.ConstantTimeCompare([]byte(tok), []byte(strings.TrimSpace(cred))) == 1 {
+				// No cookie: the token goes with every request anyway,
+				// and a cookie would outlive the token's removal from
+				// the configuration.
+				return u, nil
 			}
-			return "", errAuthRequired("Authentication failed: unknown bearer token")
-		case "basic":
-			if u, p, ok := r.BasicAuth(); ok && len(a.opts.BasicUsers) > 0 {
-				if want, found := a.opts.BasicUsers[u]; found && subtle.ConstantTimeCompare([]byte(want), []byte(p)) == 1 {
-					a.setCookie(w, u)
-					return u, nil
-				}
-			}
-			w.Header().Set("WWW-Authenticate", `Basic realm="gozie"`)
-			return "", errAuthRequired("Authentication failed: bad user name or password")
 		}
+		return "", errAuthRequired("Authentication failed: unknown bearer token")
+	case "basic":
+		if u, p, ok := r.BasicAuth(); ok {
+			if want, found := a.opts.BasicUsers[u]; found && subtle.ConstantTimeCompare([]byte(want), []byte(p)) == 1 {
+				a.setCookie(w, u, MethodBasic)
+				return u, nil
+			}
+		}
+		w.Header().Set("WWW-Authenticate", `Basic realm="gozie"`)
+		return "", errAuthRequired("Authentication failed: bad user name or password")
 	}
-	if u := strings.TrimSpace(userNameParam(r)); u != "" {
-		a.setCookie(w, u)
+	if hasName {
+		u := strings.TrimSpace(name)
+		if !validUserName(u) {
+			return "", errBadUserName(name)
+		}
+		a.setCookie(w, u, MethodSimple)
 		return u, nil
 	}
-	if r.Method == http.MethodOptions {
+	if r.Method == http.MethodOptions && a.methods[MethodSimple] {
 		return "", nil // the handshake's first step: no user yet
 	}
-	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
 		if a.opts.AnonymousReads {
 			return "", nil
 		}
 	} else if a.opts.AnonymousWrites {
 		return "", nil
 	}
-	return "", errAuthRequired("Authentication required: pass user.name, a " + cookieName + " cookie or credentials")
+	a.challenge(w)
+	return "", errAuthRequired("Authentication required: " + a.howTo())
 }
 
-// userNameParam reads user.name from the query without parsing a form body.
-func userNameParam(r *http.Request) string {
-	return r.URL.Query().Get("user.name")
+// challenge names the header methods a client may answer a 401 with.
+func (a *authenticator) challenge(w http.ResponseWriter) {
+	if a.methods[MethodBasic] {
+		w.Header().Add("WWW-Authenticate", `Basic realm="gozie"`)
+	}
+	if a.methods[MethodToken] {
+		w.Header().Add("WWW-Authenticate", `Bearer realm="gozie"`)
+	}
+}
+
+// howTo lists the credentials the server accepts, for the 401 message.
+func (a *authenticator) howTo() string {
+	var ways []string
+	if a.methods[MethodSimple] {
+		ways = append(ways, "user.name")
+	}
+	ways = append(ways, "a "+cookieName+" cookie")
+	if a.methods[MethodBasic] {
+		ways = append(ways, "basic credentials")
+	}
+	if a.methods[MethodToken] {
+		ways = append(ways, "a bearer token")
+	}
+	return "pass " + strings.Join(ways, ", ")
+}
+
+// userNameParam reads user.name from the query without parsing a form
+// body; present reports the parameter with a non-blank value.
+func userNameParam(r *http.Request) (name string, present bool) {
+	name = r.URL.Query().Get("user.name")
+	return name, strings.TrimSpace(name) != ""
+}
+
+// authorization splits the Authorization header into its lower-cased
+// scheme and credentials.
+func authorization(r *http.Request) (scheme, cred string, ok bool) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return "", "", false
+	}
+	scheme, cred, _ = strings.Cut(strings.TrimSpace(h), " ")
+	return strings.ToLower(scheme), cred, true
 }
 
 // sign computes the signature of a token's fields.
@@ -143,21 +322,25 @@ func (a *authenticator) sign(fields string) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// token builds hadoop-auth's token text for a user.
-func (a *authenticator) token(u string) string {
+// token builds hadoop-auth's token text for a user authenticated by
+// method, which goes in the t= field so the cookie is accepted only while
+// that method is.
+func (a *authenticator) token(u, method string) string {
 	exp := a.now().Add(a.opts.TokenValidity).UnixMilli()
-	fields := fmt.Sprintf("u=%s&p=%s&t=simple&e=%d", u, u, exp)
+	fields := fmt.Sprintf("u=%s&p=%s&t=%s&e=%d", u, u, method, exp)
 	return fields + "&s=" + a.sign(fields)
 }
 
-func (a *authenticator) setCookie(w http.ResponseWriter, u string) {
-	if strings.ContainsAny(u, "&=\";\\ \t\r\n") {
-		return // not representable in the token; the user stays per-request
+func (a *authenticator) setCookie(w http.ResponseWriter, u, method string) {
+	if !validUserName(u) {
+		return // never reached: callers validate; a cookie must not carry it
 	}
-	w.Header().Add("Set-Cookie", cookieName+`="`+a.token(u)+`"; Path=/; HttpOnly`)
+	w.Header().Add("Set-Cookie", cookieName+`="`+a.token(u, method)+`"; Path=/; HttpOnly`)
 }
 
-// verify checks a token's signature and expiry and returns its user.
+// verify checks a token's signature, expiry and method and returns its
+// user. The fields are split on '&' and '=' without any decoding: the user
+// is compared exactly as it was issued, so %61lice is not alice.
 func (a *authenticator) verify(tok string) (string, bool) {
 	tok = strings.Trim(tok, `"`)
 	i := strings.LastIndex(tok, "&s=")
@@ -168,15 +351,23 @@ func (a *authenticator) verify(tok string) (string, bool) {
 	if !hmac.Equal([]byte(sig), []byte(a.sign(fields))) {
 		return "", false
 	}
-	vals, err := url.ParseQuery(fields)
-	if err != nil {
-		return "", false
+	vals := map[string]string{}
+	for _, f := range strings.Split(fields, "&") {
+		k, v, ok := strings.Cut(f, "=")
+		if _, dup := vals[k]; !ok || dup {
+			return "", false
+		}
+		vals[k] = v
 	}
-	exp, err := strconv.ParseInt(vals.Get("e"), 10, 64)
+	exp, err := strconv.ParseInt(vals["e"], 10, 64)
 	if err != nil || a.now().UnixMilli() >= exp {
 		return "", false
 	}
-	return vals.Get("u"), vals.Get("u") != ""
+	if !a.methods[vals["t"]] {
+		return "", false // issued by a method that is not accepted (now)
+	}
+	u := vals["u"]
+	return u, validUserName(u)
 }
 
 // isAdmin reports whether a user may change any job and the system mode.

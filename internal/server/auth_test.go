@@ -59,7 +59,11 @@ func TestAuthHandshake(t *testing.T) {
 // TestAuthorization checks who may change a job: the owner, users and
 // groups of oozie.job.acl, admins; others get 401 E0508.
 func TestAuthorization(t *testing.T) {
-	e := newEnv(t, func(a *AuthOptions) { a.Tokens = map[string]string{"s3cret": "ann"} })
+	// Tokens alone would turn simple off; the cases mix both methods.
+	e := newEnv(t, func(a *AuthOptions) {
+		a.Tokens = map[string]string{"s3cret": "ann"}
+		a.Methods = []string{MethodSimple, MethodToken}
+	})
 	app := e.app("acl")
 	cases := []struct {
 		name, who string

@@ -41,13 +41,15 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.shutdown.timeout.s", "30", "how long a graceful shutdown waits for requests in flight"},
 	{"gozie.authentication.secret", "", "HMAC secret signing hadoop.auth cookies (default: generated once into <data>/auth-secret)"},
 	{"gozie.authentication.token.validity", "36000", "cookie lifetime in seconds"},
-	{"gozie.authentication.simple.anonymous.allowed", "true", "requests without a user may read (GET)"},
-	{"gozie.authentication.anonymous.writes", "false", "requests without a user may also submit and change jobs"},
+	{"gozie.authentication.type", "", "accepted authentication methods, comma list of simple, basic, token (default: basic if a users file is set, token if tokens are, simple if neither)"},
+	{"gozie.authentication.simple.anonymous.allowed", "", "requests without a user may read (GET); default true when simple is accepted, false otherwise"},
+	{"gozie.authentication.anonymous.writes", "false", "requests without a user may also submit and change jobs (with simple off, only if gozie.authentication.simple.anonymous.allowed is true too)"},
 	{"gozie.authentication.tokens", "", "static bearer tokens: token=user[,token=user...]"},
 	{"gozie.authentication.basic.users.file", "", "file of user:password lines enabling HTTP basic authentication (use with TLS)"},
 	{"gozie.authorization.enabled", "true", "only a job's owner, its oozie.job.acl users/groups and admins may change it"},
 	{"gozie.admin.users", "", "comma list of admin users"},
 	{"gozie.admin.groups", "", "comma list of OS groups whose members are admins"},
+	{"gozie.admin.configuration.anonymous.read", "false", "anyone, not only admins, may read admin/configuration, os-env and java-sys-properties"},
 	{"gozie.tls.cert", "", "TLS certificate file (PEM); with gozie.tls.key serves HTTPS"},
 	{"gozie.tls.key", "", "TLS private key file (PEM)"},
 }
@@ -132,13 +134,20 @@ func (c Config) List(key string) []string {
 
 // AuthFromConfig builds AuthOptions from the configuration, reading or
 // creating the cookie secret in dataDir and the basic users file.
+//
+// Anonymous requests: with simple authentication accepted, reads follow
+// gozie.authentication.simple.anonymous.allowed (default true) and writes
+// gozie.authentication.anonymous.writes (default false), as before. With
+// simple off, the server was configured for real credentials, so nothing
+// is anonymous unless simple.anonymous.allowed is explicitly true; writes
+// then need anonymous.writes as well.
 func AuthFromConfig(c Config, dataDir string) (AuthOptions, error) {
 	a := AuthOptions{
-		AnonymousReads:  c.Bool("gozie.authentication.simple.anonymous.allowed"),
-		AnonymousWrites: c.Bool("gozie.authentication.anonymous.writes"),
-		Authorization:   c.Bool("gozie.authorization.enabled"),
-		AdminUsers:      c.List("gozie.admin.users"),
-		AdminGroups:     c.List("gozie.admin.groups"),
+		Authorization:      c.Bool("gozie.authorization.enabled"),
+		AdminUsers:         c.List("gozie.admin.users"),
+		AdminGroups:        c.List("gozie.admin.groups"),
+		AdminInfoAnonymous: c.Bool("gozie.admin.configuration.anonymous.read"),
+		Methods:            c.List("gozie.authentication.type"),
 	}
 	a.TokenValidity = secondsOf(c.Int("gozie.authentication.token.validity", 36000))
 	if s := c["gozie.authentication.secret"]; s != "" {
@@ -177,6 +186,24 @@ func AuthFromConfig(c Config, dataDir string) (AuthOptions, error) {
 			}
 			a.BasicUsers[u] = p
 		}
+	}
+	methods, err := resolveMethods(a.Methods, a.BasicUsers != nil, a.Tokens != nil)
+	if err != nil {
+		return a, fmt.Errorf("configuration key gozie.authentication.type: %v", err)
+	}
+	a.Methods = a.Methods[:0]
+	for _, m := range []string{MethodSimple, MethodBasic, MethodToken} {
+		if methods[m] {
+			a.Methods = append(a.Methods, m)
+		}
+	}
+	anon := strings.TrimSpace(c["gozie.authentication.simple.anonymous.allowed"])
+	if methods[MethodSimple] {
+		a.AnonymousReads = anon == "" || c.Bool("gozie.authentication.simple.anonymous.allowed")
+		a.AnonymousWrites = c.Bool("gozie.authentication.anonymous.writes")
+	} else {
+		a.AnonymousReads = c.Bool("gozie.authentication.simple.anonymous.allowed")
+		a.AnonymousWrites = a.AnonymousReads && c.Bool("gozie.authentication.anonymous.writes")
 	}
 	return a, nil
 }

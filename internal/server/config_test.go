@@ -87,7 +87,10 @@ func TestAuthFromConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Tokens["t2"] != "bob" || a.BasicUsers["ann"] != "pw1" || a.TokenValidity != time.Minute || !a.AnonymousReads || a.AnonymousWrites {
+	// Credentials configured without gozie.authentication.type: basic and
+	// token, not simple, and so no anonymous requests.
+	if a.Tokens["t2"] != "bob" || a.BasicUsers["ann"] != "pw1" || a.TokenValidity != time.Minute || a.AnonymousReads || a.AnonymousWrites ||
+		strings.Join(a.Methods, ",") != "basic,token" {
 		t.Errorf("auth options %+v", a)
 	}
 	// The generated secret is kept, so cookies survive a restart.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,7 +62,7 @@ func httpStatusOf(code string) int {
 }
 
 // toAPIError converts an engine, workflow or other error. Errors without
-// an Oozie code are internal: 500 E0307 (Oozie's runtime error).
+// an Oozie code are internal (internalError): 500 without their text.
 func toAPIError(err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
@@ -78,7 +79,35 @@ func toAPIError(err error) *apiError {
 		}
 		return &apiError{status: httpStatusOf(code), code: code, msg: msg}
 	}
-	return &apiError{status: http.StatusInternalServerError, code: "E0307", msg: "E0307: Runtime error [" + err.Error() + "]"}
+	return internalError(err)
+}
+
+// internalError is the answer to an error without an Oozie code: a store
+// failure (E0603, Oozie's SQL error) or anything else (E0307, its runtime
+// error). The error's own text stays in the server log (redacted), never in
+// the response: store and driver errors can name hosts, schemas, users and,
+// from a malformed DSN, a password.
+func internalError(err error) *apiError {
+	if isStoreError(err) {
+		return errorf(http.StatusInternalServerError, "E0603", "SQL error in operation, see the server log")
+	}
+	return errorf(http.StatusInternalServerError, "E0307", "Runtime error [internal error, see the server log]")
+}
+
+// isStoreError recognises the store's errors by the prefix every store
+// package puts on them ("sqlite: ...", "postgres: ...", "store: ...") or
+// by a database/sql sentinel.
+func isStoreError(err error) bool {
+	if errors.Is(err, sql.ErrConnDone) || errors.Is(err, sql.ErrTxDone) {
+		return true
+	}
+	msg := err.Error()
+	for _, p := range []string{"sqlite: ", "postgres: ", "store: "} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // writeError sends an error as Oozie does: the code and message in the

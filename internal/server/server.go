@@ -13,6 +13,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log"
 	"net"
 	"net/http"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/redact"
 )
 
 // System modes of admin/status (rest-api.md 2).
@@ -46,7 +48,8 @@ type Options struct {
 	Config map[string]string
 	// Version is reported by admin/build-version.
 	Version string
-	// Logf receives request errors; default log.Printf.
+	// Logf receives request errors, with passwords masked; default
+	// log.Printf.
 	Logf func(format string, args ...any)
 	// Now is the clock for cookies and uptime; default time.Now.
 	Now func() time.Time
@@ -75,6 +78,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Logf == nil {
 		opts.Logf = log.Printf
 	}
+	opts.Logf = redactingLogf(opts.Logf)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -90,6 +94,14 @@ func New(opts Options) (*Server, error) {
 	s.mode.Store(ModeNormal)
 	s.mux = s.routes()
 	return s, nil
+}
+
+// redactingLogf masks the passwords any line may carry (store errors, DSNs)
+// before it reaches logf: every server log line goes through it.
+func redactingLogf(logf func(string, ...any)) func(string, ...any) {
+	return func(format string, args ...any) {
+		logf("%s", redact.Secrets(fmt.Sprintf(format, args...)))
+	}
 }
 
 // Handler returns the server's HTTP handler, for tests and embedding.
@@ -209,6 +221,8 @@ func (s *Server) api(admin bool, h apiHandler) http.HandlerFunc {
 			s.metrics.errors.Add(1)
 			ae := toAPIError(err)
 			if ae.status >= 500 {
+				// The response says only "see the server log": the
+				// detail is here, with any password masked (Logf).
 				s.opts.Logf("gozie: %s %s: %v", r.Method, r.URL.Path, err)
 			}
 			writeError(w, ae)

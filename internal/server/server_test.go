@@ -85,7 +85,8 @@ func newEnvOn(t testing.TB, dir string, st store.Store, tweak ...func(*AuthOptio
 		f(&auth)
 	}
 	e.srv, err = New(Options{Engine: e.eng, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
-		Config: map[string]string{"gozie.http.port": "11000", "gozie.authentication.secret": "hidden"}, Logf: t.Logf})
+		Config: map[string]string{"gozie.http.port": "11000", "gozie.authentication.secret": "hidden",
+			"gozie.db": "postgres://gozie:dbpw@db:5432/gozie", "gozie.authentication.tokens": "tokval=ann"}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

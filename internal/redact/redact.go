@@ -1,0 +1,52 @@
+// Package redact keeps secrets out of what gozie shows: admin resources,
+// error bodies and logs. It masks the passwords a store DSN or any other
+// URL may carry, and tells which configuration or environment names hold
+// secrets outright.
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Mask replaces a secret value.
+const Mask = "*****"
+
+var (
+	// urlPassword matches the password of a URL's user info
+	// (scheme://user:password@host). The user name is kept: it helps an
+	// operator and is not a secret. The password runs to the last '@'
+	// before the path so that an unescaped '@' in it is masked too.
+	urlPassword = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^:/?#@\s]*):[^\s/?#]*@`)
+	// kvPassword matches password=value in a keyword DSN
+	// ("host=db password=x"), a quoted one ("password='a b'"), and a URL
+	// query parameter (?password=x&...).
+	// No word boundary before the name: PGPASSWORD=x in a line is masked
+	// too.
+	kvPassword = regexp.MustCompile(`(?i)((?:password|passwd)\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&'"]*)`)
+)
+
+// Secrets returns s with every password it can recognise masked: the
+// password of URLs (postgres://user:pw@host/db) and password=... settings
+// of keyword DSNs and query strings. s may be a DSN, an error message or a
+// log line; the text around the password is kept so it stays useful.
+func Secrets(s string) string {
+	if !strings.Contains(s, "@") && !strings.Contains(strings.ToLower(s), "pass") {
+		return s // the common case: nothing that could carry a password
+	}
+	s = urlPassword.ReplaceAllString(s, "${1}:"+Mask+"@")
+	return kvPassword.ReplaceAllString(s, "${1}"+Mask)
+}
+
+// SecretName reports whether a configuration key or environment variable
+// name holds a secret whose value is never shown: names containing
+// SECRET, PASSWORD, PASSWD, TOKEN, CREDENTIAL or DSN (any case).
+func SecretName(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"secret", "password", "passwd", "token", "credential", "dsn"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
