@@ -16,20 +16,36 @@ import (
 func TestServerCommandErrors(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct {
-		args   []string
-		status int
-		stderr string
+		args    []string
+		env     map[string]string
+		status  int
+		stderr  string
+		notInIt string // a secret the message must not show
 	}{
-		{[]string{"-data", dir, "extra"}, exitUsage, `unexpected argument "extra"`},
-		{[]string{"-data", dir, "-config", dir + "/missing.xml"}, exitUsage, "missing.xml"},
-		{[]string{"-data", dir, "-db", "mysql://x"}, exitFail, "unsupported DSN"},
-		{[]string{"-nope"}, exitUsage, "-nope"},
+		{args: []string{"-data", dir, "extra"}, status: exitUsage, stderr: `unexpected argument "extra"`},
+		{args: []string{"-data", dir, "-config", dir + "/missing.xml"}, status: exitUsage, stderr: "missing.xml"},
+		{args: []string{"-data", dir, "-db", "mysql://x"}, status: exitFail, stderr: "unsupported DSN"},
+		{args: []string{"-data", dir, "-db", "mysql://gozie:s3cret@db/gozie"}, status: exitFail,
+			stderr: "mysql://gozie:*****@db/gozie", notInIt: "s3cret"},
+		{args: []string{"-nope"}, status: exitUsage, stderr: "-nope"},
+		{args: []string{"-data", dir}, env: map[string]string{"GOZIE_AUTHENTICATION_TYPE": "kerberos"}, status: exitFail,
+			stderr: `configuration key gozie.authentication.type: unknown authentication method "kerberos"`},
+		{args: []string{"-data", dir}, env: map[string]string{"GOZIE_AUTHENTICATION_TYPE": "simple,token"}, status: exitFail,
+			stderr: "configuration key gozie.authentication.type: authentication method token needs tokens"},
 	}
 	for _, c := range cases {
-		var out, errb bytes.Buffer
-		if got := runServer(c.args, &out, &errb); got != c.status || !strings.Contains(errb.String(), c.stderr) {
-			t.Errorf("server %v = %d, stderr %q; want %d and %q", c.args, got, errb.String(), c.status, c.stderr)
-		}
+		t.Run(c.stderr, func(t *testing.T) {
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			var out, errb bytes.Buffer
+			if got := runServer(c.args, &out, &errb); got != c.status || !strings.Contains(errb.String(), c.stderr) {
+				t.Errorf("server %v = %d, stderr %q; want %d and %q", c.args, got, errb.String(), c.status, c.stderr)
+			}
+			if c.notInIt != "" && strings.Contains(errb.String(), c.notInIt) {
+				t.Errorf("stderr shows the secret: %q", errb.String())
+			}
+		})
 	}
 }
 
@@ -37,7 +53,8 @@ func TestServerCommandErrors(t *testing.T) {
 // talks to it, and stops it as a signal would.
 func TestServeUntilCancelled(t *testing.T) {
 	cfg, err := server.LoadConfig("", func(k string) string {
-		return map[string]string{"GOZIE_DATA": t.TempDir(), "GOZIE_HTTP_HOST": "127.0.0.1", "GOZIE_HTTP_PORT": "0"}[k]
+		return map[string]string{"GOZIE_DATA": t.TempDir(), "GOZIE_HTTP_HOST": "127.0.0.1", "GOZIE_HTTP_PORT": "0",
+			"GOZIE_ADMIN_USERS": "root"}[k]
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +73,13 @@ func TestServeUntilCancelled(t *testing.T) {
 	// "gozie server listening on 127.0.0.1:PORT (http://...), data in DIR"
 	addr := strings.Fields(line)[4]
 	go io.Copy(io.Discard, pr)
-	res, err := http.Get("http://" + addr + "/oozie/v2/admin/configuration")
+	// admin/configuration is for admins.
+	if res, err := http.Get("http://" + addr + "/oozie/v2/admin/configuration"); err != nil || res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("anonymous admin/configuration: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
+	res, err := http.Get("http://" + addr + "/oozie/v2/admin/configuration?user.name=root")
 	if err != nil {
 		t.Fatal(err)
 	}
