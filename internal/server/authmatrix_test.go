@@ -68,77 +68,44 @@ func TestAuthenticationMatrix(t *testing.T) {
 		"simple cookie":      {method: "PUT", cookie: MethodSimple},
 		"basic cookie":       {method: "PUT", cookie: MethodBasic},
 		"simple cookie GET":  {method: "GET", cookie: MethodSimple},
+		"basic cookie GET":   {method: "GET", cookie: MethodBasic},
 		"user.name + bearer": {method: "PUT", query: "user.name=root", header: []string{"Authorization", "Bearer tok-ann"}},
 	}
 	// want: "user:<name>[ cookie:<method>]", "anon", "401" (hadoop-auth's
-	// bare 401), or "<status> <code>".
+	// bare 401), or "<status> <code>". The grid is the table of
+	// docs/server.md, one column per configuration.
+	columns := []string{"default", "tokens, no type", "basic, no type", "simple,token", "basic,token", "token, anon allowed"}
+	grid := []struct {
+		cred string
+		want [6]string
+	}{
+		{"none GET", [6]string{"anon", "401", "401", "anon", "401", "anon"}},
+		{"none PUT", [6]string{"401", "401", "401", "401", "401", "anon"}},
+		{"none OPTIONS", [6]string{"anon", "401", "401", "anon", "401", "anon"}},
+		{"user.name PUT", [6]string{"user:root cookie:simple", "401 E0500", "401 E0500", "user:root cookie:simple", "401 E0500", "401 E0500"}},
+		{"user.name bad", [6]string{"400 E0303", "401 E0500", "401 E0500", "400 E0303", "401 E0500", "401 E0500"}},
+		{"bearer good", [6]string{"401 E0500", "user:ann", "401 E0500", "user:ann", "user:ann", "user:ann"}},
+		{"bearer bad", [6]string{"401 E0500", "401", "401 E0500", "401", "401", "401"}},
+		{"basic good", [6]string{"401 E0500", "401 E0500", "user:bob cookie:basic", "401 E0500", "user:bob cookie:basic", "401 E0500"}},
+		{"basic bad", [6]string{"401 E0500", "401 E0500", "401", "401 E0500", "401", "401 E0500"}},
+		{"simple cookie", [6]string{"user:carl", "401", "401", "user:carl", "401", "anon"}},
+		{"simple cookie GET", [6]string{"user:carl", "401", "401", "user:carl", "401", "anon"}},
+		{"basic cookie", [6]string{"401", "401", "user:carl", "401", "user:carl", "anon"}},
+		{"basic cookie GET", [6]string{"anon", "401", "user:carl", "anon", "user:carl", "anon"}},
+		{"user.name + bearer", [6]string{"401 E0500", "401 E0500", "401 E0500", "user:ann", "401 E0500", "401 E0500"}},
+	}
 	cases := []struct{ config, cred, want string }{
-		{"default", "none GET", "anon"},
-		{"default", "none PUT", "401"},
-		{"default", "none OPTIONS", "anon"},
 		{"default", "user.name GET", "user:root cookie:simple"},
-		{"default", "user.name PUT", "user:root cookie:simple"},
-		{"default", "user.name bad", "400 E0303"},
-		{"default", "bearer good", "401 E0500"},
-		{"default", "bearer bad", "401 E0500"},
-		{"default", "basic good", "401 E0500"},
-		{"default", "basic bad", "401 E0500"},
-		{"default", "simple cookie", "user:carl"},
-		{"default", "basic cookie", "401"},
-		{"default", "simple cookie GET", "user:carl"},
-		{"default", "user.name + bearer", "401 E0500"},
-
 		{"default no anon", "none GET", "401"},
 		{"default no anon", "none OPTIONS", "anon"}, // the handshake's first step
 		{"default no anon", "user.name GET", "user:root cookie:simple"},
-
-		{"tokens, no type", "none GET", "401"},
-		{"tokens, no type", "none PUT", "401"},
-		{"tokens, no type", "none OPTIONS", "401"},
-		{"tokens, no type", "user.name GET", "401 E0500"},
-		{"tokens, no type", "user.name PUT", "401 E0500"},
-		{"tokens, no type", "user.name bad", "401 E0500"},
-		{"tokens, no type", "bearer good", "user:ann"},
-		{"tokens, no type", "bearer bad", "401"},
-		{"tokens, no type", "basic good", "401 E0500"},
-		{"tokens, no type", "simple cookie", "401"},
-		{"tokens, no type", "simple cookie GET", "401"},
-		{"tokens, no type", "basic cookie", "401"},
-		{"tokens, no type", "user.name + bearer", "401 E0500"},
-
-		{"basic, no type", "none GET", "401"},
-		{"basic, no type", "none OPTIONS", "401"},
-		{"basic, no type", "user.name PUT", "401 E0500"},
-		{"basic, no type", "bearer good", "401 E0500"},
-		{"basic, no type", "basic good", "user:bob cookie:basic"},
-		{"basic, no type", "basic bad", "401"},
-		{"basic, no type", "simple cookie", "401"},
-		{"basic, no type", "basic cookie", "user:carl"},
-
-		{"simple,token", "none GET", "anon"},
-		{"simple,token", "none PUT", "401"},
-		{"simple,token", "user.name PUT", "user:root cookie:simple"},
-		{"simple,token", "bearer good", "user:ann"},
-		{"simple,token", "bearer bad", "401"},
-		{"simple,token", "basic good", "401 E0500"},
-		{"simple,token", "simple cookie", "user:carl"},
-		{"simple,token", "user.name + bearer", "user:ann"},
-
-		{"basic,token", "none GET", "401"},
-		{"basic,token", "user.name GET", "401 E0500"},
-		{"basic,token", "bearer good", "user:ann"},
-		{"basic,token", "basic good", "user:bob cookie:basic"},
-		{"basic,token", "basic cookie", "user:carl"},
-		{"basic,token", "simple cookie", "401"},
-
-		{"token, anon allowed", "none GET", "anon"},
-		{"token, anon allowed", "none PUT", "anon"},
-		{"token, anon allowed", "none OPTIONS", "anon"},
-		{"token, anon allowed", "user.name GET", "401 E0500"},
-		{"token, anon allowed", "simple cookie GET", "anon"}, // the cookie is ignored
-
 		{"token, writes only", "none GET", "401"},
 		{"token, writes only", "none PUT", "401"},
+	}
+	for _, row := range grid {
+		for i, col := range columns {
+			cases = append(cases, struct{ config, cred, want string }{col, row.cred, row.want[i]})
+		}
 	}
 	auths := map[string]*authenticator{}
 	for name, kv := range configs {
