@@ -162,8 +162,8 @@ func errNotAdmin(u string) *apiError {
 // basic users file's location; the others, the store DSN (gozie.db,
 // GOZIE_DB) among them, with any password they embed masked.
 func maskValue(name, v string) string {
-	if redact.SecretName(name) || strings.Contains(strings.ToLower(name), "users.file") ||
-		strings.Contains(strings.ToUpper(name), "USERS_FILE") {
+	n := strings.ToLower(name)
+	if redact.SecretName(name) || strings.Contains(n, "users.file") || strings.Contains(n, "users_file") {
 		return redact.Mask
 	}
 	return redact.Secrets(v)

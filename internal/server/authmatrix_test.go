@@ -362,3 +362,26 @@ func TestBasicCookieRecordsMethod(t *testing.T) {
 		t.Errorf("a basic cookie accepted with basic off")
 	}
 }
+
+// TestAnonymousSubmissionUserName: with anonymous writes a submission
+// names its owner in its configuration; that name is held to the same
+// rules as user.name.
+func TestAnonymousSubmissionUserName(t *testing.T) {
+	e := newEnv(t, func(a *AuthOptions) { a.AnonymousWrites = true })
+	app := e.app("anon")
+	cases := []struct {
+		user   string
+		status int
+		code   string
+	}{
+		{"joe", 201, ""},
+		{"jo e", 400, "E0303"},
+		{"%61lice", 400, "E0303"},
+	}
+	for _, c := range cases {
+		r := e.do("POST", "/oozie/v2/jobs", "application/xml", confXML("user.name", c.user, "oozie.wf.application.path", app))
+		if r.status != c.status || r.header.Get("oozie-error-code") != c.code {
+			t.Errorf("anonymous submission as %q: %d %s %s", c.user, r.status, r.header.Get("oozie-error-code"), r.body)
+		}
+	}
+}

@@ -77,8 +77,14 @@ func readConf(r *http.Request) (*conf.Config, error) {
 // different user.name is refused, a missing one filled in.
 func checkUser(props *conf.Config, user string) error {
 	if user == "" {
-		if v, _ := props.Get("user.name"); strings.TrimSpace(v) == "" {
+		v, _ := props.Get("user.name")
+		if strings.TrimSpace(v) == "" {
 			return errorf(http.StatusBadRequest, "E0401", "Missing configuration property [user.name]")
+		}
+		// An anonymous submission names its owner; the name must be one
+		// a cookie or user.name could have carried.
+		if !validUserName(strings.TrimSpace(v)) {
+			return errorf(http.StatusBadRequest, "E0303", "Invalid parameter value, [configuration] = [user.name]")
 		}
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 
+	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlstore"
 )
@@ -28,14 +29,18 @@ const migrationLock = 0x676f7a6965 // "gozie"
 // Open connects to the database named by dsn (a PostgreSQL URL or key=value
 // string, e.g. "postgres://gozie@db:5432/gozie" or
 // "host=127.0.0.1 dbname=test") and applies the schema migrations.
+//
+// Its errors never show the DSN's password: the driver already tries to
+// mask it, and the text is masked again here (redact.Secrets), since
+// callers print and log these errors.
 func Open(ctx context.Context, dsn string) (store.Store, error) {
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
+		return nil, &openError{"postgres: ", err}
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("postgres: connect: %w", err)
+		return nil, &openError{"postgres: connect: ", err}
 	}
 	if err := migrate(ctx, db); err != nil {
 		db.Close()
@@ -47,6 +52,16 @@ func Open(ctx context.Context, dsn string) (store.Store, error) {
 		Retryable: retryable,
 	}), nil
 }
+
+// openError is a failure to open the store, with any password in the
+// driver's message masked.
+type openError struct {
+	prefix string
+	err    error
+}
+
+func (e *openError) Error() string { return e.prefix + redact.Secrets(e.err.Error()) }
+func (e *openError) Unwrap() error { return e.err }
 
 // migrate applies the migrations while holding a session advisory lock on a
 // connection of its own; the statements themselves run on the pool, and any

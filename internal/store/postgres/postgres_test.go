@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -70,5 +71,26 @@ func TestOpenUnreachable(t *testing.T) {
 	cancel()
 	if _, err := Open(ctx, "postgres://nobody@127.0.0.1:1/none?connect_timeout=1"); err == nil {
 		t.Fatal("Open of an unreachable server succeeded")
+	}
+}
+
+// TestOpenErrorsHideThePassword: the errors of Open are printed by
+// `gozie server` and logged; the DSN's password must not be in them. No
+// server is needed: the DSNs cannot be parsed or nothing listens.
+func TestOpenErrorsHideThePassword(t *testing.T) {
+	for _, dsn := range []string{
+		"postgres://gozie:s3cret@127.0.0.1:notaport/gozie",
+		"postgres://gozie:s3cret@127.0.0.1:1/gozie?connect_timeout=5",
+		"host=127.0.0.1 port=1 user=gozie password=s3cret dbname=gozie connect_timeout=5",
+		"host=127.0.0.1 port=x password=s3cret",
+	} {
+		_, err := Open(context.Background(), dsn)
+		if err == nil {
+			t.Errorf("%s: opened", dsn)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("error shows the password: %v", err)
+		}
 	}
 }
