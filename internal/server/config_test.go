@@ -106,3 +106,18 @@ func TestAuthFromConfig(t *testing.T) {
 		t.Errorf("a token without user accepted")
 	}
 }
+
+// TestConfigKeysDocumented: every key the server reads is in the key table
+// of docs/server.md.
+func TestConfigKeysDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "server.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range ConfigKeys {
+		// A row may name two keys: | `a`, `b` |.
+		if !strings.Contains(string(doc), "| `"+k.Name+"`") && !strings.Contains(string(doc), ", `"+k.Name+"` |") {
+			t.Errorf("%s is not in docs/server.md", k.Name)
+		}
+	}
+}
