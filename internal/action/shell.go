@@ -425,7 +425,7 @@ func (s *shellExecutor) Check(_ context.Context, a *Context, externalID string) 
 		if diskFull(dir) {
 			// Not lost while the disk is full: the engine checks again
 			// (END_RETRY) once there may be room.
-			return Result{ExternalID: dir, ExternalStatus: "RUNNING"}, Errorf(Transient, CodeDiskFull,
+			return Result{ExternalID: dir, ExternalStatus: "RUNNING"}, diskFullCheck(
 				"disk full: launcher (pid %d) ended without recording how the program ended; checking again later", pid.PID)
 		}
 		return gone(dir, fmt.Sprintf("launcher (pid %d) died without recording how the program ended", pid.PID)), nil
@@ -443,7 +443,7 @@ func (s *shellExecutor) Check(_ context.Context, a *Context, externalID string) 
 			return statusResult(dir, st, err), nil
 		}
 		if diskFull(dir) {
-			return Result{ExternalID: dir, ExternalStatus: "RUNNING"}, Errorf(Transient, CodeDiskFull,
+			return Result{ExternalID: dir, ExternalStatus: "RUNNING"}, diskFullCheck(
 				"disk full: launcher exited before starting the program; checking again later")
 		}
 		return gone(dir, "launcher exited before starting the program: "+tail(filepath.Join(dir, launcherLog))), nil

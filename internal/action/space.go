@@ -49,6 +49,15 @@ func noSpaceError(what string, err error) *ExecError {
 	return e
 }
 
+// diskFullCheck is the transient error of a Check that found no outcome
+// on a full disk; it wraps ENOSPC so that the engine knows the action's
+// end, not its run, is what waits (END_RETRY).
+func diskFullCheck(format string, args ...any) *ExecError {
+	e := Errorf(Transient, CodeDiskFull, format, args...)
+	e.Err = syscall.ENOSPC
+	return e
+}
+
 // statusReserveSize is the room kept for status.json: the captured output
 // (each byte at most six in JSON, \u00XX) and the rest of the status.
 func statusReserveSize(maxOutput int) int {
