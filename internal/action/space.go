@@ -180,6 +180,10 @@ func recordStatus(dir string, data []byte, sleep func(time.Duration), log io.Wri
 	}
 }
 
+// DiskFull reports whether the file system holding dir is full (or out of
+// inodes), to explain failures that do not say so themselves.
+func DiskFull(dir string) bool { return diskFull(dir) }
+
 // diskFull reports whether the file system holding dir has no room left
 // for unprivileged writes: no free blocks or no free inodes. A variable so
 // that tests can simulate it.

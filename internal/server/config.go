@@ -50,6 +50,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.admin.groups", "", "comma list of OS groups whose members are admins"},
 	{"gozie.tls.cert", "", "TLS certificate file (PEM); with gozie.tls.key serves HTTPS"},
 	{"gozie.tls.key", "", "TLS private key file (PEM)"},
+	{"gozie.launch.as.user", "false", "run shell actions as the job's user (the server must run as root; root jobs are refused); false: every step runs as the server's user"},
 }
 
 // EnvName is the environment variable overriding a key: GOZIE_ and the
