@@ -33,7 +33,15 @@ import (
 //	status.json   LaunchStatus, written when the program has ended
 //
 // Every file is written to a temporary name and renamed (or linked) into
-// place, so a reader sees either nothing or the whole file.
+// place, so a reader sees either nothing or the whole file. The executor
+// creates stdout, stderr and the reserves of the pid and status files
+// before it starts the launcher (space.go), so that a full disk stops the
+// action before its program runs, never after.
+//
+// With LaunchSpec.RunAs the program runs as the job's user in a directory
+// that user owns; the launcher (root) opens its own files there without
+// following links, and the executor trusts pid and status files only when
+// they belong to the server's user (runas.go).
 const (
 	SpecFile   = "launch.json"
 	PIDFile    = "launcher.pid"
