@@ -296,9 +296,9 @@ func readLimited(f *os.File, max int) ([]byte, error) {
 }
 
 // createNoFollow opens path for writing from its start, creating it if
-// needed, and refuses a symbolic link.
+// needed, and refuses links and files of others (openOwn).
 func createNoFollow(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+	return openOwn(path, os.O_RDWR|os.O_CREATE, true)
 }
 
 // resolveExec finds the program: a name without slash that is present in

@@ -115,6 +115,32 @@ func hasName(kv, name string) bool {
 	return len(kv) > len(name) && kv[:len(name)] == name && kv[len(name)] == '='
 }
 
+// openOwn opens one of the launcher's own files for writing, refusing
+// what the job's user could have put under its name in a directory that
+// user owns (RunAsUser): a symbolic link, a hard link (more than one
+// name), a file of someone else. trunc empties it only once it is known
+// to be ours.
+func openOwn(path string, flag int, trunc bool) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); !fi.Mode().IsRegular() || !ownedBySelf(fi) || (ok && st.Nlink != 1) {
+			err = &os.PathError{Op: "open", Path: path, Err: errors.New("not a private regular file of the launcher")}
+		}
+	}
+	if err == nil && trunc {
+		err = f.Truncate(0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // ownedBySelf reports whether the file at p is owned by this process's
 // effective user. With RunAsUser the work directory belongs to the job's
 // user, who could plant a pid file naming another process group for the

@@ -136,3 +136,38 @@ func TestReadOwnIgnoresForeignFiles(t *testing.T) {
 		t.Errorf("readStatus followed a link: %v %v", ok, err)
 	}
 }
+
+// The launcher's own files are opened only when they are what the
+// launcher made: not through a symbolic or hard link a job's user planted.
+func TestOpenOwn(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("keep"), 0o644)
+	os.WriteFile(filepath.Join(dir, "plain"), []byte("old"), 0o644)
+	os.Symlink(victim, filepath.Join(dir, "symlink"))
+	os.Link(victim, filepath.Join(dir, "hardlink"))
+	cases := []struct {
+		name string
+		ok   bool
+	}{
+		{"plain", true},
+		{"new", true},
+		{"symlink", false},
+		{"hardlink", false},
+	}
+	for _, c := range cases {
+		f, err := openOwn(filepath.Join(dir, c.name), os.O_RDWR|os.O_CREATE, true)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err %v, want ok %v", c.name, err, c.ok)
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("victim truncated through a link: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "plain")); len(b) != 0 {
+		t.Errorf("plain not truncated: %q", b)
+	}
+}

@@ -157,7 +157,7 @@ func (s *shellExecutor) Start(ctx context.Context, a *Context) (Result, error) {
 	// Everything the launcher will write is allocated now, while a full
 	// disk can still fail the start cleanly (nothing has run).
 	if err := reserveLauncherFiles(dir, s.opts.MaxOutput); err != nil {
-		return Result{ExternalID: dir}, beforeLaunch(dir, "reserving the launcher's files", Errorf(Transient, CodeIO, "%v", err))
+		return Result{ExternalID: dir}, beforeLaunch(dir, "reserving the launcher's files", Errorf(Transient, CodeIO, "reserving the launcher's files: %v", err))
 	}
 	if runAs != nil {
 		spec.RunAs = runAs
@@ -344,7 +344,7 @@ func (s *shellExecutor) launch(dir string, notify func()) error {
 	if err != nil {
 		return Errorf(NonTransient, CodeIO, "finding the launcher: %v", err)
 	}
-	logf, err := os.OpenFile(filepath.Join(dir, launcherLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
+	logf, err := openOwn(filepath.Join(dir, launcherLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, false)
 	if err != nil {
 		return Errorf(Transient, CodeIO, "%v", err)
 	}
