@@ -352,6 +352,9 @@ func (e *Engine) performCheck(ctx context.Context, jobID, actionID string) {
 		kind, code, msg := classify(checkErr)
 		switch kind {
 		case action.Transient:
+			if a.Status == store.ActionEndRetry && !e.endRetryDue(actionID) {
+				return
+			}
 			if endRetryable(checkErr) || a.Status == store.ActionEndRetry {
 				st.endRetry(e, a, code, msg)
 				break
@@ -371,6 +374,9 @@ func (e *Engine) performCheck(ctx context.Context, jobID, actionID string) {
 			st.failAction(e, a, code, msg)
 		}
 		e.commitOrLog(ctx, st)
+		return
+	}
+	if !res.Done && a.Status == store.ActionEndRetry && !e.endRetryDue(actionID) {
 		return
 	}
 	if !res.Done && a.Status != store.ActionRunning {

@@ -56,13 +56,55 @@ func checkable(status string) bool {
 	return false
 }
 
-// performEndRetry is the EffectCheck: check the action now, then mark the
-// effect done (a check that cannot reach the store leaves it pending).
+// performEndRetry is the EffectCheck: check the action now. The effect is
+// done once the check has changed the action (ended it, counted a retry,
+// sent it to END_MANUAL) or the action moved on; if it is still in the
+// same END_RETRY round, the check's commit did not go through (the store's
+// disk may be full too), so the effect stays pending and is tried again
+// after the retry interval.
 func (e *Engine) performEndRetry(ctx context.Context, ef *store.Effect) {
-	if jobID, _, ok := strings.Cut(ef.ActionID, "@"); ok {
-		e.performCheck(ctx, jobID, ef.ActionID)
+	jobID, node, _ := strings.Cut(ef.ActionID, "@")
+	if !e.claim(endRetryKey(ef.ActionID)) {
+		return
+	}
+	defer e.release(endRetryKey(ef.ActionID))
+	before, inRound := e.endRetryRound(ctx, jobID, node)
+	e.performCheck(ctx, jobID, ef.ActionID)
+	if ctx.Err() != nil {
+		return
+	}
+	if after, still := e.endRetryRound(ctx, jobID, node); inRound && still && after == before {
+		e.clock.AfterFunc(e.opts.StartRetryInterval, func() { e.goSafe(func() { e.perform(ef) }) })
+		return
 	}
 	e.markDone(ctx, ef)
+}
+
+func endRetryKey(actionID string) string { return "endretry:" + actionID }
+
+// endRetryDue reports whether the END_RETRY check of the action is being
+// performed now. Only that check counts a retry: another one (a poll
+// listed while the action still ran, a callback) that finds the end still
+// unrecorded leaves the round alone.
+func (e *Engine) endRetryDue(actionID string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.inflight[endRetryKey(actionID)]
+}
+
+// endRetryRound returns the retry count of an action in END_RETRY; false
+// when the action is in another status or cannot be read.
+func (e *Engine) endRetryRound(ctx context.Context, jobID, node string) (int, bool) {
+	st, err := e.lockState(ctx, jobID)
+	if err != nil {
+		return 0, false
+	}
+	defer st.mu.Unlock()
+	a := st.actions[node]
+	if a == nil || a.Status != store.ActionEndRetry {
+		return 0, false
+	}
+	return a.Retries, true
 }
 
 // endStatus is the status path of an action ending as to: through DONE
