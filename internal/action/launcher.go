@@ -33,7 +33,15 @@ import (
 //	status.json   LaunchStatus, written when the program has ended
 //
 // Every file is written to a temporary name and renamed (or linked) into
-// place, so a reader sees either nothing or the whole file.
+// place, so a reader sees either nothing or the whole file. The executor
+// creates stdout, stderr and the reserves of the pid and status files
+// before it starts the launcher (space.go), so that a full disk stops the
+// action before its program runs, never after.
+//
+// With LaunchSpec.RunAs the program runs as the job's user in a directory
+// that user owns; the launcher (root) opens its own files there without
+// following links, and the executor trusts pid and status files only when
+// they belong to the server's user (runas.go).
 const (
 	SpecFile   = "launch.json"
 	PIDFile    = "launcher.pid"
@@ -64,6 +72,9 @@ type LaunchSpec struct {
 	// capture-output), at most MaxOutput bytes.
 	Capture   bool `json:"capture,omitempty"`
 	MaxOutput int  `json:"maxOutput,omitempty"`
+	// RunAs, when set, is the user the program runs as (the launcher
+	// itself runs as the server's user, root, and records the outcome).
+	RunAs *RunAs `json:"runAs,omitempty"`
 }
 
 // LauncherPID identifies a running launcher and its process group.
@@ -144,7 +155,9 @@ func RunLauncher(args []string, stdout, stderr io.Writer) int {
 
 	st := runProgram(dir, &spec, &pid)
 	data, _ := json.MarshalIndent(st, "", "  ")
-	if err := writeFileAtomic(filepath.Join(dir, StatusFile), data); err != nil {
+	// This process leads the group and is what the executor sees alive:
+	// it stays until the outcome is on disk, however long the disk is full.
+	if err := recordStatus(dir, data, time.Sleep, stderr); err != nil {
 		fmt.Fprintf(stderr, "Error: writing status: %v\n", err)
 		return launcherFailed
 	}
@@ -154,22 +167,32 @@ func RunLauncher(args []string, stdout, stderr io.Writer) int {
 // claimPID creates the pid file unless it exists, atomically: the file is
 // written under a temporary name and hard-linked into place, and link
 // fails when the name is taken.
+//
+// The temporary file is the executor's pid reserve when this launcher can
+// take it (rename is atomic: one launcher gets it), so that claiming needs
+// no new block on a full disk; a fresh file otherwise.
 func claimPID(dir string, pid LauncherPID) (bool, error) {
 	data, _ := json.Marshal(pid)
-	f, err := os.CreateTemp(dir, ".pid.tmp*")
-	if err != nil {
-		return false, err
+	tmp := filepath.Join(dir, fmt.Sprintf(".pid.tmp%d", pid.PID))
+	if os.Rename(filepath.Join(dir, pidReserveFile), tmp) != nil || overwriteReserve(tmp, tmp, data) != nil {
+		f, err := os.CreateTemp(dir, ".pid.tmp*")
+		if err != nil {
+			return false, err
+		}
+		os.Remove(tmp)
+		tmp = f.Name()
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			os.Remove(tmp)
+			return false, err
+		}
+		if err := f.Close(); err != nil {
+			os.Remove(tmp)
+			return false, err
+		}
 	}
-	tmp := f.Name()
 	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return false, err
-	}
-	if err := f.Close(); err != nil {
-		return false, err
-	}
-	err = os.Link(tmp, filepath.Join(dir, PIDFile))
+	err := os.Link(tmp, filepath.Join(dir, PIDFile))
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}
@@ -184,17 +207,23 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID) LaunchStatus {
 		st.Ended = time.Now().UTC()
 		return st
 	}
-	env := append(os.Environ(), spec.Env...)
+	env := os.Environ()
+	if spec.RunAs != nil {
+		env = spec.RunAs.env(env)
+	}
+	env = append(env, spec.Env...)
 	path, err := resolveExec(dir, spec.Exec, env)
 	if err != nil {
 		return fail("Cannot run program [%s]: %v", spec.Exec, err)
 	}
-	out, err := os.Create(filepath.Join(dir, StdoutFile))
+	// The executor created both files; opened without following links,
+	// since with RunAs the directory belongs to the job's user.
+	out, err := createNoFollow(filepath.Join(dir, StdoutFile))
 	if err != nil {
 		return fail("%v", err)
 	}
 	defer out.Close()
-	errf, err := os.Create(filepath.Join(dir, StderrFile))
+	errf, err := createNoFollow(filepath.Join(dir, StderrFile))
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -205,6 +234,9 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID) LaunchStatus {
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = out, errf
+	if spec.RunAs != nil {
+		cmd.SysProcAttr = spec.RunAs.credential()
+	}
 	if err := cmd.Start(); err != nil {
 		return fail("Cannot run program [%s]: %v", spec.Exec, err)
 	}
@@ -233,7 +265,9 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID) LaunchStatus {
 	if max <= 0 {
 		max = DefaultMaxOutput
 	}
-	data, err := readLimited(filepath.Join(dir, StdoutFile), max)
+	// Read through the descriptor the program wrote to, not the name the
+	// job's user may have pointed elsewhere.
+	data, err := readLimited(out, max)
 	if err != nil {
 		st.ErrorCode, st.Error = CodeLauncher, err.Error()
 		return st
@@ -248,15 +282,10 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID) LaunchStatus {
 	return st
 }
 
-// readLimited reads a file of at most max bytes; a larger one is refused
-// with Oozie's message.
-func readLimited(path string, max int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+// readLimited reads a file of at most max bytes from its start; a larger
+// one is refused with Oozie's message.
+func readLimited(f *os.File, max int) ([]byte, error) {
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, int64(max)+1))
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +293,12 @@ func readLimited(path string, max int) ([]byte, error) {
 		return nil, fmt.Errorf("Output data exceeds its limit [%d]", max)
 	}
 	return data, nil
+}
+
+// createNoFollow opens path for writing from its start, creating it if
+// needed, and refuses links and files of others (openOwn).
+func createNoFollow(path string) (*os.File, error) {
+	return openOwn(path, os.O_RDWR|os.O_CREATE, true)
 }
 
 // resolveExec finds the program: a name without slash that is present in

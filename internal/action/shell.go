@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -68,6 +69,12 @@ type ShellOptions struct {
 	// KillGrace is how long Kill waits after SIGTERM before SIGKILL;
 	// 0 means 5 seconds.
 	KillGrace time.Duration
+	// RunAsUser runs each program as its job's user (uid, gid and
+	// supplementary groups from the operating system's user database)
+	// instead of the server's user; it needs a server running as root
+	// (gozie.launch.as.user). The launcher stays root and records the
+	// outcome; the work directory is given to the user.
+	RunAsUser bool
 }
 
 type shellExecutor struct {
@@ -131,21 +138,63 @@ func (s *shellExecutor) Start(ctx context.Context, a *Context) (Result, error) {
 	if a.Element == nil {
 		return Result{}, Errorf(ErrorKindError, CodeSchema, "shell action without body")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	var runAs *RunAs
+	if s.opts.RunAsUser {
+		if runAs, err = runAsOf(a.User); err != nil {
+			return Result{}, err
+		}
+	}
+	if err := mkdirAll(dir, 0o755); err != nil {
+		if IsNoSpace(err) {
+			return Result{}, noSpaceError("creating working directory", err)
+		}
 		return Result{}, Errorf(Transient, CodeIO, "creating working directory: %v", err)
 	}
 	spec, err := s.prepare(dir, a)
 	if err != nil {
-		return Result{ExternalID: dir}, err
+		return Result{ExternalID: dir}, beforeLaunch(dir, "preparing the action", err)
+	}
+	// Everything the launcher will write is allocated now, while a full
+	// disk can still fail the start cleanly (nothing has run).
+	if err := reserveLauncherFiles(dir, s.opts.MaxOutput); err != nil {
+		return Result{ExternalID: dir}, beforeLaunch(dir, "reserving the launcher's files", Errorf(Transient, CodeIO, "reserving the launcher's files: %v", err))
+	}
+	if runAs != nil {
+		spec.RunAs = runAs
+		if err := giveWorkDir(dir, runAs); err != nil {
+			return Result{ExternalID: dir}, Errorf(Transient, CodeIO, "giving the working directory to user [%s]: %v", runAs.User, err)
+		}
 	}
 	data, _ := json.MarshalIndent(spec, "", "  ")
 	if err := writeFileAtomic(filepath.Join(dir, SpecFile), data); err != nil {
-		return Result{ExternalID: dir}, Errorf(Transient, CodeIO, "writing launch spec: %v", err)
+		return Result{ExternalID: dir}, beforeLaunch(dir, "writing launch spec", Errorf(Transient, CodeIO, "writing launch spec: %v", err))
 	}
 	if err := s.launch(dir, a.Notify); err != nil {
 		return Result{ExternalID: dir}, err
 	}
 	return Result{ExternalID: dir, ExternalStatus: "RUNNING"}, nil
+}
+
+// mkdirAll is os.MkdirAll, a variable so that tests can fill the disk.
+var mkdirAll = os.MkdirAll
+
+// beforeLaunch turns a failure of Start before the launcher ran into its
+// error. A full disk makes it transient (the engine's START_RETRY) and
+// frees what this attempt wrote: nothing ran, and the retry uses a work
+// directory of its own.
+func beforeLaunch(dir, what string, err error) error {
+	if !IsNoSpace(err) && !mentionsNoSpace(err) {
+		return err
+	}
+	_ = os.RemoveAll(dir)
+	return noSpaceError(what, err)
+}
+
+// mentionsNoSpace recognizes ENOSPC and EDQUOT in errors that kept only
+// their text (ExecErrors built with Errorf).
+func mentionsNoSpace(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, syscall.ENOSPC.Error()) || strings.Contains(msg, syscall.EDQUOT.Error())
 }
 
 // prepare does everything before the launch and returns the spec.
@@ -295,7 +344,7 @@ func (s *shellExecutor) launch(dir string, notify func()) error {
 	if err != nil {
 		return Errorf(NonTransient, CodeIO, "finding the launcher: %v", err)
 	}
-	logf, err := os.OpenFile(filepath.Join(dir, launcherLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	logf, err := openOwn(filepath.Join(dir, launcherLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, false)
 	if err != nil {
 		return Errorf(Transient, CodeIO, "%v", err)
 	}
@@ -373,6 +422,12 @@ func (s *shellExecutor) Check(_ context.Context, a *Context, externalID string) 
 		if st, ok, err := readStatus(dir); ok || err != nil {
 			return statusResult(dir, st, err), nil
 		}
+		if diskFull(dir) {
+			// Not lost while the disk is full: the engine checks again
+			// (END_RETRY) once there may be room.
+			return Result{ExternalID: dir, ExternalStatus: "RUNNING"}, diskFullCheck(
+				"disk full: launcher (pid %d) ended without recording how the program ended; checking again later", pid.PID)
+		}
 		return gone(dir, fmt.Sprintf("launcher (pid %d) died without recording how the program ended", pid.PID)), nil
 	}
 	s.mu.Lock()
@@ -386,6 +441,10 @@ func (s *shellExecutor) Check(_ context.Context, a *Context, externalID string) 
 		}
 		if st, ok, err := readStatus(dir); ok || err != nil {
 			return statusResult(dir, st, err), nil
+		}
+		if diskFull(dir) {
+			return Result{ExternalID: dir, ExternalStatus: "RUNNING"}, diskFullCheck(
+				"disk full: launcher exited before starting the program; checking again later")
 		}
 		return gone(dir, "launcher exited before starting the program: "+tail(filepath.Join(dir, launcherLog))), nil
 	}
@@ -440,7 +499,7 @@ func statusResult(dir string, st LaunchStatus, err error) Result {
 
 func readStatus(dir string) (LaunchStatus, bool, error) {
 	var st LaunchStatus
-	b, err := os.ReadFile(filepath.Join(dir, StatusFile))
+	b, err := readOwn(filepath.Join(dir, StatusFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, false, nil
 	}
@@ -452,11 +511,33 @@ func readStatus(dir string) (LaunchStatus, bool, error) {
 
 func readPID(dir string) (LauncherPID, bool) {
 	var p LauncherPID
-	b, err := os.ReadFile(filepath.Join(dir, PIDFile))
+	b, err := readOwn(filepath.Join(dir, PIDFile))
 	if err != nil || json.Unmarshal(b, &p) != nil || p.PID <= 0 {
 		return p, false
 	}
 	return p, true
+}
+
+// readOwn reads a file the launcher wrote. Anything else under its name —
+// a link, a file of another user (the job's user owns the directory with
+// RunAsUser) — counts as absent: the launcher will replace it.
+func readOwn(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fs.ErrNotExist
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || !ownedBySelf(fi) {
+		return nil, fs.ErrNotExist
+	}
+	return io.ReadAll(f)
 }
 
 // Kill sends SIGTERM to the launcher's process group (the program and all
@@ -536,7 +617,7 @@ func exists(p string) bool {
 
 // tail returns the last lines of a log for error messages.
 func tail(p string) string {
-	b, _ := os.ReadFile(p)
+	b, _ := readOwn(p)
 	s := strings.TrimSpace(string(b))
 	if len(s) > 500 {
 		s = "..." + s[len(s)-500:]

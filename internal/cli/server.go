@@ -63,16 +63,39 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, stop, cfg, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "Error: %s\n", redact.Secrets(err.Error()))
+		fmt.Fprintf(stderr, "Error: %s\n", redact.Secrets(diskFullError(cfg["gozie.data.dir"], err).Error()))
 		return exitFail
 	}
 	return exitOK
+}
+
+// diskFullError replaces an error caused by a full data directory (a
+// SQLite open that cannot create its shared-memory file reports only "disk
+// I/O error") by one line that says so and names the directory.
+func diskFullError(dir string, err error) error {
+	if dir == "" || !(store.IsDiskFull(err) || action.IsNoSpace(err) || action.DiskFull(dir)) {
+		return err
+	}
+	return fmt.Errorf("data directory %s: no space left on device (disk full); free space and start again", dir)
+}
+
+// checkLaunchAsUser refuses gozie.launch.as.user on a server that is not
+// root: it could not switch to the jobs' users, and silently running their
+// steps as itself would be the surprise the key exists to avoid.
+func checkLaunchAsUser(cfg server.Config, euid int) error {
+	if cfg.Bool("gozie.launch.as.user") && euid != 0 {
+		return fmt.Errorf("gozie.launch.as.user=true needs the server to run as root (it runs as uid %d); unset it to run every step as the server's user", euid)
+	}
+	return nil
 }
 
 // serve runs the server until ctx ends, then shuts it down gracefully;
 // stop is called first so that a second signal ends the process at once.
 func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr io.Writer) error {
 	dir := cfg["gozie.data.dir"]
+	if err := checkLaunchAsUser(cfg, os.Geteuid()); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -117,7 +140,7 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	// store errors may quote the DSN.
 	logf := func(format string, args ...any) { fmt.Fprintln(stderr, redact.Secrets(fmt.Sprintf(format, args...))) }
 	reg := action.NewRegistry()
-	action.RegisterBuiltins(reg, action.ShellOptions{})
+	action.RegisterBuiltins(reg, action.ShellOptions{RunAsUser: cfg.Bool("gozie.launch.as.user")})
 	eng, err := engine.New(engine.Options{
 		Store: st, Actions: reg, DataDir: dir, SystemID: cfg["gozie.system.id"],
 		PollInterval: time.Duration(cfg.Int("gozie.poll.interval.ms", 1000)) * time.Millisecond,

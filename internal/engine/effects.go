@@ -36,6 +36,8 @@ func (e *Engine) perform(ef *store.Effect) {
 		e.performKill(ctx, ef)
 	case EffectHTTPNotify:
 		e.performHTTPNotify(ef)
+	case EffectCheck:
+		e.performEndRetry(ctx, ef)
 	case store.EffectNotify:
 		// A child job ended: check the parent's sub-workflow action now.
 		// notify, not a plain check: the parent's action may not be
@@ -317,7 +319,7 @@ func (e *Engine) performCheck(ctx context.Context, jobID, actionID string) {
 		return
 	}
 	a := st.actions[nodeName(actionID)]
-	if a == nil || a.Status != store.ActionRunning || st.job.Status == store.JobPrep || store.Terminal(st.job.Status) {
+	if a == nil || !checkable(a.Status) || st.job.Status == store.JobPrep || store.Terminal(st.job.Status) {
 		st.mu.Unlock()
 		return
 	}
@@ -340,7 +342,7 @@ func (e *Engine) performCheck(ctx context.Context, jobID, actionID string) {
 	}
 	defer st.mu.Unlock()
 	a = st.actions[nodeName(actionID)]
-	if a == nil || a.Status != store.ActionRunning || a.Attempt != attempt || store.Terminal(st.job.Status) {
+	if a == nil || !checkable(a.Status) || a.Attempt != attempt || store.Terminal(st.job.Status) {
 		return
 	}
 	e.mu.Lock()
@@ -350,10 +352,17 @@ func (e *Engine) performCheck(ctx context.Context, jobID, actionID string) {
 		kind, code, msg := classify(checkErr)
 		switch kind {
 		case action.Transient:
+			if a.Status == store.ActionEndRetry && !e.endRetryDue(actionID) {
+				return
+			}
+			if endRetryable(checkErr) || a.Status == store.ActionEndRetry {
+				st.endRetry(e, a, code, msg)
+				break
+			}
 			e.logf("gozie: check %s: %v (will poll again)", actionID, checkErr)
 			return
 		case action.NonTransient:
-			_ = setActionStatus(a, store.ActionDone, store.ActionEndManual)
+			_ = setActionStatus(a, endStatus(a, store.ActionEndManual)...)
 			a.ErrorCode, a.ErrorMessage = code, msg
 			st.touch(a)
 			if setJobStatus(st.job, store.JobSuspended) == nil {
@@ -364,6 +373,16 @@ func (e *Engine) performCheck(ctx context.Context, jobID, actionID string) {
 		default:
 			st.failAction(e, a, code, msg)
 		}
+		e.commitOrLog(ctx, st)
+		return
+	}
+	if !res.Done && a.Status == store.ActionEndRetry && !e.endRetryDue(actionID) {
+		return
+	}
+	if !res.Done && a.Status != store.ActionRunning {
+		// Checked again after END_RETRY and still not finished: another
+		// retry (there is no way back to RUNNING, specification 9.2).
+		st.endRetry(e, a, a.ErrorCode, a.ErrorMessage)
 		e.commitOrLog(ctx, st)
 		return
 	}

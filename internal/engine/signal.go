@@ -276,14 +276,17 @@ func (st *jobState) actionEnded(e *Engine, a *store.Action, res action.Result) {
 	a.EndTime = e.now()
 	st.touch(a)
 	if res.Status == action.OK {
-		_ = setActionStatus(a, store.ActionDone, store.ActionOK)
+		_ = setActionStatus(a, endStatus(a, store.ActionOK)...)
 		a.ErrorCode, a.ErrorMessage = "", ""
 		a.Transition = n.OK
 		st.advance(e, a)
 		return
 	}
 	a.ErrorCode, a.ErrorMessage = res.ErrorCode, res.ErrorMessage
-	if a.UserRetryCount < a.UserRetryMax && e.userRetryable(res.ErrorCode) {
+	if a.UserRetryCount < a.UserRetryMax && e.userRetryable(res.ErrorCode) &&
+		a.Status != store.ActionEndRetry && a.Status != store.ActionEndManual {
+		// (From END_RETRY and END_MANUAL the lifecycle has no way to
+		// USER_RETRY: those ends take the error transition.)
 		_ = setActionStatus(a, store.ActionDone, store.ActionUserRetry)
 		a.UserRetryCount++
 		a.Attempt++
@@ -295,7 +298,7 @@ func (st *jobState) actionEnded(e *Engine, a *store.Action, res action.Result) {
 			NotBefore: e.now().Add(delay)})
 		return
 	}
-	_ = setActionStatus(a, store.ActionDone, store.ActionError)
+	_ = setActionStatus(a, endStatus(a, store.ActionError)...)
 	a.Transition = n.Error
 	st.extra.LastErrorNode = a.Name
 	st.jobDirty = true
@@ -405,8 +408,12 @@ func (st *jobState) resume(e *Engine) error {
 	}
 	st.extra.Held = nil
 	for _, a := range st.actions {
-		if a.Status == store.ActionStartManual {
+		switch a.Status {
+		case store.ActionStartManual:
 			st.addEffect(&store.Effect{ActionID: a.ID, Kind: store.EffectStart, Attempt: a.Attempt})
+		case store.ActionEndManual:
+			// A person freed what blocked the end (the disk): check again.
+			st.addEffect(&store.Effect{ActionID: a.ID, Kind: EffectCheck, Attempt: a.Attempt})
 		}
 	}
 	deferred := st.extra.Deferred

@@ -52,6 +52,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.admin.configuration.anonymous.read", "false", "anyone, not only admins, may read admin/configuration, os-env and java-sys-properties"},
 	{"gozie.tls.cert", "", "TLS certificate file (PEM); with gozie.tls.key serves HTTPS"},
 	{"gozie.tls.key", "", "TLS private key file (PEM)"},
+	{"gozie.launch.as.user", "false", "run shell actions as the job's user (the server must run as root; root jobs are refused); false: every step runs as the server's user"},
 }
 
 // EnvName is the environment variable overriding a key: GOZIE_ and the

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/store"
 )
 
 // apiError is a refusal with an Oozie error code and the HTTP status it is
@@ -48,6 +49,12 @@ func errContentType(ct string) *apiError {
 // while the system mode is not NORMAL.
 var errSafeMode = &apiError{status: http.StatusServiceUnavailable, code: "E0002", msg: "System is in safe mode"}
 
+// errDiskFull refuses a write the store could not make for want of disk
+// space. 503, like other refusals the client may retry later; reads keep
+// working meanwhile. E0603 is Oozie's code for a failed store operation.
+var errDiskFull = &apiError{status: http.StatusServiceUnavailable, code: "E0603",
+	msg: "E0603: SQL error in operation, disk full: the server cannot write to its store (no space left on device); reads still work, writes are refused until space is freed"}
+
 // httpStatusOf maps an Oozie error code to the status the REST layer sends
 // it with (rest-api.md 9.1): authorization failures are 401, everything
 // else an engine refuses is 400.
@@ -67,6 +74,9 @@ func toAPIError(err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
+	}
+	if store.IsDiskFull(err) {
+		return errDiskFull
 	}
 	var ee *engine.Error
 	if errors.As(err, &ee) {

@@ -1,0 +1,257 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gozie/gozie/internal/testfs"
+)
+
+// recordStatus keeps trying while the disk is full and gives up at once
+// on any other error; it waits through the sleep it is given, never the
+// wall clock.
+func TestRecordStatus(t *testing.T) {
+	nospace := &os.PathError{Op: "write", Path: "status.json", Err: syscall.ENOSPC}
+	quota := &os.PathError{Op: "write", Path: "status.json", Err: syscall.EDQUOT}
+	denied := &os.PathError{Op: "open", Path: "status.json", Err: syscall.EACCES}
+	cases := []struct {
+		name      string
+		errs      []error // successive results of writeStatus; then nil
+		wantErr   error
+		wantCalls int
+	}{
+		{"written at once", nil, nil, 1},
+		{"disk full three times", []error{nospace, nospace, nospace}, nil, 4},
+		{"quota exceeded", []error{quota}, nil, 2},
+		{"other error", []error{denied}, denied, 1},
+		{"disk full then other error", []error{nospace, denied}, denied, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			calls := 0
+			saved := writeStatus
+			t.Cleanup(func() { writeStatus = saved })
+			writeStatus = func(dir string, data []byte) error {
+				calls++
+				if calls <= len(c.errs) {
+					return c.errs[calls-1]
+				}
+				return nil
+			}
+			var slept []time.Duration
+			var log strings.Builder
+			err := recordStatus(t.TempDir(), []byte("{}"), func(d time.Duration) { slept = append(slept, d) }, &log)
+			if !errors.Is(err, c.wantErr) {
+				t.Fatalf("err = %v, want %v", err, c.wantErr)
+			}
+			if calls != c.wantCalls || len(slept) != calls-1 {
+				t.Errorf("%d writes, %d waits; want %d writes", calls, len(slept), c.wantCalls)
+			}
+			for i := 1; i < len(slept); i++ {
+				if slept[i] < slept[i-1] {
+					t.Errorf("waits %v do not back off", slept)
+				}
+			}
+		})
+	}
+}
+
+// The status goes into the room reserved by the executor, so that a disk
+// filled by the program itself does not stop the launcher from recording
+// its outcome.
+func TestWriteStatusUsesReserve(t *testing.T) {
+	dir := t.TempDir()
+	if err := reserveLauncherFiles(dir, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeStatus(dir, []byte(`{"exitCode":0}`)); err != nil {
+		t.Fatal(err)
+	}
+	if exists(filepath.Join(dir, statusReserveFile)) {
+		t.Error("the reserve was not used")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, StatusFile)); string(b) != `{"exitCode":0}` {
+		t.Errorf("status.json = %q", b)
+	}
+	// A link planted under the reserve's name is not written through.
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("keep"), 0o644)
+	os.Remove(filepath.Join(dir, StatusFile))
+	os.Symlink(victim, filepath.Join(dir, statusReserveFile))
+	if err := writeStatus(dir, []byte(`{"exitCode":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("the status was written through a link: victim = %q", b)
+	}
+}
+
+// Fault point 10a, by injection: the program runs, the launcher cannot
+// write its status (ENOSPC); the action stays RUNNING, never lost, and
+// when space returns the outcome is recorded: OK once, with its output.
+func TestShellStatusDiskFull(t *testing.T) {
+	flag := filepath.Join(t.TempDir(), "disk-full")
+	os.WriteFile(flag, nil, 0o644)
+	t.Setenv(noSpaceFlagEnv, flag)
+	t.Setenv(retryMSEnv, "5")
+	count := filepath.Join(t.TempDir(), "count")
+	a, notified := shellAction(t, t.TempDir(),
+		`<exec>sh</exec><argument>-c</argument><argument>echo run >> `+count+`; echo k=v</argument><capture-output/>`)
+	e := NewShell(testLauncher(t))
+	res, err := e.Start(context.Background(), a)
+	if err != nil || res.Done {
+		t.Fatalf("Start = %+v, %v", res, err)
+	}
+	waitFor(t, "the launcher to meet the full disk", func() bool {
+		b, _ := os.ReadFile(filepath.Join(a.WorkDir, launcherLog))
+		return strings.Contains(string(b), "cannot record status")
+	})
+	for _, ex := range []Executor{e, NewShell(testLauncher(t))} { // this server, and one restarted
+		r, err := ex.Check(context.Background(), a, res.ExternalID)
+		if err != nil || r.Done {
+			t.Fatalf("Check on a full disk = %+v, %v; want still running", r, err)
+		}
+	}
+	os.Remove(flag) // space returns
+	select {
+	case <-notified:
+	case <-time.After(deadline):
+		t.Fatal("no notification after space returned")
+	}
+	r, err := e.Check(context.Background(), a, res.ExternalID)
+	if err != nil || !r.Done || r.Status != OK || r.Data["k"] != "v" {
+		t.Fatalf("Check after space returned = %+v, %v", r, err)
+	}
+	if b, _ := os.ReadFile(count); string(b) != "run\n" {
+		t.Errorf("program runs: %q, want one", b)
+	}
+}
+
+// Fault point 10b, by injection: a working directory that cannot be made
+// on a full disk is a transient error (START_RETRY in the engine), with
+// nothing run; other errors keep their own message.
+func TestShellStartDiskFull(t *testing.T) {
+	cases := []struct {
+		name     string
+		errno    syscall.Errno
+		wantKind ErrorKind
+		wantMsg  string
+	}{
+		{"no space", syscall.ENOSPC, Transient, "disk full: creating working directory"},
+		{"quota", syscall.EDQUOT, Transient, "disk full: creating working directory"},
+		{"denied", syscall.EACCES, Transient, "creating working directory: mkdir"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			saved := mkdirAll
+			t.Cleanup(func() { mkdirAll = saved })
+			mkdirAll = func(p string, _ os.FileMode) error { return &os.PathError{Op: "mkdir", Path: p, Err: c.errno} }
+			a, _ := shellAction(t, t.TempDir(), `<exec>true</exec>`)
+			_, err := NewShell(testLauncher(t)).Start(context.Background(), a)
+			var ee *ExecError
+			if !errors.As(err, &ee) || ee.Kind != c.wantKind || ee.Code != CodeIO || !strings.Contains(ee.Msg, c.wantMsg) {
+				t.Fatalf("Start = %v; want kind %d, %s", err, c.wantKind, c.wantMsg)
+			}
+			if exists(a.WorkDir) {
+				t.Error("a working directory was made")
+			}
+		})
+	}
+}
+
+// A launcher that died without a status is lost only when the disk has
+// room: on a full disk the check is retried (END_RETRY in the engine).
+func TestShellLauncherGoneDiskFull(t *testing.T) {
+	for _, full := range []bool{true, false} {
+		saved := diskFull
+		diskFull = func(string) bool { return full }
+		a, _ := shellAction(t, t.TempDir(), `<exec>true</exec>`)
+		os.MkdirAll(a.WorkDir, 0o755)
+		dead := startAndReap(t)
+		writeFileAtomic(filepath.Join(a.WorkDir, PIDFile), []byte(`{"pid":`+itoa(dead)+`,"pgid":`+itoa(dead)+`}`))
+		r, err := NewShell(testLauncher(t)).Check(context.Background(), a, a.WorkDir)
+		diskFull = saved
+		var ee *ExecError
+		if full {
+			if !errors.As(err, &ee) || ee.Kind != Transient || r.Done || !strings.Contains(ee.Msg, "disk full") {
+				t.Errorf("full disk: Check = %+v, %v; want a transient disk-full error", r, err)
+			}
+		} else if err != nil || !r.Done || r.ErrorCode != CodeLauncherGone {
+			t.Errorf("disk with room: Check = %+v, %v; want %s", r, err, CodeLauncherGone)
+		}
+	}
+}
+
+// Fault point 10, on a real full disk (tmpfs, as root): a start on the full
+// disk fails transiently and leaves nothing; a program that fills the disk
+// still gets its outcome recorded (in the reserved room) at once; one that
+// also removes the reserve keeps its launcher waiting until space is
+// freed, and then ends OK, having run once.
+func TestShellRealDiskFull(t *testing.T) {
+	mnt := filepath.Join(t.TempDir(), "disk")
+	testfs.Mount(t, mnt, "512k")
+	t.Setenv(retryMSEnv, "10")
+	outside := t.TempDir()
+
+	free := testfs.Fill(t, filepath.Join(mnt, "fill"))
+	a, _ := shellAction(t, t.TempDir(), `<exec>true</exec>`)
+	a.WorkDir = filepath.Join(mnt, "a", "0")
+	_, err := NewShell(testLauncher(t)).Start(context.Background(), a)
+	var ee *ExecError
+	if !errors.As(err, &ee) || ee.Kind != Transient || !strings.Contains(ee.Msg, "no space left on device") {
+		t.Fatalf("Start on a full disk = %v; want a transient disk-full error", err)
+	}
+	if exists(a.WorkDir) {
+		t.Error("the failed attempt left its working directory")
+	}
+	free()
+
+	for _, c := range []struct {
+		name, script string
+		waits        bool
+	}{
+		{"program fills the disk", `echo k=v; head -c 1048576 /dev/zero > ` + mnt + `/fill 2>/dev/null; true`, false},
+		{"program fills the disk and takes the reserve", `echo k=v; rm -f .status.reserve; head -c 1048576 /dev/zero > ` + mnt + `/fill 2>/dev/null; true`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			count := filepath.Join(outside, c.name)
+			a, notified := shellAction(t, t.TempDir(), `<exec>sh</exec><argument>-c</argument><argument>echo run >> '`+count+`'; `+c.script+`</argument><capture-output/>`)
+			a.WorkDir = filepath.Join(mnt, strings.ReplaceAll(c.name, " ", "-"), "0")
+			e := NewShell(testLauncher(t))
+			res, err := e.Start(context.Background(), a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.waits {
+				waitFor(t, "the program to fill the disk", func() bool { return exists(filepath.Join(mnt, "fill")) && diskFull(mnt) })
+				time.Sleep(50 * time.Millisecond) // only lets the launcher fail a few times; the checks below do not depend on it
+				if r, err := e.Check(context.Background(), a, res.ExternalID); err != nil || r.Done {
+					t.Fatalf("Check while the disk is full = %+v, %v; want running", r, err)
+				}
+				os.Remove(filepath.Join(mnt, "fill"))
+			}
+			select {
+			case <-notified:
+			case <-time.After(deadline):
+				t.Fatal("no notification")
+			}
+			r, err := e.Check(context.Background(), a, res.ExternalID)
+			if err != nil || !r.Done || r.Status != OK || r.Data["k"] != "v" {
+				t.Fatalf("Check = %+v, %v; want OK with k=v", r, err)
+			}
+			if b, _ := os.ReadFile(count); string(b) != "run\n" {
+				t.Errorf("program runs: %q, want one", b)
+			}
+			os.Remove(filepath.Join(mnt, "fill"))
+		})
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
