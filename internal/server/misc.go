@@ -141,14 +141,24 @@ func (s *Server) dryrunWorkflow(ctx context.Context, props *conf.Config) error {
 	if info.IsDir() {
 		def = filepath.Join(p, "workflow.xml")
 	}
-	data, err := os.ReadFile(def)
+	data, err := s.engine.ReadDefinition(ctx, def)
 	if err != nil {
+		if engine.ErrorCode(err) != "" {
+			return err
+		}
 		return errorf(http.StatusBadRequest, engine.CodeAppDefMissing, "App definition [%s] does not exist", def)
 	}
 	if dp := filepath.Join(filepath.Dir(def), "config-default.xml"); info.IsDir() {
-		if d, err := conf.LoadFile(dp); err == nil {
+		d, err := s.engine.ReadConfFile(ctx, dp)
+		if engine.ErrorCode(err) != "" {
+			return err
+		}
+		if err == nil {
 			props.MergeDefaults(d)
 		}
+	}
+	if err := s.engine.CheckExpansion(props); err != nil {
+		return err
 	}
 	opts := workflow.DefaultOptions()
 	opts.ExtensionActions = workflow.DefaultExtensionActions()
