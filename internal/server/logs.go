@@ -77,11 +77,11 @@ func parseLogFilter(s string, now time.Time) (*logFilter, error) {
 		case "text":
 			f.text = v
 		case "limit":
-			n, err := strconv.Atoi(v)
+			n, err := strconv.ParseInt(v, 10, 32)
 			if err != nil || n < 0 {
 				return nil, bad("limit must be a number, got [" + v + "]")
 			}
-			f.limit = n
+			f.limit = int(n)
 		case "debug":
 		default:
 			return nil, bad("unknown option [" + k + "]")
@@ -99,11 +99,15 @@ func logDuration(v string) (time.Duration, error) {
 	} else if strings.HasSuffix(v, "m") {
 		num, unit = v[:len(v)-1], time.Minute
 	}
-	n, err := strconv.Atoi(num)
+	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n < 0 {
 		return 0, fmt.Errorf("invalid duration [%s]", v)
 	}
-	return time.Duration(n) * unit, nil
+	d, ok := relative(n, unit)
+	if !ok {
+		return 0, fmt.Errorf("duration [%s] is longer than %d hours", v, int64(maxRelative/time.Hour))
+	}
+	return d, nil
 }
 
 // logTime reads yyyy-MM-ddTHH:mmZ, yyyy-MM-dd HH:mm:ss,SSS or an offset in
@@ -114,8 +118,12 @@ func logTime(v string, now time.Time) (time.Time, error) {
 			return t, nil
 		}
 	}
-	if n, err := strconv.Atoi(v); err == nil {
-		return now.Add(time.Duration(n) * time.Minute), nil
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		d, ok := relative(n, time.Minute)
+		if !ok {
+			return time.Time{}, fmt.Errorf("time offset [%s] is more than %d minutes from now", v, int64(maxRelative/time.Minute))
+		}
+		return now.Add(d), nil
 	}
 	return time.Time{}, fmt.Errorf("invalid time [%s]", v)
 }
@@ -292,10 +300,15 @@ func parseActionRange(scope string) ([]int, error) {
 				return nil, bad()
 			}
 		}
-		for n := a; n <= b; n++ {
+		// Checked before the loop: 1-9223372036854775807 must cost
+		// nothing, and n++ must never run past the largest int.
+		if b-a >= maxLogActions || len(out)+(b-a+1) > maxLogActions {
+			return nil, errorf(http.StatusBadRequest, "E0302", "Invalid parameter [action range [%s] has more than %d actions]", scope, maxLogActions)
+		}
+		for n := a; ; n++ {
 			out = append(out, n)
-			if len(out) > maxLogActions {
-				return nil, errorf(http.StatusBadRequest, "E0302", "Invalid parameter [action range [%s] has more than %d actions]", scope, maxLogActions)
+			if n == b {
+				break
 			}
 		}
 	}

@@ -13,9 +13,11 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -187,6 +189,7 @@ func (s *Server) api(admin bool, h apiHandler) http.HandlerFunc {
 		start := time.Now()
 		s.metrics.requests.Add(1)
 		defer func() { s.metrics.observe(time.Since(start)) }()
+		defer s.recoverPanic(w, r)
 		user, err := s.auth.authenticate(w, r)
 		if err != nil {
 			s.metrics.errors.Add(1)
@@ -214,6 +217,23 @@ func (s *Server) api(admin bool, h apiHandler) http.HandlerFunc {
 			writeError(w, ae)
 		}
 	}
+}
+
+// recoverPanic turns a handler panic into 500 E0307 and a logged stack,
+// so that one bad request costs one answer rather than a dropped
+// connection (net/http's own recovery). The fuzz tests treat any such
+// answer as a failure. http.ErrAbortHandler keeps its meaning.
+func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	s.metrics.errors.Add(1)
+	s.opts.Logf("gozie: panic serving %s %s: %v\n%s", r.Method, r.URL.RequestURI(), p, debug.Stack())
+	writeError(w, &apiError{status: http.StatusInternalServerError, code: "E0307", msg: fmt.Sprintf("E0307: Runtime error [panic: %v]", p)})
 }
 
 // handleVersions answers GET /oozie/versions with [0,1,2].
