@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
@@ -123,6 +125,12 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 			BatchSize:             cfg.Int("gozie.coord.batch.size", 10000),
 			MinFrequencyMinutes:   cfg.Int("gozie.coord.min.frequency.minutes", 5),
 		},
+		MaxDefinitionBytes: int64(cfg.Int("gozie.definition.max.bytes", int(fsys.DefaultMaxDefinition))),
+		MaxConfFileBytes:   int64(cfg.Int("gozie.conf.file.max.bytes", int(fsys.DefaultMaxConfFile))),
+		Expand: conf.ExpandLimits{
+			Value: cfg.Int("gozie.conf.expand.value.max.bytes", conf.DefaultExpandLimits.Value),
+			Total: cfg.Int("gozie.conf.expand.total.max.bytes", conf.DefaultExpandLimits.Total),
+		},
 	})
 	if err != nil {
 		return err
@@ -132,7 +140,7 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		return err
 	}
 	srv, err := server.New(server.Options{Engine: eng, BaseURL: base, DataDir: dir, Auth: auth,
-		Config: cfg, Version: Version(), Logf: logf})
+		Config: cfg, Version: Version(), Logf: logf, HTTP: httpLimits(cfg, logf)})
 	if err != nil {
 		return err
 	}
@@ -161,3 +169,30 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	_ = eng.Close()
 	return err
 }
+
+// httpLimits reads the connection keys. The connection cap is lowered to
+// leave room under the process's open-file limit (ulimit -n) for the
+// store, action files and launched processes: a cap above it would turn a
+// connection flood into "too many open files" everywhere else.
+func httpLimits(cfg server.Config, logf func(string, ...any)) server.HTTPLimits {
+	secs := func(key string, def int) time.Duration { return time.Duration(cfg.Int(key, def)) * time.Second }
+	l := server.HTTPLimits{
+		MaxConns:          cfg.Int("gozie.http.max.connections", server.DefaultHTTPLimits.MaxConns),
+		ReadHeaderTimeout: secs("gozie.http.read.header.timeout.s", 10),
+		ReadTimeout:       secs("gozie.http.read.timeout.s", 120),
+		WriteTimeout:      secs("gozie.http.write.timeout.s", 120),
+		IdleTimeout:       secs("gozie.http.idle.timeout.s", 60),
+		MaxHeaderBytes:    cfg.Int("gozie.http.max.header.bytes", server.DefaultHTTPLimits.MaxHeaderBytes),
+	}
+	if files := openFileLimit(); files > 0 && l.MaxConns > 0 {
+		if room := files - reservedFiles; l.MaxConns > room {
+			l.MaxConns = max(room, 16)
+			logf("gozie: gozie.http.max.connections lowered to %d to fit ulimit -n %d", l.MaxConns, files)
+		}
+	}
+	return l
+}
+
+// reservedFiles is how many descriptors the connection cap leaves for
+// everything but connections.
+const reservedFiles = 256

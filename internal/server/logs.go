@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -227,8 +228,34 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, id, kind, show 
 		}
 	}
 	w.Header().Set("Content-Type", textType)
-	_, _ = w.Write([]byte(b.String()))
+	s.writeInParts(w, strings.NewReader(b.String()))
 	return nil
+}
+
+// writePart is how much writeInParts writes per write deadline.
+const writePart = 64 << 10
+
+// writeInParts copies r to w in parts, moving the connection's write
+// deadline WriteTimeout ahead before each: a long job log or action output
+// reaches a slow but live client, while a client that stops reading is
+// still cut off after WriteTimeout. Writers without deadlines (test
+// recorders) are written to as they are. Errors end the response; its
+// status has been sent, so there is nothing else to tell the client.
+func (s *Server) writeInParts(w http.ResponseWriter, r io.Reader) {
+	rc := http.NewResponseController(w)
+	buf := make([]byte, writePart)
+	for {
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(s.opts.HTTP.WriteTimeout))
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // handleConsole serves an action's captured stdout or stderr, the target
@@ -248,12 +275,17 @@ func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) 
 		if a.ID != id {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(s.actionDir(a), stream))
+		// Streamed, not read whole: a chatty action's output can be
+		// far larger than anything else the server sends.
+		f, err := os.Open(filepath.Join(s.actionDir(a), stream))
 		if err != nil && !os.IsNotExist(err) {
 			return err
 		}
 		w.Header().Set("Content-Type", textType)
-		_, _ = w.Write(data)
+		if f != nil {
+			defer f.Close()
+			s.writeInParts(w, f)
+		}
 		return nil
 	}
 	return errorf(http.StatusBadRequest, engine.CodeActionNotFound, "Action does not exist [%s]", id)
