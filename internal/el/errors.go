@@ -76,7 +76,7 @@ func wrap(text string, err error) error {
 // MaxStringLen bounds the strings EL builds: concat, replaceAll, appendAll
 // and the to*Str functions' results, and text with several ${} segments.
 // Without it a workflow could build gigabytes from a few kilobytes of
-// definition (replaceAll(x, ”, x), a thousand segments of one big
+// definition (replaceAll with an empty pattern, a thousand segments of one big
 // variable). Strings EL only passes along (a variable's value, wf:conf) are
 // not limited here; the configuration limits bound those.
 const MaxStringLen = 1 << 20
