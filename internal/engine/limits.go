@@ -99,3 +99,7 @@ func cannotRead(err error) error {
 	}
 	return errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)
 }
+
+// MaxDefinitionBytes is the definition size limit in force, for callers
+// that parse definitions themselves (the validate endpoint).
+func (e *Engine) MaxDefinitionBytes() int64 { return e.opts.MaxDefinitionBytes }

@@ -134,3 +134,20 @@ func TestSubmissionReadCanceled(t *testing.T) {
 		t.Fatalf("err = %v, want context canceled", err)
 	}
 }
+
+// TestDefinitionLimitRaised: raising MaxDefinitionBytes (the server's
+// gozie.definition.max.bytes) lets a definition over Oozie's 100,000 bytes
+// through both the bounded reader and the parser's own length check.
+func TestDefinitionLimitRaised(t *testing.T) {
+	for _, tc := range []struct {
+		max  int64
+		code string
+	}{{0, "E0736"}, {200_000, ""}} {
+		h := newHarness(t, func(o *Options) { o.MaxDefinitionBytes = tc.max })
+		app := h.writeApp("large", wf(`<!--`+strings.Repeat("z", 150_000)+`-->`+`<start to="a"/>`+testAction("a", "end", "end")+`<end name="end"/>`), nil)
+		_, err := h.e.Submit(context.Background(), props(app))
+		if ErrorCode(err) != tc.code {
+			t.Errorf("limit %d: err = %v, want code %q", tc.max, err, tc.code)
+		}
+	}
+}

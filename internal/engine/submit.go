@@ -28,6 +28,7 @@ const (
 func (e *Engine) parseOptions(props *conf.Config) workflow.Options {
 	opts := workflow.DefaultOptions()
 	opts.ExtensionActions = workflow.DefaultExtensionActions()
+	opts.MaxDefinitionLength = int(e.opts.MaxDefinitionBytes)
 	for _, t := range e.actions.Types() {
 		opts.ExtensionActions[t] = true
 	}

@@ -14,7 +14,8 @@ const (
 	// DefaultMaxDefinition bounds workflow.xml, coordinator.xml and dataset
 	// include files: 100,000 bytes, Oozie's default
 	// (oozie.service.WorkflowAppService.WorkflowDefinitionMaxLength), so
-	// an application Oozie accepted is accepted here.
+	// an application Oozie accepted is accepted here. It is the same figure
+	// as workflow.DefaultMaxDefinitionLength, which the parser applies.
 	DefaultMaxDefinition int64 = 100_000
 	// DefaultMaxConfFile bounds configuration files read for a job
 	// (config-default.xml, <job-xml>, job.properties): 10 MiB. Copies of

@@ -54,6 +54,9 @@ func TestRequestLimits(t *testing.T) {
 			"big", big, "bomb", strings.Repeat("${big}", 1000)), 400, "E1004", "[bomb]"},
 		{"app path /dev/zero", "POST", "/oozie/v2/jobs?user.name=joe", confXML("oozie.wf.application.path", "/dev/zero"), 400, "E0710", "/dev/zero"},
 		{"app path FIFO", "POST", "/oozie/v2/jobs?user.name=joe", confXML("oozie.wf.application.path", fifo), 400, "E0710", "named pipe"},
+		{"validate deep coordinator", "POST", "/oozie/v2/validate?file=c.xml&user=joe&user.name=joe",
+			`<coordinator-app xmlns="uri:oozie:coordinator:0.4">` + strings.Repeat("<a>", 1_000_000) + strings.Repeat("</a>", 1_000_000) + `</coordinator-app>`,
+			400, "E0701", "exceeded maximum allowed length [100000]"},
 		{"dryrun app path FIFO", "POST", "/oozie/v2/jobs?action=dryrun&user.name=joe", confXML("oozie.wf.application.path", fifo), 400, "E0710", "named pipe"},
 	}
 	for _, tc := range tests {
