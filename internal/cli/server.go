@@ -112,6 +112,13 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	reg := action.NewRegistry()
 	action.RegisterBuiltins(reg, action.ShellOptions{})
+	// Get and Expand, which every part of the server uses, read the
+	// package default: set it once, before any configuration is expanded,
+	// so runtime expansion agrees with the check at submission.
+	conf.DefaultExpandLimits = conf.ExpandLimits{
+		Value: cfg.Int("gozie.conf.expand.value.max.bytes", conf.DefaultExpandLimits.Value),
+		Total: cfg.Int("gozie.conf.expand.total.max.bytes", conf.DefaultExpandLimits.Total),
+	}
 	eng, err := engine.New(engine.Options{
 		Store: st, Actions: reg, DataDir: dir, SystemID: cfg["gozie.system.id"],
 		PollInterval: time.Duration(cfg.Int("gozie.poll.interval.ms", 1000)) * time.Millisecond,
@@ -127,10 +134,7 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		},
 		MaxDefinitionBytes: int64(cfg.Int("gozie.definition.max.bytes", int(fsys.DefaultMaxDefinition))),
 		MaxConfFileBytes:   int64(cfg.Int("gozie.conf.file.max.bytes", int(fsys.DefaultMaxConfFile))),
-		Expand: conf.ExpandLimits{
-			Value: cfg.Int("gozie.conf.expand.value.max.bytes", conf.DefaultExpandLimits.Value),
-			Total: cfg.Int("gozie.conf.expand.total.max.bytes", conf.DefaultExpandLimits.Total),
-		},
+		Expand:             conf.DefaultExpandLimits,
 	})
 	if err != nil {
 		return err

@@ -48,7 +48,8 @@ type ExpandLimits struct {
 }
 
 // DefaultExpandLimits are the limits Get, Expand and ExpandedMap apply, and
-// what CheckExpansion uses for zero fields. Real values that use references
+// what CheckExpansion uses for zero fields. A program may set it once at
+// start, before expanding anything (gozie server does, from its keys). Real values that use references
 // are paths, names, lists and the odd inline script: kilobytes. 1 MiB per
 // value is far above that; 32 MiB in total is twice the largest
 // configuration the server accepts in a request plus a config-default.xml.
