@@ -115,9 +115,12 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	// Get and Expand, which every part of the server uses, read the
 	// package default: set it once, before any configuration is expanded,
 	// so runtime expansion agrees with the check at submission.
-	conf.DefaultExpandLimits = conf.ExpandLimits{
-		Value: cfg.Int("gozie.conf.expand.value.max.bytes", conf.DefaultExpandLimits.Value),
-		Total: cfg.Int("gozie.conf.expand.total.max.bytes", conf.DefaultExpandLimits.Total),
+	// Zero or negative values keep the built-in defaults.
+	if v := cfg.Int("gozie.conf.expand.value.max.bytes", 0); v > 0 {
+		conf.DefaultExpandLimits.Value = v
+	}
+	if v := cfg.Int("gozie.conf.expand.total.max.bytes", 0); v > 0 {
+		conf.DefaultExpandLimits.Total = v
 	}
 	eng, err := engine.New(engine.Options{
 		Store: st, Actions: reg, DataDir: dir, SystemID: cfg["gozie.system.id"],
