@@ -103,3 +103,17 @@ func TestAuthFromConfig(t *testing.T) {
 		t.Errorf("a token without user accepted")
 	}
 }
+
+// TestConfigKeysDocumented: every key the server reads is in
+// docs/server.md, so a new limit cannot ship undocumented.
+func TestConfigKeysDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/server.md")
+	if err != nil {
+		t.Skipf("docs not found: %v", err)
+	}
+	for _, k := range ConfigKeys {
+		if !strings.Contains(string(doc), "`"+k.Name+"`") {
+			t.Errorf("%s is not documented in docs/server.md", k.Name)
+		}
+	}
+}
