@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,5 +150,43 @@ func TestDefinitionLimitRaised(t *testing.T) {
 		if ErrorCode(err) != tc.code {
 			t.Errorf("limit %d: err = %v, want code %q", tc.max, err, tc.code)
 		}
+	}
+}
+
+// TestStoredExpansionBomb: a job stored in PREP with a configuration that
+// expands past the limits (submitted before submissions were checked) is
+// refused with E1004 when started, instead of being expanded.
+func TestStoredExpansionBomb(t *testing.T) {
+	h := newHarness(t)
+	app := h.writeApp("ok", wf(`<start to="a"/>`+testAction("a", "end", "end")+`<end name="end"/>`), nil)
+	id, err := h.e.Submit(context.Background(), props(app))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	err = h.store.Update(ctx, func(tx store.Tx) error {
+		j, err := tx.Job(ctx, id)
+		if err != nil {
+			return err
+		}
+		c := conf.New()
+		c.Set(PropAppPath, app)
+		c.Set(PropUser, "tester")
+		c.Set("big", strings.Repeat("x", 1<<20))
+		for i := range 40 {
+			c.Set(fmt.Sprintf("v%d", i), "${big}")
+		}
+		var b strings.Builder
+		if err := c.WriteXML(&b); err != nil {
+			return err
+		}
+		j.Conf = b.String()
+		return tx.PutJob(ctx, j)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.e.StartJob(ctx, id); ErrorCode(err) != "E1004" {
+		t.Fatalf("StartJob = %v, want E1004", err)
 	}
 }
