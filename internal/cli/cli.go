@@ -7,6 +7,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/fsys"
 )
 
 // Exit statuses shared by all verbs.
@@ -194,7 +196,11 @@ func addPropertyFlags(fs *flag.FlagSet, configUsage string) *propertyFlags {
 func (p *propertyFlags) load() (*conf.Config, error) {
 	c := conf.New()
 	if p.config != "" {
-		loaded, err := conf.LoadFile(p.config)
+		data, err := readLocalFile(p.config)
+		if err != nil {
+			return nil, err
+		}
+		loaded, err := conf.ParseFileBytes(data, p.config)
 		if err != nil {
 			return nil, err
 		}
@@ -225,4 +231,17 @@ func flagStatus(err error) int {
 		return exitOK
 	}
 	return exitUsage
+}
+
+// maxLocalFile bounds the files the command line reads for itself
+// (definitions to validate or dry-run, -config files, uploads): the
+// server's request body bound, 16 MiB. The point is to refuse /dev/zero,
+// FIFOs and other non-files at once, not to apply the server's
+// definition limit, which the server checks.
+const maxLocalFile = 16 << 20
+
+// readLocalFile reads a local file (plain path or file:// URI) through
+// fsys.ReadFileLimit: a regular file of at most maxLocalFile bytes.
+func readLocalFile(path string) ([]byte, error) {
+	return fsys.ReadFileLimit(context.Background(), path, maxLocalFile)
 }

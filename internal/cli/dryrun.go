@@ -69,7 +69,7 @@ func runDryrun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
 	}
-	opts := coord.SubmitOptions{ReadFile: os.ReadFile, Now: now}
+	opts := coord.SubmitOptions{ReadFile: readLocalFile, Now: now}
 	if v, ok := props.Get(propCheckMaxFrequency); ok {
 		if b, err := strconv.ParseBool(strings.TrimSpace(v)); err == nil && !b {
 			opts.MinFrequencyMinutes = -1

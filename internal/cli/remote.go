@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/client"
+	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/schedule"
 )
 
@@ -296,7 +297,11 @@ func remoteValidate(oozie string, files []string, stdout, stderr io.Writer) int 
 	if !strings.Contains(file, "://") {
 		abs, err := filepath.Abs(file)
 		if err == nil {
-			body, err = os.ReadFile(abs)
+			body, err = readLocalFile(abs)
+		}
+		if errors.Is(err, fsys.ErrTooLarge) || errors.Is(err, fsys.ErrNotRegular) {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+			return exitRemote
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "Error: File does not exist : %s\n", abs)

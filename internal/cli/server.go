@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/redact"
+	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
@@ -141,6 +143,16 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	logf := func(format string, args ...any) { fmt.Fprintln(stderr, redact.Secrets(fmt.Sprintf(format, args...))) }
 	reg := action.NewRegistry()
 	action.RegisterBuiltins(reg, action.ShellOptions{RunAsUser: cfg.Bool("gozie.launch.as.user")})
+	// Get and Expand, which every part of the server uses, read the
+	// package default: set it once, before any configuration is expanded,
+	// so runtime expansion agrees with the check at submission.
+	// Zero or negative values keep the built-in defaults.
+	if v := cfg.Int("gozie.conf.expand.value.max.bytes", 0); v > 0 {
+		conf.DefaultExpandLimits.Value = v
+	}
+	if v := cfg.Int("gozie.conf.expand.total.max.bytes", 0); v > 0 {
+		conf.DefaultExpandLimits.Total = v
+	}
 	eng, err := engine.New(engine.Options{
 		Store: st, Actions: reg, DataDir: dir, SystemID: cfg["gozie.system.id"],
 		PollInterval: time.Duration(cfg.Int("gozie.poll.interval.ms", 1000)) * time.Millisecond,
@@ -154,12 +166,15 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 			BatchSize:             cfg.Int("gozie.coord.batch.size", 10000),
 			MinFrequencyMinutes:   cfg.Int("gozie.coord.min.frequency.minutes", 5),
 		},
+		MaxDefinitionBytes: int64(cfg.Int("gozie.definition.max.bytes", int(fsys.DefaultMaxDefinition))),
+		MaxConfFileBytes:   int64(cfg.Int("gozie.conf.file.max.bytes", int(fsys.DefaultMaxConfFile))),
+		Expand:             conf.DefaultExpandLimits,
 	})
 	if err != nil {
 		return err
 	}
 	srv, err := server.New(server.Options{Engine: eng, BaseURL: base, DataDir: dir, Auth: auth,
-		Config: cfg, Version: Version(), Logf: logf})
+		Config: cfg, Version: Version(), Logf: logf, HTTP: httpLimits(cfg, logf)})
 	if err != nil {
 		return err
 	}
@@ -188,3 +203,30 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	_ = eng.Close()
 	return err
 }
+
+// httpLimits reads the connection keys. The connection cap is lowered to
+// leave room under the process's open-file limit (ulimit -n) for the
+// store, action files and launched processes: a cap above it would turn a
+// connection flood into "too many open files" everywhere else.
+func httpLimits(cfg server.Config, logf func(string, ...any)) server.HTTPLimits {
+	secs := func(key string, def int) time.Duration { return time.Duration(cfg.Int(key, def)) * time.Second }
+	l := server.HTTPLimits{
+		MaxConns:          cfg.Int("gozie.http.max.connections", server.DefaultHTTPLimits.MaxConns),
+		ReadHeaderTimeout: secs("gozie.http.read.header.timeout.s", 10),
+		ReadTimeout:       secs("gozie.http.read.timeout.s", 120),
+		WriteTimeout:      secs("gozie.http.write.timeout.s", 120),
+		IdleTimeout:       secs("gozie.http.idle.timeout.s", 60),
+		MaxHeaderBytes:    cfg.Int("gozie.http.max.header.bytes", server.DefaultHTTPLimits.MaxHeaderBytes),
+	}
+	if files := openFileLimit(); files > 0 && l.MaxConns > 0 {
+		if room := files - reservedFiles; l.MaxConns > room {
+			l.MaxConns = max(room, 16)
+			logf("gozie: gozie.http.max.connections lowered to %d to fit ulimit -n %d", l.MaxConns, files)
+		}
+	}
+	return l
+}
+
+// reservedFiles is how many descriptors the connection cap leaves for
+// everything but connections.
+const reservedFiles = 256

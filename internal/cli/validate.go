@@ -123,7 +123,7 @@ func expandAppDirs(args []string) ([]string, error) {
 // validateFile checks one definition and returns the name of its root
 // element ("workflow-app", ...) as Oozie's validate reports it.
 func validateFile(path string, opts workflow.Options) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readLocalFile(path)
 	if err != nil {
 		return "", err
 	}

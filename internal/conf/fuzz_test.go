@@ -84,5 +84,12 @@ func FuzzParseXML(f *testing.F) {
 		for _, name := range c.Names() {
 			c.Get(name)
 		}
+		// The size check terminates too, and refuses only with its own
+		// error.
+		if err := c.CheckExpansion(ExpandLimits{Value: 4096, Total: 65536}); err != nil {
+			if _, ok := err.(*ExpandError); !ok {
+				t.Fatalf("CheckExpansion error %T", err)
+			}
+		}
 	})
 }

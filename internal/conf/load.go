@@ -1,6 +1,7 @@
 package conf
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +21,16 @@ func LoadFile(path string) (*Config, error) {
 		return ParseXML(f, path)
 	}
 	return ParseProperties(f, path)
+}
+
+// ParseFileBytes parses data read from the file at path as LoadFile would:
+// Hadoop XML when the name ends in .xml, Java .properties otherwise. It lets
+// callers read the file through a bounded reader (fsys.ReadFileLimit) first.
+func ParseFileBytes(data []byte, path string) (*Config, error) {
+	if strings.EqualFold(filepath.Ext(path), ".xml") {
+		return ParseXML(bytes.NewReader(data), path)
+	}
+	return ParseProperties(bytes.NewReader(data), path)
 }
 
 // ParseDefine splits a command-line definition "name=value" (the argument of

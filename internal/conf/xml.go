@@ -10,6 +10,12 @@ import (
 	"unicode/utf8"
 )
 
+// MaxXMLDepth bounds how deeply elements may nest in a configuration
+// document. Real ones nest three deep (configuration, property, value); the
+// bound makes a body of a million nested elements fail at the 65th instead
+// of costing seconds and a stack per level.
+const MaxXMLDepth = 64
+
 // ParseXML reads a Hadoop configuration document:
 //
 //	<configuration>
@@ -27,7 +33,8 @@ import (
 // a later definition replaces an earlier one unless the earlier one is final.
 //
 // It fails, with the line where the problem was found, on malformed XML, a
-// root element other than <configuration>, or a property without a name.
+// root element other than <configuration>, a property without a name, or
+// elements nested more than MaxXMLDepth deep.
 // Element names are matched without regard to namespace, so the
 // <configuration> blocks of namespaced workflow documents read the same way.
 func ParseXML(r io.Reader, source string) (*Config, error) {
@@ -54,7 +61,7 @@ func ParseXML(r io.Reader, source string) (*Config, error) {
 				return nil, posError(d, source, fmt.Sprintf("root element is <%s>, want <configuration>", t.Name.Local))
 			}
 			seenRoot = true
-			if err := readConfiguration(d, c, source); err != nil {
+			if err := readConfiguration(d, c, source, 1); err != nil {
 				return nil, err
 			}
 		case xml.CharData:
@@ -74,7 +81,7 @@ func ParseXML(r io.Reader, source string) (*Config, error) {
 // line numbers in errors are those of d's input.
 func ReadElement(d *xml.Decoder, start xml.StartElement, source string) (*Config, error) {
 	c := New()
-	if err := readConfiguration(d, c, source); err != nil {
+	if err := readConfiguration(d, c, source, 1); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -86,8 +93,14 @@ func newDecoder(r io.Reader) *xml.Decoder {
 	return d
 }
 
-// readConfiguration reads the content of a <configuration> element into c.
-func readConfiguration(d *xml.Decoder, c *Config, source string) error {
+// depthError reports an element nested deeper than MaxXMLDepth.
+func depthError(d *xml.Decoder, source string) error {
+	return posError(d, source, fmt.Sprintf("elements nested more than %d deep", MaxXMLDepth))
+}
+
+// readConfiguration reads the content of a <configuration> element, itself
+// at nesting depth depth, into c.
+func readConfiguration(d *xml.Decoder, c *Config, source string, depth int) error {
 	for {
 		tok, err := d.Token()
 		if err != nil {
@@ -97,19 +110,22 @@ func readConfiguration(d *xml.Decoder, c *Config, source string) error {
 		case xml.EndElement:
 			return nil
 		case xml.StartElement:
+			if depth+1 > MaxXMLDepth {
+				return depthError(d, source)
+			}
 			switch t.Name.Local {
 			case "property":
-				p, err := readProperty(d, t, source)
+				p, err := readProperty(d, t, source, depth+1)
 				if err != nil {
 					return err
 				}
 				c.load(p)
 			case "configuration":
-				if err := readConfiguration(d, c, source); err != nil {
+				if err := readConfiguration(d, c, source, depth+1); err != nil {
 					return err
 				}
 			default:
-				if err := d.Skip(); err != nil {
+				if _, err := readText(d, depth+1); err != nil {
 					return xmlError(d, source, err)
 				}
 			}
@@ -117,8 +133,9 @@ func readConfiguration(d *xml.Decoder, c *Config, source string) error {
 	}
 }
 
-// readProperty reads a <property> element whose start tag has been consumed.
-func readProperty(d *xml.Decoder, start xml.StartElement, source string) (Property, error) {
+// readProperty reads a <property> element, at nesting depth depth, whose
+// start tag has been consumed.
+func readProperty(d *xml.Decoder, start xml.StartElement, source string, depth int) (Property, error) {
 	line, _ := d.InputPos()
 	p := Property{Source: source, Line: line}
 	hasName := false
@@ -148,7 +165,10 @@ func readProperty(d *xml.Decoder, start xml.StartElement, source string) (Proper
 			}
 			return p, nil
 		case xml.StartElement:
-			text, err := readText(d)
+			if depth+1 > MaxXMLDepth {
+				return p, depthError(d, source)
+			}
+			text, err := readText(d, depth+1)
 			if err != nil {
 				return p, xmlError(d, source, err)
 			}
@@ -168,10 +188,11 @@ func readProperty(d *xml.Decoder, start xml.StartElement, source string) (Proper
 
 func isTrue(s string) bool { return strings.Trim(s, " \t\r\n") == "true" }
 
-// readText returns the character data of the element whose start tag has
-// been consumed, including that of any nested elements, and consumes its end
-// tag.
-func readText(d *xml.Decoder) (string, error) {
+// readText returns the character data of the element, at nesting depth
+// level, whose start tag has been consumed, including that of any nested
+// elements, and consumes its end tag. It also skips unknown elements, in
+// place of xml.Decoder.Skip, which has no depth bound.
+func readText(d *xml.Decoder, level int) (string, error) {
 	var b strings.Builder
 	depth := 0
 	for {
@@ -183,7 +204,10 @@ func readText(d *xml.Decoder) (string, error) {
 		case xml.CharData:
 			b.Write(t)
 		case xml.StartElement:
-			depth++
+			if depth++; level+depth > MaxXMLDepth {
+				line, _ := d.InputPos()
+				return "", &ParseError{Line: line, Msg: fmt.Sprintf("elements nested more than %d deep", MaxXMLDepth)}
+			}
 		case xml.EndElement:
 			if depth == 0 {
 				return b.String(), nil
@@ -197,6 +221,9 @@ func readText(d *xml.Decoder) (string, error) {
 func xmlError(d *xml.Decoder, source string, err error) error {
 	var pe *ParseError
 	if errors.As(err, &pe) {
+		if pe.Source == "" {
+			pe.Source = source
+		}
 		return err
 	}
 	if err == io.EOF {

@@ -32,6 +32,9 @@ func (a *App) resolveDatasets(r *rawApp, rv resolver, read func(string) ([]byte,
 		}
 		data, err := read(p)
 		if err != nil {
+			if refused, ok := err.(*Error); ok {
+				return refused
+			}
 			return errorf(CodeReadApp, "File does not exist, %s", p)
 		}
 		_, dss, err := parseDatasetsFile(data)

@@ -5,7 +5,11 @@ import "time"
 // SubmitOptions are the server-side inputs of a submission.
 type SubmitOptions struct {
 	// ReadFile reads the coordinator definition, config-default.xml and
-	// included dataset files by path (the path part of their URI).
+	// included dataset files by path (the path part of their URI). An
+	// error that is an *Error is a refusal (a file over a size limit, a
+	// FIFO or device) and fails the submission as it is; any other error
+	// means the file is not there, which for the application path sends
+	// Submit on to <path>/coordinator.xml.
 	ReadFile func(path string) ([]byte, error)
 	// Now is the submission time (coord:actualTime of nothing yet; used for
 	// the job's created time).

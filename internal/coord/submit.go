@@ -59,15 +59,25 @@ func Submit(props *conf.Config, opts SubmitOptions) (*App, *conf.Config, error) 
 	}
 	file := uriPath(appURI)
 	data, err := opts.ReadFile(file)
+	if refused, ok := err.(*Error); ok {
+		return nil, nil, refused
+	}
 	if err != nil || len(bytes.TrimSpace(data)) == 0 {
 		file = path.Join(file, "coordinator.xml")
 		if data, err = opts.ReadFile(file); err != nil {
+			if refused, ok := err.(*Error); ok {
+				return nil, nil, refused
+			}
 			return nil, nil, errorf(CodeReadApp, "File does not exist, %s", file)
 		}
 	}
 	appDir := path.Dir(file)
 	job := props.Clone()
-	if def, err := opts.ReadFile(path.Join(appDir, "config-default.xml")); err == nil {
+	def, err := opts.ReadFile(path.Join(appDir, "config-default.xml"))
+	if refused, ok := err.(*Error); ok {
+		return nil, nil, refused
+	}
+	if err == nil {
 		dc, err := conf.ParseXML(bytes.NewReader(def), path.Join(appDir, "config-default.xml"))
 		if err != nil {
 			return nil, nil, errorf(CodeSchema, "config-default.xml: %v", err)

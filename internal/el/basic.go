@@ -69,6 +69,9 @@ func firstNotNull(c *Call) (any, error) {
 func concat(c *Call) (any, error) {
 	a, _ := argString(c.Args[0])
 	b, _ := argString(c.Args[1])
+	if err := checkLen("concat", len(a)+len(b)); err != nil {
+		return nil, err
+	}
 	return a + b, nil
 }
 
@@ -100,8 +103,16 @@ func appendAllFunc(c *Call) (any, error) {
 		return src, nil
 	}
 	add, _ := argString(c.Args[1])
+	if err := checkLen("appendAll", len(src)); err != nil {
+		return nil, err
+	}
 	parts, err := Split(src, delim)
 	if err != nil {
+		return nil, err
+	}
+	// Every piece gains add and keeps its delimiter: know the size before
+	// building it, so appendAll(x, big, '') costs nothing.
+	if err := checkLen("appendAll", len(src)+(len(parts)+1)*len(add)+len(parts)*len(delim)); err != nil {
 		return nil, err
 	}
 	var b strings.Builder
@@ -215,7 +226,7 @@ func toJSONStr(c *Call) (any, error) {
 		writeJSONString(&b, m[k])
 	}
 	b.WriteByte('}')
-	return EscapeXML(b.String()), nil
+	return escapedResult("toJsonStr", b.String())
 }
 
 func writeJSONString(b *strings.Builder, s string) {
@@ -265,7 +276,7 @@ func toPropertiesStr(c *Call) (any, error) {
 		b.WriteString(escapeProperty(m[k], false))
 		b.WriteByte('\n')
 	}
-	return EscapeXML(b.String()), nil
+	return escapedResult("toPropertiesStr", b.String())
 }
 
 // escapeProperty applies the escaping of Properties.store: backslash,
@@ -325,7 +336,7 @@ func toConfigurationStr(c *Call) (any, error) {
 		b.WriteString("</value>\n  </property>\n")
 	}
 	b.WriteString("</configuration>\n")
-	return EscapeXML(b.String()), nil
+	return escapedResult("toConfigurationStr", b.String())
 }
 
 // EscapeXML replaces < > & " and ' with character entities (' as &#039;),
@@ -338,3 +349,16 @@ func EscapeXML(s string) string {
 }
 
 var xmlEscaper = strings.NewReplacer("<", "&lt;", ">", "&gt;", "&", "&amp;", `"`, "&quot;", "'", "&#039;")
+
+// escapedResult XML-escapes the result of a to*Str function, refusing it
+// over MaxStringLen before and after escaping (which can grow it sixfold).
+func escapedResult(what, s string) (any, error) {
+	if err := checkLen(what, len(s)); err != nil {
+		return nil, err
+	}
+	s = EscapeXML(s)
+	if err := checkLen(what, len(s)); err != nil {
+		return nil, err
+	}
+	return s, nil
+}

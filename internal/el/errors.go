@@ -72,3 +72,28 @@ func wrap(text string, err error) error {
 	}
 	return &Error{Code: CodeEval, Expr: text, Msg: err.Error(), Err: err}
 }
+
+// MaxStringLen bounds the strings EL builds: concat, replaceAll, appendAll
+// and the to*Str functions' results, and text with several ${} segments.
+// Without it a workflow could build gigabytes from a few kilobytes of
+// definition (replaceAll with an empty pattern, a thousand segments of one big
+// variable). Strings EL only passes along (a variable's value, wf:conf) are
+// not limited here; the configuration limits bound those.
+const MaxStringLen = 1 << 20
+
+// TooLongError reports an EL string result over MaxStringLen.
+type TooLongError struct {
+	What string // the function or "text"
+}
+
+func (e *TooLongError) Error() string {
+	return fmt.Sprintf("result of %s is longer than the limit of %d bytes", e.What, MaxStringLen)
+}
+
+// checkLen refuses a result of n bytes built by what.
+func checkLen(what string, n int) error {
+	if n > MaxStringLen || n < 0 {
+		return &TooLongError{What: what}
+	}
+	return nil
+}

@@ -112,16 +112,23 @@ func (e *Evaluator) concat(t *Template) (string, error) {
 	}
 	var b strings.Builder
 	for _, n := range t.Nodes {
+		var s string
 		switch n := n.(type) {
 		case *Text:
-			b.WriteString(n.Text)
+			s = n.Text
 		case *Segment:
 			v, err := e.evalSegment(t, n)
 			if err != nil {
 				return "", err
 			}
-			b.WriteString(ToString(v))
+			s = ToString(v)
 		}
+		// Checked as it grows: a text of many segments of one large
+		// variable must fail before it is built.
+		if err := checkLen("text", b.Len()+len(s)); err != nil {
+			return "", wrap(t.text, err)
+		}
+		b.WriteString(s)
 	}
 	return b.String(), nil
 }

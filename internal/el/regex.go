@@ -140,24 +140,45 @@ func ReplaceAll(src, regex, replacement string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("invalid replacement [%s]: %v", replacement, err)
 	}
+	// The input is bounded too: the match list below is proportional to
+	// it, several words per match.
+	if err := checkLen("replaceAll", len(src)); err != nil {
+		return "", err
+	}
 	matches := re.FindAllStringSubmatchIndex(src, -1)
 	if matches == nil {
 		return src, nil
 	}
 	var b strings.Builder
+	write := func(s string) error {
+		if err := checkLen("replaceAll", b.Len()+len(s)); err != nil {
+			return err
+		}
+		b.WriteString(s)
+		return nil
+	}
 	last := 0
 	for _, m := range matches {
-		b.WriteString(src[last:m[0]])
+		if err := write(src[last:m[0]]); err != nil {
+			return "", err
+		}
 		for _, p := range parts {
-			if p.group < 0 {
-				b.WriteString(p.lit)
-			} else if s, e := m[2*p.group], m[2*p.group+1]; s >= 0 {
-				b.WriteString(src[s:e])
+			piece := p.lit
+			if p.group >= 0 {
+				piece = ""
+				if s, e := m[2*p.group], m[2*p.group+1]; s >= 0 {
+					piece = src[s:e]
+				}
+			}
+			if err := write(piece); err != nil {
+				return "", err
 			}
 		}
 		last = m[1]
 	}
-	b.WriteString(src[last:])
+	if err := write(src[last:]); err != nil {
+		return "", err
+	}
 	return b.String(), nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -193,8 +192,11 @@ func (e *Engine) coordSubmit(ctx context.Context, props *conf.Config) (string, e
 		props.Set(PropUser, e.opts.DefaultUser)
 	}
 	now := e.now()
+	if err := e.CheckExpansion(props); err != nil {
+		return "", err
+	}
 	app, full, err := coord.Submit(props, coord.SubmitOptions{
-		ReadFile:            func(p string) ([]byte, error) { return os.ReadFile(stripFileScheme(p)) },
+		ReadFile:            e.coordReadFile(ctx),
 		Now:                 now,
 		MinFrequencyMinutes: e.opts.Coord.MinFrequencyMinutes,
 	})
@@ -203,6 +205,9 @@ func (e *Engine) coordSubmit(ctx context.Context, props *conf.Config) (string, e
 		if errors.As(err, &ce) {
 			return "", &Error{Code: ce.Code, Msg: ce.Msg}
 		}
+		return "", err
+	}
+	if err := e.CheckExpansion(full); err != nil {
 		return "", err
 	}
 	var confXML strings.Builder

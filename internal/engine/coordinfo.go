@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -144,7 +143,7 @@ func (e *Engine) CoordDryrun(ctx context.Context, props *conf.Config) (string, e
 	}
 	opts := e.opts.Coord.withDefaults()
 	res, err := coord.DryRun(props, coord.SubmitOptions{
-		ReadFile:            func(p string) ([]byte, error) { return os.ReadFile(stripFileScheme(p)) },
+		ReadFile:            e.coordReadFile(ctx),
 		Now:                 e.now(),
 		MinFrequencyMinutes: e.opts.Coord.MinFrequencyMinutes,
 	}, opts.Exists, DryRunActionLimit)

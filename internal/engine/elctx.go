@@ -87,7 +87,7 @@ func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, 
 	c := conf.New()
 	c.Merge(st.defaults)
 	for _, x := range jobXMLOrder(st.app, body) {
-		jx, err := conf.LoadFile(st.localPath(x))
+		jx, err := e.ReadConfFile(e.ctx, st.localPath(x))
 		if err != nil {
 			return nil, action.Errorf(action.ErrorKindError, "JA008", "job-xml [%s] of action [%s]: %v", x, a.Name, err)
 		}
@@ -97,6 +97,11 @@ func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, 
 		c.Set(p.Name, p.Value)
 	}
 	c.SetResolver(st.conf.AsResolver())
+	if err := c.CheckExpansion(e.opts.Expand); err != nil {
+		// The job configuration was checked at submission; job-xml files
+		// and the action's own <configuration> are only read now.
+		return nil, action.Errorf(action.ErrorKindError, conf.CodeExpand, "configuration of action [%s]: %v", a.Name, err)
+	}
 	dir := filepath.Join(e.opts.DataDir, "actions", a.ID, fmt.Sprint(a.Attempt))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, action.Errorf(action.Transient, "E0803", "IO error, %v", err)

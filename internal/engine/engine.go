@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/store"
@@ -83,6 +84,17 @@ type Options struct {
 	NotificationTimeout       time.Duration
 	NotificationRetries       int
 	NotificationRetryInterval time.Duration
+	// MaxDefinitionBytes bounds workflow.xml, coordinator.xml and dataset
+	// include files (E0736 over it); default fsys.DefaultMaxDefinition,
+	// Oozie's 100,000 bytes.
+	MaxDefinitionBytes int64
+	// MaxConfFileBytes bounds config-default.xml and <job-xml> files;
+	// default fsys.DefaultMaxConfFile (10 MiB).
+	MaxConfFileBytes int64
+	// Expand bounds ${var} expansion of job and action configurations,
+	// checked at submission (E1004); zero fields mean
+	// conf.DefaultExpandLimits.
+	Expand conf.ExpandLimits
 }
 
 // DefaultUserRetryErrorCodes are the errors Oozie retries by default when an
@@ -156,6 +168,12 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.DataDir == "" {
 		opts.DataDir = os.TempDir()
+	}
+	if opts.MaxDefinitionBytes <= 0 {
+		opts.MaxDefinitionBytes = fsys.DefaultMaxDefinition
+	}
+	if opts.MaxConfFileBytes <= 0 {
+		opts.MaxConfFileBytes = fsys.DefaultMaxConfFile
 	}
 	e := &Engine{
 		opts: opts, store: opts.Store, actions: opts.Actions, clock: opts.Clock,

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strings"
 
@@ -67,9 +66,12 @@ func (e *Engine) Rerun(ctx context.Context, id string, props *conf.Config) error
 		return err
 	}
 	merged.Set(PropAppPath, shown)
-	data, err := os.ReadFile(defPath)
+	data, err := e.ReadDefinition(ctx, defPath)
 	if err != nil {
-		return errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)
+		return cannotRead(err)
+	}
+	if err := e.CheckExpansion(merged); err != nil {
+		return err
 	}
 	app, err := workflow.Parse(data, e.parseOptions(merged))
 	if err != nil {

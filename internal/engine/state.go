@@ -94,6 +94,12 @@ func loadState(j *store.Job, acts []*store.Action, options func(*conf.Config) wo
 	if err != nil {
 		return nil, fmt.Errorf("engine: job %s: stored configuration: %w", j.ID, err)
 	}
+	// Submissions are checked, but a job stored before the check existed
+	// (or by another tool) must not expand into gigabytes each time it is
+	// loaded: refuse it with the expansion error (E1004) instead.
+	if err := c.CheckExpansion(conf.ExpandLimits{}); err != nil {
+		return nil, fmt.Errorf("engine: job %s: stored configuration: %w", j.ID, err)
+	}
 	app, err := workflow.Parse([]byte(j.Definition), options(c))
 	if err != nil {
 		// It parsed at submission; a failure now means the store was

@@ -28,6 +28,7 @@ const (
 func (e *Engine) parseOptions(props *conf.Config) workflow.Options {
 	opts := workflow.DefaultOptions()
 	opts.ExtensionActions = workflow.DefaultExtensionActions()
+	opts.MaxDefinitionLength = int(e.opts.MaxDefinitionBytes)
 	for _, t := range e.actions.Types() {
 		opts.ExtensionActions[t] = true
 	}
@@ -88,14 +89,14 @@ func (e *Engine) submit(ctx context.Context, props *conf.Config, parent *parentI
 		return "", err
 	}
 	props.Set(PropAppPath, shown)
-	data, err := os.ReadFile(defPath)
+	data, err := e.ReadDefinition(ctx, defPath)
 	if err != nil {
-		return "", errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)
+		return "", cannotRead(err)
 	}
 	defaults := conf.New()
 	if dp := filepath.Join(root, "config-default.xml"); fileExists(dp) {
-		if defaults, err = conf.LoadFile(dp); err != nil {
-			return "", errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)
+		if defaults, err = e.ReadConfFile(ctx, dp); err != nil {
+			return "", cannotRead(err)
 		}
 		if defaults.Has(PropUser) {
 			return "", errorf(CodeDisallowedDefault, "Disallowed default property [%s]", PropUser)
@@ -112,6 +113,9 @@ func (e *Engine) submit(ctx context.Context, props *conf.Config, parent *parentI
 	}
 	for _, p := range params {
 		props.Set(p.Name, p.Value)
+	}
+	if err := e.CheckExpansion(props); err != nil {
+		return "", err
 	}
 	for _, n := range app.Nodes {
 		if n.Kind != workflow.ActionNode {

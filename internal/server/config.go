@@ -53,6 +53,16 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.tls.cert", "", "TLS certificate file (PEM); with gozie.tls.key serves HTTPS"},
 	{"gozie.tls.key", "", "TLS private key file (PEM)"},
 	{"gozie.launch.as.user", "false", "run shell actions as the job's user (the server must run as root; root jobs are refused); false: every step runs as the server's user"},
+	{"gozie.http.max.connections", "1024", "most connections open at once; at the cap the longest idle one is closed to make room (lowered to fit ulimit -n); negative: no cap"},
+	{"gozie.http.read.header.timeout.s", "10", "how long a connection may take to send a request's header, the wait for its first byte included"},
+	{"gozie.http.read.timeout.s", "120", "how long reading a whole request (body included) may take"},
+	{"gozie.http.write.timeout.s", "120", "how long writing a response may take; job logs and action output extend it for every 64 KiB written"},
+	{"gozie.http.idle.timeout.s", "60", "how long a keep-alive connection may wait for its next request"},
+	{"gozie.http.max.header.bytes", "65536", "largest request line and headers, in bytes (431 above it)"},
+	{"gozie.definition.max.bytes", "100000", "largest workflow.xml, coordinator.xml or dataset include file, in bytes (E0736 above it); Oozie's WorkflowDefinitionMaxLength"},
+	{"gozie.conf.file.max.bytes", "10485760", "largest config-default.xml or <job-xml> file, in bytes (E0736 above it)"},
+	{"gozie.conf.expand.value.max.bytes", "1048576", "largest ${var} expansion of one configuration value, in bytes (E1004 at submission above it)"},
+	{"gozie.conf.expand.total.max.bytes", "33554432", "largest sum of the expanded values of one job or action configuration, in bytes (E1004 above it)"},
 }
 
 // EnvName is the environment variable overriding a key: GOZIE_ and the

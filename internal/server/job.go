@@ -185,8 +185,9 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind 
 		if offset > 1 || length > 0 {
 			from := min(offset-1, len(acts))
 			to := len(acts)
-			if length > 0 {
-				to = min(from+length, len(acts))
+			if length > 0 && length < to-from {
+				// Compared, not added: from+length could overflow.
+				to = from + length
 			}
 			acts = acts[from:to]
 		}

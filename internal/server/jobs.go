@@ -180,27 +180,54 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, c *call) error {
 
 // pageParams reads offset and len with Oozie's defaults (1 and 50; values
 // below 1 take the default). A malformed number is E1603 with the parser's
-// text, as Java's NumberFormatException.
+// text, as Java's NumberFormatException; so is one outside Java's int range,
+// which Oozie's Integer.parseInt refuses the same way. Keeping both within
+// 32 bits also means offset+len cannot overflow.
 func pageParams(r *http.Request, defLen int) (offset, length int, err error) {
 	q := r.URL.Query()
 	offset, length = 1, defLen
 	if v := q.Get("offset"); v != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
+		n, err := parseJavaInt(v)
 		if err != nil {
-			return 0, 0, &apiError{status: http.StatusBadRequest, code: "E1603", msg: fmt.Sprintf("For input string: \"%s\"", v)}
+			return 0, 0, err
 		}
 		offset = max(n, 1)
 	}
 	if v := q.Get("len"); v != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
+		n, err := parseJavaInt(v)
 		if err != nil {
-			return 0, 0, &apiError{status: http.StatusBadRequest, code: "E1603", msg: fmt.Sprintf("For input string: \"%s\"", v)}
+			return 0, 0, err
 		}
 		if n >= 1 {
 			length = n
 		}
 	}
 	return offset, length, nil
+}
+
+// parseJavaInt reads an integer query parameter as Java's Integer.parseInt
+// does, within -2^31..2^31-1; anything else is 400 E1603 with Java's
+// NumberFormatException text.
+func parseJavaInt(v string) (int, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+	if err != nil {
+		return 0, &apiError{status: http.StatusBadRequest, code: "E1603", msg: fmt.Sprintf("For input string: \"%s\"", v)}
+	}
+	return int(n), nil
+}
+
+// maxRelative bounds relative times and durations in query parameters
+// (filter -Nd, logfilter recent= and start/end minutes): a century, far
+// past any job, well inside time.Duration's 292 years so nothing wraps.
+const maxRelative = 100 * 365 * 24 * time.Hour
+
+// relative returns n units as a duration, refusing magnitudes over
+// maxRelative instead of letting the multiplication overflow.
+func relative(n int64, unit time.Duration) (time.Duration, bool) {
+	if n > int64(maxRelative/unit) || n < -int64(maxRelative/unit) {
+		return 0, false
+	}
+	return time.Duration(n) * unit, true
 }
 
 // listKind classifies a jobtype value as Oozie's list does (substring
@@ -370,16 +397,15 @@ func parseFilterTime(v string, now time.Time) (time.Time, error) {
 		return t, nil
 	}
 	if len(v) >= 2 && (v[0] == '-' || v[0] == '0' || (v[0] >= '0' && v[0] <= '9')) {
-		unit := v[len(v)-1]
-		n, err := strconv.Atoi(v[:len(v)-1])
-		if err == nil && n <= 0 {
-			switch unit {
-			case 'd':
-				return now.AddDate(0, 0, n), nil
-			case 'h':
-				return now.Add(time.Duration(n) * time.Hour), nil
-			case 'm':
-				return now.Add(time.Duration(n) * time.Minute), nil
+		unit := map[byte]time.Duration{'d': 24 * time.Hour, 'h': time.Hour, 'm': time.Minute}[v[len(v)-1]]
+		n, err := strconv.ParseInt(v[:len(v)-1], 10, 64)
+		if err == nil && n <= 0 && unit != 0 {
+			if d, ok := relative(n, unit); ok {
+				if unit == 24*time.Hour {
+					// Calendar days, so a DST change does not shift the hour.
+					return now.AddDate(0, 0, int(n)), nil
+				}
+				return now.Add(d), nil
 			}
 		}
 	}

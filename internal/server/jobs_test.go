@@ -68,6 +68,10 @@ func TestParseActionRange(t *testing.T) {
 		{"0", nil},
 		{"x", nil},
 		{"1-60", nil}, // more than 50 actions
+		{"1,2-51", nil},
+		{"1-9223372036854775807", nil},  // refused before any slice is built
+		{"1-99999999999999999999", nil}, // not an int
+		{"9223372036854775806-9223372036854775807", []int{9223372036854775806, 9223372036854775807}}, // the loop must stop at the largest int
 	}
 	for _, c := range cases {
 		got, err := parseActionRange(c.scope)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -77,11 +78,11 @@ func parseLogFilter(s string, now time.Time) (*logFilter, error) {
 		case "text":
 			f.text = v
 		case "limit":
-			n, err := strconv.Atoi(v)
+			n, err := strconv.ParseInt(v, 10, 32)
 			if err != nil || n < 0 {
 				return nil, bad("limit must be a number, got [" + v + "]")
 			}
-			f.limit = n
+			f.limit = int(n)
 		case "debug":
 		default:
 			return nil, bad("unknown option [" + k + "]")
@@ -99,11 +100,15 @@ func logDuration(v string) (time.Duration, error) {
 	} else if strings.HasSuffix(v, "m") {
 		num, unit = v[:len(v)-1], time.Minute
 	}
-	n, err := strconv.Atoi(num)
+	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n < 0 {
 		return 0, fmt.Errorf("invalid duration [%s]", v)
 	}
-	return time.Duration(n) * unit, nil
+	d, ok := relative(n, unit)
+	if !ok {
+		return 0, fmt.Errorf("duration [%s] is longer than %d hours", v, int64(maxRelative/time.Hour))
+	}
+	return d, nil
 }
 
 // logTime reads yyyy-MM-ddTHH:mmZ, yyyy-MM-dd HH:mm:ss,SSS or an offset in
@@ -114,8 +119,12 @@ func logTime(v string, now time.Time) (time.Time, error) {
 			return t, nil
 		}
 	}
-	if n, err := strconv.Atoi(v); err == nil {
-		return now.Add(time.Duration(n) * time.Minute), nil
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		d, ok := relative(n, time.Minute)
+		if !ok {
+			return time.Time{}, fmt.Errorf("time offset [%s] is more than %d minutes from now", v, int64(maxRelative/time.Minute))
+		}
+		return now.Add(d), nil
 	}
 	return time.Time{}, fmt.Errorf("invalid time [%s]", v)
 }
@@ -219,8 +228,34 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, id, kind, show 
 		}
 	}
 	w.Header().Set("Content-Type", textType)
-	_, _ = w.Write([]byte(b.String()))
+	s.writeInParts(w, strings.NewReader(b.String()))
 	return nil
+}
+
+// writePart is how much writeInParts writes per write deadline.
+const writePart = 64 << 10
+
+// writeInParts copies r to w in parts, moving the connection's write
+// deadline WriteTimeout ahead before each: a long job log or action output
+// reaches a slow but live client, while a client that stops reading is
+// still cut off after WriteTimeout. Writers without deadlines (test
+// recorders) are written to as they are. Errors end the response; its
+// status has been sent, so there is nothing else to tell the client.
+func (s *Server) writeInParts(w http.ResponseWriter, r io.Reader) {
+	rc := http.NewResponseController(w)
+	buf := make([]byte, writePart)
+	for {
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(s.opts.HTTP.WriteTimeout))
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // handleConsole serves an action's captured stdout or stderr, the target
@@ -240,12 +275,17 @@ func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) 
 		if a.ID != id {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(s.actionDir(a), stream))
+		// Streamed, not read whole: a chatty action's output can be
+		// far larger than anything else the server sends.
+		f, err := os.Open(filepath.Join(s.actionDir(a), stream))
 		if err != nil && !os.IsNotExist(err) {
 			return err
 		}
 		w.Header().Set("Content-Type", textType)
-		_, _ = w.Write(data)
+		if f != nil {
+			defer f.Close()
+			s.writeInParts(w, f)
+		}
 		return nil
 	}
 	return errorf(http.StatusBadRequest, engine.CodeActionNotFound, "Action does not exist [%s]", id)
@@ -292,10 +332,15 @@ func parseActionRange(scope string) ([]int, error) {
 				return nil, bad()
 			}
 		}
-		for n := a; n <= b; n++ {
+		// Checked before the loop: 1-9223372036854775807 must cost
+		// nothing, and n++ must never run past the largest int.
+		if b-a >= maxLogActions || len(out)+(b-a+1) > maxLogActions {
+			return nil, errorf(http.StatusBadRequest, "E0302", "Invalid parameter [action range [%s] has more than %d actions]", scope, maxLogActions)
+		}
+		for n := a; ; n++ {
 			out = append(out, n)
-			if len(out) > maxLogActions {
-				return nil, errorf(http.StatusBadRequest, "E0302", "Invalid parameter [action range [%s] has more than %d actions]", scope, maxLogActions)
+			if n == b {
+				break
 			}
 		}
 	}

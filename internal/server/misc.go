@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -109,9 +110,16 @@ func (s *Server) handleValidate(w http.ResponseWriter, r *http.Request, c *call)
 	// answers with the same text for either.
 	opts := workflow.DefaultOptions()
 	opts.ExtensionActions = workflow.DefaultExtensionActions()
+	opts.MaxDefinitionLength = int(s.engine.MaxDefinitionBytes())
 	_, err = workflow.Parse(body, opts)
 	if err != nil && strings.Contains(string(body), "coordinator-app") {
-		_, err = coord.ParseApp(body)
+		if max := s.engine.MaxDefinitionBytes(); int64(len(body)) > max {
+			// The coordinator parser has no size check of its own; a
+			// definition this large would be refused at submission.
+			err = fmt.Errorf("definition length [%d] exceeded maximum allowed length [%d]", len(body), max)
+		} else {
+			_, err = coord.ParseApp(body)
+		}
 	}
 	if err != nil {
 		msg := err.Error()
@@ -141,17 +149,28 @@ func (s *Server) dryrunWorkflow(ctx context.Context, props *conf.Config) error {
 	if info.IsDir() {
 		def = filepath.Join(p, "workflow.xml")
 	}
-	data, err := os.ReadFile(def)
+	data, err := s.engine.ReadDefinition(ctx, def)
 	if err != nil {
+		if engine.ErrorCode(err) != "" {
+			return err
+		}
 		return errorf(http.StatusBadRequest, engine.CodeAppDefMissing, "App definition [%s] does not exist", def)
 	}
 	if dp := filepath.Join(filepath.Dir(def), "config-default.xml"); info.IsDir() {
-		if d, err := conf.LoadFile(dp); err == nil {
+		d, err := s.engine.ReadConfFile(ctx, dp)
+		if engine.ErrorCode(err) != "" {
+			return err
+		}
+		if err == nil {
 			props.MergeDefaults(d)
 		}
 	}
+	if err := s.engine.CheckExpansion(props); err != nil {
+		return err
+	}
 	opts := workflow.DefaultOptions()
 	opts.ExtensionActions = workflow.DefaultExtensionActions()
+	opts.MaxDefinitionLength = int(s.engine.MaxDefinitionBytes())
 	app, err := workflow.Parse(data, opts)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,6 +54,66 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Now is the clock for cookies and uptime; default time.Now.
 	Now func() time.Time
+	// HTTP bounds connections and their timeouts; zero fields take the
+	// defaults of DefaultHTTPLimits.
+	HTTP HTTPLimits
+}
+
+// HTTPLimits bound what one client can hold of the server: connections,
+// time and header bytes.
+type HTTPLimits struct {
+	// MaxConns caps open connections; at the cap the longest idle one is
+	// closed to make room (see limitListener). Negative: no cap.
+	MaxConns int
+	// ReadHeaderTimeout bounds reading a request's header, including the
+	// wait for the first byte of a new connection.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, body included.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds writing a response; responses written in parts
+	// (job logs, action output) extend it for each part, so it bounds a
+	// stalled client rather than a long download.
+	WriteTimeout time.Duration
+	// IdleTimeout closes keep-alive connections waiting for a next request.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds the request line and headers.
+	MaxHeaderBytes int
+}
+
+// DefaultHTTPLimits are the limits of a server whose HTTPLimits fields are
+// zero. Oozie clients send small requests at once and read answers
+// promptly, so the timeouts are generous for them and short for a client
+// that holds a connection without using it.
+var DefaultHTTPLimits = HTTPLimits{
+	MaxConns:          1024,
+	ReadHeaderTimeout: 10 * time.Second,
+	ReadTimeout:       2 * time.Minute,
+	WriteTimeout:      2 * time.Minute,
+	IdleTimeout:       time.Minute,
+	MaxHeaderBytes:    64 << 10,
+}
+
+func (l HTTPLimits) withDefaults() HTTPLimits {
+	d := DefaultHTTPLimits
+	if l.MaxConns == 0 {
+		l.MaxConns = d.MaxConns
+	}
+	if l.ReadHeaderTimeout <= 0 {
+		l.ReadHeaderTimeout = d.ReadHeaderTimeout
+	}
+	if l.ReadTimeout <= 0 {
+		l.ReadTimeout = d.ReadTimeout
+	}
+	if l.WriteTimeout <= 0 {
+		l.WriteTimeout = d.WriteTimeout
+	}
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = d.IdleTimeout
+	}
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = d.MaxHeaderBytes
+	}
+	return l
 }
 
 // Server serves the REST API.
@@ -66,8 +127,9 @@ type Server struct {
 	metrics *metrics
 	started time.Time
 
-	mu   sync.Mutex
-	http *http.Server
+	mu       sync.Mutex
+	http     *http.Server
+	listener *limitListener // nil without a connection cap
 }
 
 // New returns a server for the engine. It does not listen until Serve.
@@ -83,6 +145,7 @@ func New(opts Options) (*Server, error) {
 		opts.Now = time.Now
 	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	opts.HTTP = opts.HTTP.withDefaults()
 	auth, err := newAuthenticator(opts.Auth, opts.Now)
 	if err != nil {
 		return nil, err
@@ -113,9 +176,24 @@ func (s *Server) SystemMode() string { return s.mode.Load().(string) }
 // Serve accepts connections on l until Shutdown; it returns
 // http.ErrServerClosed after a graceful shutdown.
 func (s *Server) Serve(l net.Listener, tlsCert, tlsKey string) error {
+	lim := s.opts.HTTP
+	hs := &http.Server{
+		Handler:           s.mux,
+		ReadHeaderTimeout: lim.ReadHeaderTimeout,
+		ReadTimeout:       lim.ReadTimeout,
+		WriteTimeout:      lim.WriteTimeout,
+		IdleTimeout:       lim.IdleTimeout,
+		MaxHeaderBytes:    lim.MaxHeaderBytes,
+	}
+	if lim.MaxConns > 0 {
+		ll := newLimitListener(l, lim.MaxConns)
+		l, hs.ConnState = ll, ll.connState
+		s.mu.Lock()
+		s.listener = ll
+		s.mu.Unlock()
+	}
 	s.mu.Lock()
-	s.http = &http.Server{Handler: s.mux, ReadHeaderTimeout: 30 * time.Second}
-	hs := s.http
+	s.http = hs
 	s.mu.Unlock()
 	if tlsCert != "" {
 		return hs.ServeTLS(l, tlsCert, tlsKey)
@@ -199,6 +277,7 @@ func (s *Server) api(admin bool, h apiHandler) http.HandlerFunc {
 		start := time.Now()
 		s.metrics.requests.Add(1)
 		defer func() { s.metrics.observe(time.Since(start)) }()
+		defer s.recoverPanic(w, r)
 		user, err := s.auth.authenticate(w, r)
 		if err != nil {
 			s.metrics.errors.Add(1)
@@ -228,6 +307,23 @@ func (s *Server) api(admin bool, h apiHandler) http.HandlerFunc {
 			writeError(w, ae)
 		}
 	}
+}
+
+// recoverPanic turns a handler panic into 500 E0307 and a logged stack,
+// so that one bad request costs one answer rather than a dropped
+// connection (net/http's own recovery). The fuzz tests treat any such
+// answer as a failure. http.ErrAbortHandler keeps its meaning.
+func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	s.metrics.errors.Add(1)
+	s.opts.Logf("gozie: panic serving %s %s: %v\n%s", r.Method, r.URL.RequestURI(), p, debug.Stack())
+	writeError(w, internalError(fmt.Errorf("panic: %v", p)))
 }
 
 // handleVersions answers GET /oozie/versions with [0,1,2].

@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/fsys"
+)
+
+// CodeDefinitionTooLarge is Oozie's code for a workflow definition longer
+// than oozie.service.WorkflowAppService.WorkflowDefinitionMaxLength; gozie
+// uses it for every definition file over Options.MaxDefinitionBytes.
+const CodeDefinitionTooLarge = "E0736"
+
+// ReadDefinition reads a workflow or coordinator definition (or a dataset
+// include) through the bounded reader: only a regular file, at most
+// MaxDefinitionBytes, and no longer than ctx lives. Refusals are *Error
+// with E0736 (too large) or E0710 (not a regular file).
+func (e *Engine) ReadDefinition(ctx context.Context, p string) ([]byte, error) {
+	data, err := fsys.ReadFileLimit(ctx, p, e.opts.MaxDefinitionBytes)
+	if err != nil {
+		return nil, readFailure(err)
+	}
+	return data, nil
+}
+
+// ReadConfFile reads and parses a config-default.xml or <job-xml> file,
+// bounded by MaxConfFileBytes, refusing as ReadDefinition does.
+func (e *Engine) ReadConfFile(ctx context.Context, p string) (*conf.Config, error) {
+	data, err := fsys.ReadFileLimit(ctx, p, e.opts.MaxConfFileBytes)
+	if err != nil {
+		return nil, readFailure(err)
+	}
+	return conf.ParseFileBytes(data, p)
+}
+
+// readFailure gives a refused read its Oozie code: E0736 for a file over
+// its limit, E0710 (cannot read the definition) for a FIFO, device or
+// directory. Other errors (missing file, canceled request) are returned
+// as they are for the caller to word.
+func readFailure(err error) error {
+	var re *fsys.ReadError
+	if !errors.As(err, &re) {
+		return err
+	}
+	if errors.Is(err, fsys.ErrTooLarge) {
+		return errorf(CodeDefinitionTooLarge, "Definition length of [%s] exceeded the maximum allowed length [%d] bytes", re.Path, re.Limit)
+	}
+	return errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)
+}
+
+// coordReadFile is the reader coordinator submissions and dry runs use:
+// config-default.xml is a configuration file, everything else they read
+// (coordinator.xml, dataset includes) a definition.
+func (e *Engine) coordReadFile(ctx context.Context) func(string) ([]byte, error) {
+	return func(p string) ([]byte, error) {
+		max := e.opts.MaxDefinitionBytes
+		if filepath.Base(p) == "config-default.xml" {
+			max = e.opts.MaxConfFileBytes
+		}
+		data, err := fsys.ReadFileLimit(ctx, stripFileScheme(p), max)
+		var re *fsys.ReadError
+		if errors.As(err, &re) && !re.Mode.IsDir() {
+			// A refusal, as coord.SubmitOptions.ReadFile wants it; a
+			// directory is not one: the app path may name the directory.
+			var ee *Error
+			errors.As(readFailure(err), &ee)
+			return nil, &coord.Error{Code: ee.Code, Msg: ee.Msg}
+		}
+		return data, err
+	}
+}
+
+// CheckExpansion refuses a configuration whose ${var} expansion passes the
+// engine's limits (Options.Expand), as an *Error with code E1004 naming the
+// property and the limit.
+func (e *Engine) CheckExpansion(c *conf.Config) error {
+	if err := c.CheckExpansion(e.opts.Expand); err != nil {
+		var ee *conf.ExpandError
+		if errors.As(err, &ee) {
+			msg := err.Error()[len(conf.CodeExpand)+2:]
+			return &Error{Code: conf.CodeExpand, Msg: msg}
+		}
+		return err
+	}
+	return nil
+}
+
+// cannotRead words a failed read of a workflow definition or its
+// config-default.xml: coded refusals as they are, anything else (a missing
+// file, a parse error, a canceled request) as E0710.
+func cannotRead(err error) error {
+	var ee *Error
+	if errors.As(err, &ee) {
+		return err
+	}
+	return errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)
+}
+
+// MaxDefinitionBytes is the definition size limit in force, for callers
+// that parse definitions themselves (the validate endpoint).
+func (e *Engine) MaxDefinitionBytes() int64 { return e.opts.MaxDefinitionBytes }

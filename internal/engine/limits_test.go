@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/store"
+)
+
+// TestSubmissionLimits reproduces the submissions that took the server
+// down: a configuration whose ${var} expansion grows to gigabytes (the job
+// stayed in PREP and starting it killed the server again), an app path of
+// /dev/zero (read until out of memory) and FIFOs (the request hung). Each
+// must be refused at submission, quickly, with an Oozie code and the
+// property or path named, and leave no job behind.
+func TestSubmissionLimits(t *testing.T) {
+	h := newHarness(t, func(o *Options) {
+		o.Expand = conf.ExpandLimits{Value: 64 << 10, Total: 1 << 20}
+		o.MaxDefinitionBytes = 4096
+	})
+	good := wf(`<start to="a"/>` + testAction("a", "end", "end") + `<end name="end"/>`)
+	big := strings.Repeat("x", 1000)
+	bomb := strings.Repeat("${big}", 1000)
+	fifo := func(name string) string {
+		p := filepath.Join(h.dir, "fifos", name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fifoIn := func(app, name string) string {
+		dir := h.writeApp(app, good, nil)
+		if name == "workflow.xml" {
+			os.Remove(filepath.Join(dir, name))
+		}
+		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	coordProps := func(appPath string, kv ...string) *conf.Config {
+		c := conf.New()
+		c.Set(PropCoordAppPath, appPath)
+		for i := 0; i+1 < len(kv); i += 2 {
+			c.Set(kv[i], kv[i+1])
+		}
+		return c
+	}
+	cases := []struct {
+		name     string
+		props    func() *conf.Config
+		code     string
+		mentions string
+	}{
+		{"expansion bomb in job properties", func() *conf.Config {
+			return props(h.writeApp("bomb", good, nil), "big", big, "bomb", bomb)
+		}, "E1004", "property [bomb] expands to more than 65536 bytes"},
+		{"expansion bomb in config-default.xml", func() *conf.Config {
+			c := conf.New()
+			c.Set("big", big)
+			c.Set("bomb", bomb)
+			var b strings.Builder
+			c.WriteXML(&b)
+			return props(h.writeApp("bomb-default", good, map[string]string{"config-default.xml": b.String()}))
+		}, "E1004", "[bomb]"},
+		{"expansion bomb through parameters", func() *conf.Config {
+			return props(h.writeApp("bomb-param", `<workflow-app xmlns="uri:oozie:workflow:1.0" name="p">
+				<parameters><property><name>bomb</name><value>`+strings.Repeat("${big}", 70)+`</value></property></parameters>`+
+				`<start to="a"/>`+testAction("a", "end", "end")+`<end name="end"/></workflow-app>`, nil), "big", big)
+		}, "E1004", "[bomb]"},
+		{"total expansion", func() *conf.Config {
+			kv := []string{"big", strings.Repeat("y", 60<<10)}
+			for i := range 20 {
+				kv = append(kv, "v"+string(rune('a'+i)), "${big}")
+			}
+			return props(h.writeApp("total", good, nil), kv...)
+		}, "E1004", "expanded configuration is larger than 1048576 bytes"},
+		{"app path /dev/zero", func() *conf.Config { return props("/dev/zero") }, "E0710", "[/dev/zero] is a device"},
+		{"app path is a FIFO", func() *conf.Config { return props(fifo("app.xml")) }, "E0710", "named pipe"},
+		{"workflow.xml is a FIFO", func() *conf.Config { return props(fifoIn("fifo-wf", "workflow.xml")) }, "E0710", "workflow.xml] is a named pipe"},
+		{"config-default.xml is a FIFO", func() *conf.Config { return props(fifoIn("fifo-default", "config-default.xml")) }, "E0710", "config-default.xml] is a named pipe"},
+		{"definition over the limit", func() *conf.Config {
+			return props(h.writeApp("huge", wf(`<!--`+strings.Repeat("z", 5000)+`-->`+`<start to="a"/>`+testAction("a", "end", "end")+`<end name="end"/>`), nil))
+		}, "E0736", "maximum allowed length [4096]"},
+		{"coordinator expansion bomb", func() *conf.Config {
+			return coordProps(h.dir, "big", big, "bomb", bomb)
+		}, "E1004", "[bomb]"},
+		{"coordinator app path /dev/zero", func() *conf.Config { return coordProps("/dev/zero") }, "E0710", "[/dev/zero] is a device"},
+		{"coordinator.xml is a FIFO", func() *conf.Config {
+			return coordProps(fifoIn("fifo-coord", "coordinator.xml"))
+		}, "E0710", "coordinator.xml] is a named pipe"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			// The deadline is a safety net: a FIFO read would block.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			start := time.Now()
+			_, err := h.e.Submit(ctx, c.props())
+			if err == nil {
+				t.Fatal("submission accepted")
+			}
+			if ErrorCode(err) != c.code || !strings.Contains(err.Error(), c.mentions) {
+				t.Fatalf("err = %v, want code %s mentioning %q", err, c.code, c.mentions)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("refusal took %v", d)
+			}
+		})
+	}
+	jobs, _, err := h.e.Jobs(context.Background(), store.JobFilter{})
+	if err != nil || len(jobs) != 0 {
+		t.Errorf("jobs after refused submissions: %d, %v", len(jobs), err)
+	}
+}
+
+// TestSubmissionReadCanceled: a submission whose request is gone does not
+// read the definition.
+func TestSubmissionReadCanceled(t *testing.T) {
+	h := newHarness(t)
+	app := h.writeApp("ok", wf(`<start to="a"/>`+testAction("a", "end", "end")+`<end name="end"/>`), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := h.e.Submit(ctx, props(app)); err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Fatalf("err = %v, want context canceled", err)
+	}
+}
+
+// TestDefinitionLimitRaised: raising MaxDefinitionBytes (the server's
+// gozie.definition.max.bytes) lets a definition over Oozie's 100,000 bytes
+// through both the bounded reader and the parser's own length check.
+func TestDefinitionLimitRaised(t *testing.T) {
+	for _, tc := range []struct {
+		max  int64
+		code string
+	}{{0, "E0736"}, {200_000, ""}} {
+		h := newHarness(t, func(o *Options) { o.MaxDefinitionBytes = tc.max })
+		app := h.writeApp("large", wf(`<!--`+strings.Repeat("z", 150_000)+`-->`+`<start to="a"/>`+testAction("a", "end", "end")+`<end name="end"/>`), nil)
+		_, err := h.e.Submit(context.Background(), props(app))
+		if ErrorCode(err) != tc.code {
+			t.Errorf("limit %d: err = %v, want code %q", tc.max, err, tc.code)
+		}
+	}
+}
+
+// TestStoredExpansionBomb: a job stored in PREP with a configuration that
+// expands past the limits (submitted before submissions were checked) is
+// refused with E1004 when started, instead of being expanded.
+func TestStoredExpansionBomb(t *testing.T) {
+	h := newHarness(t)
+	app := h.writeApp("ok", wf(`<start to="a"/>`+testAction("a", "end", "end")+`<end name="end"/>`), nil)
+	id, err := h.e.Submit(context.Background(), props(app))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	err = h.store.Update(ctx, func(tx store.Tx) error {
+		j, err := tx.Job(ctx, id)
+		if err != nil {
+			return err
+		}
+		c := conf.New()
+		c.Set(PropAppPath, app)
+		c.Set(PropUser, "tester")
+		c.Set("big", strings.Repeat("x", 1<<20))
+		for i := range 40 {
+			c.Set(fmt.Sprintf("v%d", i), "${big}")
+		}
+		var b strings.Builder
+		if err := c.WriteXML(&b); err != nil {
+			return err
+		}
+		j.Conf = b.String()
+		return tx.PutJob(ctx, j)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.e.StartJob(ctx, id); ErrorCode(err) != "E1004" {
+		t.Fatalf("StartJob = %v, want E1004", err)
+	}
+}

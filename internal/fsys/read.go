@@ -1,0 +1,128 @@
+package fsys
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Default size bounds of ReadFileLimit's callers. They live here so that the
+// server, the engine and the command line agree on them.
+const (
+	// DefaultMaxDefinition bounds workflow.xml, coordinator.xml and dataset
+	// include files: 100,000 bytes, Oozie's default
+	// (oozie.service.WorkflowAppService.WorkflowDefinitionMaxLength), so
+	// an application Oozie accepted is accepted here. It is the same figure
+	// as workflow.DefaultMaxDefinitionLength, which the parser applies.
+	DefaultMaxDefinition int64 = 100_000
+	// DefaultMaxConfFile bounds configuration files read for a job
+	// (config-default.xml, <job-xml>, job.properties): 10 MiB. Copies of
+	// hive-site.xml with descriptions run to a few hundred kilobytes; this
+	// leaves a wide margin while keeping one file far from memory trouble.
+	DefaultMaxConfFile int64 = 10 << 20
+)
+
+// ErrTooLarge is matched (errors.Is) by a *ReadError for a file over the
+// limit; ErrNotRegular by one for a FIFO, device, socket or directory.
+var (
+	ErrTooLarge   = errors.New("file too large")
+	ErrNotRegular = errors.New("not a regular file")
+)
+
+// ReadError reports why ReadFileLimit refused a file, naming it.
+type ReadError struct {
+	Path  string
+	Size  int64 // bytes found (at least Limit+1 when too large), or 0
+	Limit int64
+	Err   error // ErrTooLarge, ErrNotRegular
+	Mode  os.FileMode
+}
+
+func (e *ReadError) Error() string {
+	if errors.Is(e.Err, ErrTooLarge) {
+		return fmt.Sprintf("file [%s] is larger than the limit of %d bytes", e.Path, e.Limit)
+	}
+	kind := "not a regular file"
+	switch {
+	case e.Mode.IsDir():
+		kind = "a directory, not a file"
+	case e.Mode&os.ModeNamedPipe != 0:
+		kind = "a named pipe (FIFO), not a regular file"
+	case e.Mode&os.ModeDevice != 0:
+		kind = "a device, not a regular file"
+	case e.Mode&os.ModeSocket != 0:
+		kind = "a socket, not a regular file"
+	}
+	return fmt.Sprintf("[%s] is %s", e.Path, kind)
+}
+
+// Unwrap returns ErrTooLarge or ErrNotRegular.
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// readChunk is how much ReadFileLimit reads between checks of the context.
+const readChunk = 64 << 10
+
+// ReadFileLimit reads the regular file p (a plain path or file:// URI) whole,
+// refusing before reading anything a path that is not a regular file (a
+// FIFO would block forever, /dev/zero never ends) or whose size is over max
+// bytes, and stopping with ctx.Err() when ctx is done. max <= 0 means no
+// limit. The file is opened without blocking and checked again after
+// opening, so replacing it by a FIFO between the two steps does not hang the
+// caller, and a file growing while it is read is still cut at max.
+func ReadFileLimit(ctx context.Context, p string, max int64) ([]byte, error) {
+	local, err := Local(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(local)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &ReadError{Path: p, Mode: fi.Mode(), Err: ErrNotRegular}
+	}
+	if max > 0 && fi.Size() > max {
+		return nil, &ReadError{Path: p, Size: fi.Size(), Limit: max, Err: ErrTooLarge}
+	}
+	f, err := openNoBlock(local)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &ReadError{Path: p, Mode: fi.Mode(), Err: ErrNotRegular}
+	}
+	size := fi.Size()
+	if max > 0 && size > max {
+		return nil, &ReadError{Path: p, Size: size, Limit: max, Err: ErrTooLarge}
+	}
+	buf := make([]byte, 0, size+1)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		want := min(cap(buf)-len(buf), readChunk)
+		n, err := f.Read(buf[len(buf) : len(buf)+want])
+		buf = buf[:len(buf)+n]
+		if max > 0 && int64(len(buf)) > max {
+			return nil, &ReadError{Path: p, Size: int64(len(buf)), Limit: max, Err: ErrTooLarge}
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
