@@ -203,6 +203,5 @@ func (e *Engine) performCoordCascade(ctx context.Context, ef *store.Effect) erro
 			return cmdErr
 		}
 	}
-	e.markDone(ctx, ef)
-	return nil
+	return e.markDone(ctx, ef)
 }
