@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/store"
 )
 
 // apiError is a refusal with an Oozie error code and the HTTP status it is
@@ -47,6 +48,12 @@ func errContentType(ct string) *apiError {
 // while the system mode is not NORMAL.
 var errSafeMode = &apiError{status: http.StatusServiceUnavailable, code: "E0002", msg: "System is in safe mode"}
 
+// errStoreUnavailable is the answer while the database is out of reach.
+// The request changed nothing: every write is one transaction.
+func errStoreUnavailable(err error) *apiError {
+	return errorf(http.StatusServiceUnavailable, "E0603", "SQL error in operation, %v", err)
+}
+
 // httpStatusOf maps an Oozie error code to the status the REST layer sends
 // it with (rest-api.md 9.1): authorization failures are 401, everything
 // else an engine refuses is 400.
@@ -60,12 +67,17 @@ func httpStatusOf(code string) int {
 	return http.StatusBadRequest
 }
 
-// toAPIError converts an engine, workflow or other error. Errors without
-// an Oozie code are internal: 500 E0307 (Oozie's runtime error).
+// toAPIError converts an engine, workflow or other error. A database that
+// cannot be reached is 503 E0603 (Oozie's SQL error), so that clients and
+// load balancers retry; other errors without an Oozie code are internal:
+// 500 E0307 (Oozie's runtime error).
 func toAPIError(err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
+	}
+	if errors.Is(err, store.ErrUnavailable) {
+		return errStoreUnavailable(err)
 	}
 	var ee *engine.Error
 	if errors.As(err, &ee) {
