@@ -164,7 +164,7 @@ func (e *Engine) sweepLoop() {
 			return
 		case <-t.C:
 		}
-		e.sweep(e.ctx)
+		e.sweep(e.ctx, "")
 	}
 }
 
@@ -173,7 +173,8 @@ func (e *Engine) sweepLoop() {
 // put aside by a performer that found another one at work. An effect that
 // was held at any moment of the sweep, or that settled during it, is left
 // alone: its performer has it, or has just marked it done.
-func (e *Engine) sweep(ctx context.Context) {
+// jobID "" sweeps every job.
+func (e *Engine) sweep(ctx context.Context, jobID string) {
 	e.mu.Lock()
 	before := make(map[int64]bool, len(e.held))
 	for id := range e.held {
@@ -183,7 +184,7 @@ func (e *Engine) sweep(ctx context.Context) {
 	e.mu.Unlock()
 	var pending []*store.Effect
 	err := e.store.View(ctx, func(tx store.Tx) (err error) {
-		pending, err = tx.PendingEffects(ctx, "", 0)
+		pending, err = tx.PendingEffects(ctx, jobID, 0)
 		return err
 	})
 	e.mu.Lock()

@@ -204,13 +204,17 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 		return ch.write(ctx, tx)
 	})
 	if err != nil && job.ExternalID != "" {
-		// Two submissions with one external id raced: the unique index
-		// let one insert win. Answer with its job.
+		// Two submissions with one external id raced and the unique
+		// index let the other insert win, or this transaction did commit
+		// but its acknowledgement was lost. Either way the job exists:
+		// answer with it, and perform its pending effects now in case
+		// they are this transaction's, never dispatched.
 		var id string
 		if e.store.View(ctx, func(tx store.Tx) (err error) {
 			id, err = jobByExternalID(ctx, tx, job.User, job.ExternalID)
 			return err
 		}) == nil && id != "" {
+			e.sweep(ctx, id)
 			return id, nil
 		}
 	}

@@ -85,7 +85,7 @@ func retryable(err error) bool {
 // shutting down, crashed or still starting).
 func unavailable(err error) bool {
 	var connErr *pgconn.ConnectError
-	if errors.As(err, &connErr) || pgconn.Timeout(err) {
+	if errors.As(err, &connErr) || pgconn.Timeout(err) || errors.Is(err, pgconn.ErrConnClosed) {
 		return true
 	}
 	var pgErr *pgconn.PgError
