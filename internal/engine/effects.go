@@ -170,6 +170,12 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	if ctx.Err() != nil {
 		return nil // shutting down: the effect stays pending for the next start
 	}
+	if errors.Is(startErr, store.ErrUnavailable) {
+		// The engine's own store failed inside the executor (a
+		// sub-workflow's submission): not the action's fault. The
+		// effect is performed again; the executor is idempotent.
+		return startErr
+	}
 
 	st, err = e.lockState(ctx, ef.JobID)
 	if err != nil {
@@ -366,7 +372,7 @@ func (e *Engine) performCheck(ctx context.Context, jobID, actionID string) {
 		kind, code, msg := classify(checkErr)
 		switch kind {
 		case action.Transient:
-			e.logf("gozie: check %s: %v (will poll again)", actionID, checkErr)
+			e.logLimited("check "+actionID, "gozie: check %s: %v (will poll again)", actionID, checkErr)
 			return
 		case action.NonTransient:
 			_ = setActionStatus(a, store.ActionDone, store.ActionEndManual)

@@ -129,7 +129,7 @@ type Engine struct {
 	// Effect bookkeeping of retry.go.
 	held     map[int64]bool         // effects dispatched and not settled
 	retrying map[int64]*effectRetry // effects whose last attempt failed
-	settled  map[int64]bool         // effects settled during a sweep (nil outside one)
+	settled  map[*settledSet]bool   // one set per sweep in progress
 	logged   map[string]time.Time   // last line of each rate-limited failure
 
 	coord    coordRuntime // coordinator jobs' locks and parsed apps
@@ -195,6 +195,7 @@ func New(opts Options) (*Engine, error) {
 		contexts: map[string]*action.Context{},
 		held:     map[int64]bool{},
 		retrying: map[int64]*effectRetry{},
+		settled:  map[*settledSet]bool{},
 		logged:   map[string]time.Time{},
 		sem:      make(chan struct{}, opts.MaxConcurrentStarts),
 	}

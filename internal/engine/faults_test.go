@@ -257,3 +257,39 @@ func TestLongOutageLogsSparingly(t *testing.T) {
 		t.Fatalf("job %s, b ran %d times; want SUCCEEDED, once", got, x.count(x.runs, "b"))
 	}
 }
+
+// TestStoreOutageDuringSubWorkflowStart: the child job's submission fails
+// on the store. Before, that was the sub-workflow action's error and the
+// parent took its error transition; now the start is retried and the
+// child created once.
+func TestStoreOutageDuringSubWorkflowStart(t *testing.T) {
+	h, f, x, _ := faultHarness(t, time.Hour)
+	child := h.writeApp("child", wf(`<start to="c"/><action name="c"><once xmlns="uri:gozie:test:1.0"/><ok to="end"/><error to="fail"/></action>
+<kill name="fail"><message>failed</message></kill><end name="end"/>`), nil)
+	parent := h.writeApp("parent", wf(`<start to="a"/>
+<action name="a"><once xmlns="uri:gozie:test:1.0"/><ok to="sub"/><error to="fail"/></action>
+<action name="sub"><sub-workflow><app-path>`+child+`</app-path></sub-workflow><ok to="end"/><error to="fail"/></action>
+<kill name="fail"><message>failed</message></kill><end name="end"/>`), nil)
+	x.onStart = func(name string, call int) {
+		if name == "a" && call == 1 {
+			f.FailUpdates(1, 2, false) // a's own commit passes; the child's submission fails twice
+		}
+	}
+	id := h.run(props(parent))
+	deadline := time.Now().Add(20 * time.Second)
+	for !store.Terminal(h.status(id)) {
+		if time.Now().After(deadline) {
+			t.Fatalf("job still %s: %s", h.status(id), h.describe(id))
+		}
+		if f.Failed() > 0 && h.clock.Pending() > 0 {
+			h.clock.Advance(time.Second)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if got := h.status(id); got != store.JobSucceeded || f.Failed() != 2 {
+		t.Fatalf("job %s after %d failures: %s", got, f.Failed(), h.describe(id))
+	}
+	if kids := h.children(id); len(kids) != 1 || x.count(x.runs, "c") != 1 {
+		t.Fatalf("%d children, child step ran %d times; want 1 and once", len(kids), x.count(x.runs, "c"))
+	}
+}

@@ -27,6 +27,10 @@ import (
 // attempt and re-checks the action's status under the job lock; coordinator
 // effects re-read what they act on.
 
+// settledSet collects the effects settled while one sweep runs. Sweeps of
+// one job (after a lost acknowledgement) may run beside the periodic one.
+type settledSet struct{ ids map[int64]bool }
+
 // effectRetry is the retry state of one failing effect.
 type effectRetry struct {
 	failures int
@@ -43,6 +47,8 @@ const (
 	// or sweep) is logged again: an outage of an hour logs a line a
 	// minute per effect, not one per retry.
 	retryLogInterval = time.Minute
+	// maxLogKeys bounds the rate limiter's memory.
+	maxLogKeys = 4096
 )
 
 // hold marks an effect as being performed (or waiting for its time or its
@@ -65,8 +71,8 @@ func (e *Engine) settle(ef *store.Effect) {
 	delete(e.held, ef.ID)
 	r := e.retrying[ef.ID]
 	delete(e.retrying, ef.ID)
-	if e.settled != nil {
-		e.settled[ef.ID] = true
+	for set := range e.settled {
+		set.ids[ef.ID] = true
 	}
 	e.mu.Unlock()
 	if r != nil {
@@ -127,6 +133,15 @@ func (e *Engine) logLimited(key, format string, args ...any) {
 		e.mu.Unlock()
 		return
 	}
+	if len(e.logged) >= maxLogKeys {
+		// Keys of failures that stopped without a recovery line (an
+		// action that ended, a job that was removed) go once stale.
+		for k, t := range e.logged {
+			if now.Sub(t) >= retryLogInterval {
+				delete(e.logged, k)
+			}
+		}
+	}
 	e.logged[key] = now
 	e.mu.Unlock()
 	e.logf(format, args...)
@@ -180,7 +195,8 @@ func (e *Engine) sweep(ctx context.Context, jobID string) {
 	for id := range e.held {
 		before[id] = true
 	}
-	e.settled = map[int64]bool{}
+	settled := &settledSet{ids: map[int64]bool{}}
+	e.settled[settled] = true
 	e.mu.Unlock()
 	var pending []*store.Effect
 	err := e.store.View(ctx, func(tx store.Tx) (err error) {
@@ -188,8 +204,7 @@ func (e *Engine) sweep(ctx context.Context, jobID string) {
 		return err
 	})
 	e.mu.Lock()
-	settled := e.settled
-	e.settled = nil
+	delete(e.settled, settled)
 	e.mu.Unlock()
 	if err != nil {
 		if ctx.Err() == nil {
@@ -202,7 +217,7 @@ func (e *Engine) sweep(ctx context.Context, jobID string) {
 	var orphans []*store.Effect
 	e.mu.Lock()
 	for _, ef := range pending {
-		if ef.NotBefore.After(now) || !knownEffect(ef.Kind) || before[ef.ID] || e.held[ef.ID] || settled[ef.ID] {
+		if ef.NotBefore.After(now) || !knownEffect(ef.Kind) || before[ef.ID] || e.held[ef.ID] || settled.ids[ef.ID] {
 			continue
 		}
 		orphans = append(orphans, ef)

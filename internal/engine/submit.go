@@ -43,6 +43,9 @@ func (e *Engine) parseOptions(props *conf.Config) workflow.Options {
 type parentInfo struct {
 	jobID, actionID string
 	attempt, depth  int
+	// launch is the coordinator effect creating the job, so that a retry
+	// of the effect finds the job it created before (coordeffects.go).
+	launch int64
 }
 
 // Submit creates a workflow job in PREP from its job properties (as
@@ -161,6 +164,7 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 	if parent != nil {
 		job.ParentID = parent.jobID
 		extra.ParentAction, extra.ParentAttempt, extra.Depth = parent.actionID, parent.attempt, parent.depth
+		extra.Launch = parent.launch
 	}
 	job.State = extra.encode()
 	var ch *change
