@@ -114,10 +114,12 @@ func (c *Client) SubmitRetrying(ctx context.Context, cf *conf.Config, start bool
 }
 
 // retrySubmission reports the failures after which the server may or may
-// not have created the job: no response at all, or a server error.
+// not have created the job, or may accept it shortly: no response at all,
+// or a server error. The safe-mode refusal (503 E0002) is an
+// administrator's decision, not a passing failure: it is not repeated.
 func retrySubmission(err error) bool {
 	var e *Error
-	return errors.As(err, &e) && (e.Status == 0 || e.Status >= 500)
+	return errors.As(err, &e) && (e.Status == 0 || e.Status >= 500) && e.Code != "E0002"
 }
 
 // Dryrun checks the job cf would create without creating it. The answer is

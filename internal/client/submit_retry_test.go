@@ -31,6 +31,7 @@ func TestSubmitRetrying(t *testing.T) {
 		{"answer lost", "req-1", []string{"drop", "drop", "201"}, false, 3, "[1s 2s]"},
 		{"gives up", "req-1", []string{"503", "503", "503", "503", "503"}, true, 4, "[1s 2s 4s]"},
 		{"client error", "req-1", []string{"400", "201"}, true, 1, "[]"},
+		{"safe mode", "req-1", []string{"safemode", "201"}, true, 1, "[]"},
 		{"no external id", "", []string{"503", "201"}, true, 1, "[]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,6 +59,9 @@ func TestSubmitRetrying(t *testing.T) {
 				case "503":
 					w.Header().Set("oozie-error-code", "E0603")
 					w.Header().Set("oozie-error-message", "E0603: SQL error in operation, down")
+					w.WriteHeader(http.StatusServiceUnavailable)
+				case "safemode":
+					w.Header().Set("oozie-error-code", "E0002")
 					w.WriteHeader(http.StatusServiceUnavailable)
 				case "400":
 					w.Header().Set("oozie-error-code", "E0301")
