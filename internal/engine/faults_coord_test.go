@@ -37,7 +37,6 @@ func TestCoordStoreOutage(t *testing.T) {
 			// All three hours are past: the first tick materializes and
 			// submits every action.
 			h := newCoordHarnessOn(t, f, weekStart.Add(4*time.Hour), CoordOptions{InputCheckInterval: 15 * time.Minute})
-			h.e.opts.SweepInterval = time.Hour
 			for i := 0; i < 3; i++ {
 				h.publish(weekStart.Add(time.Duration(i) * time.Hour))
 			}
