@@ -203,19 +203,24 @@ func (e *Engine) sweep(ctx context.Context, jobID string) {
 		pending, err = tx.PendingEffects(ctx, jobID, 0)
 		return err
 	})
-	e.mu.Lock()
-	delete(e.settled, settled)
-	e.mu.Unlock()
 	if err != nil {
+		e.mu.Lock()
+		delete(e.settled, settled)
+		e.mu.Unlock()
 		if ctx.Err() == nil {
 			e.logLimited("sweep", "gozie: sweep of pending effects: %v (will sweep again)", err)
 		}
 		return
 	}
-	e.logRecovered("sweep", "gozie: sweep of pending effects works again")
+	if jobID == "" {
+		e.logRecovered("sweep", "gozie: sweep of pending effects works again")
+	}
 	now := e.clock.Now()
 	var orphans []*store.Effect
+	// The set stops collecting under the same lock the choice is made
+	// in, so an effect settling at any moment until now is seen.
 	e.mu.Lock()
+	delete(e.settled, settled)
 	for _, ef := range pending {
 		if ef.NotBefore.After(now) || !knownEffect(ef.Kind) || before[ef.ID] || e.held[ef.ID] || settled.ids[ef.ID] {
 			continue
