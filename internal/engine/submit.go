@@ -226,6 +226,13 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 		return "", err
 	}
 	if existing != "" {
+		if start {
+			// Submitted earlier without a start: a Run answers with a
+			// started job, always.
+			if err := e.StartJob(ctx, existing); err != nil && ErrorCode(err) != CodeAlreadyStarted {
+				return "", err
+			}
+		}
 		return existing, nil
 	}
 	if ch != nil {

@@ -116,6 +116,18 @@ func TestExternalIDDeduplicates(t *testing.T) {
 	}
 
 	h.wait(first)
+
+	// Submitted (PREP) first, run later with the same id: started.
+	prep, err := h.e.Submit(ctx, props(app, PropExternal, "req-3"))
+	if err != nil || h.status(prep) != store.JobPrep {
+		t.Fatalf("Submit: %v", err)
+	}
+	if id, err := h.e.Run(ctx, props(app, PropExternal, "req-3")); err != nil || id != prep {
+		t.Fatalf("Run after Submit = %s, %v; want %s", id, err, prep)
+	}
+	if got := h.wait(prep).Status; got != store.JobSucceeded {
+		t.Fatalf("job %s", got)
+	}
 }
 
 // TestExternalIDRace sends the same submission from 8 goroutines at once:
