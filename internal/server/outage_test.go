@@ -186,8 +186,16 @@ func TestPostgresOutage(t *testing.T) {
 			t.Errorf("%s %s during the outage: %d %s %q, want 503 E0603", tc.method, tc.path, r.status, r.header.Get("oozie-error-code"), r.body)
 		}
 	}
-	// Let the engine's retries and polls run into the outage for a while.
-	time.Sleep(3 * time.Second)
+	// Let the engine's retries and polls run into the outage for a while:
+	// 3s by default, GOZIE_TEST_OUTAGE=45s to go past the 30s retry cap
+	// and a sweep.
+	length := 3 * time.Second
+	if v := os.Getenv("GOZIE_TEST_OUTAGE"); v != "" {
+		if length, err = time.ParseDuration(v); err != nil {
+			t.Fatalf("GOZIE_TEST_OUTAGE: %v", err)
+		}
+	}
+	time.Sleep(length)
 	proxy.restore()
 	down := time.Since(outage)
 
