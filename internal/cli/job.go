@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -148,6 +150,35 @@ type userError string
 // Error returns the text as the user should see it after "Error: ".
 func (e userError) Error() string { return string(e) }
 
+// submitAttempts is how many times -run and -submit send a workflow
+// submission whose answer did not arrive (the job may or may not exist).
+const submitAttempts = 4
+
+// withExternalID gives a workflow submission without an
+// oozie.wf.external.id a random one, unique to this invocation, so the
+// submission can be sent again when its answer is lost: the server answers
+// a repeat with the job the first one created. It returns how many times
+// the submission may be sent: once for coordinators and bundles, which
+// gozie does not de-duplicate.
+func withExternalID(cf *conf.Config) int {
+	if v, _ := cf.Get("oozie.wf.application.path"); strings.TrimSpace(v) == "" {
+		return 1
+	}
+	for _, k := range []string{"oozie.coord.application.path", "oozie.bundle.application.path"} {
+		if v, _ := cf.Get(k); strings.TrimSpace(v) != "" {
+			return 1
+		}
+	}
+	if v, _ := cf.Get(client.PropExternalID); strings.TrimSpace(v) == "" {
+		var b [12]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return 1
+		}
+		cf.Set(client.PropExternalID, "gozie-cli-"+hex.EncodeToString(b[:]))
+	}
+	return submitAttempts
+}
+
 func (j *jobCmd) do(op, id string) error {
 	f, c, ctx := j.f, j.c, j.ctx
 	switch op {
@@ -160,7 +191,7 @@ func (j *jobCmd) do(op, id string) error {
 			text, raw, err := c.Dryrun(ctx, cf)
 			return j.emit(raw, err, func() { printDryrun(j.out, text) })
 		}
-		jobID, raw, err := c.Submit(ctx, cf, op == "run")
+		jobID, raw, err := c.SubmitRetrying(ctx, cf, op == "run", withExternalID(cf))
 		return j.emit(raw, err, func() { fmt.Fprintf(j.out, "job: %s\n", nullText(jobID)) })
 	case "start":
 		return c.Start(ctx, id)

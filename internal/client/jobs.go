@@ -3,9 +3,12 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/gozie/gozie/internal/conf"
 )
@@ -78,6 +81,45 @@ func (c *Client) Submit(ctx context.Context, cf *conf.Config, start bool) (strin
 		action = "start"
 	}
 	return c.submit(ctx, cf, action)
+}
+
+// PropExternalID is the workflow property naming one submission: the
+// server answers a repeated submission with the same value (and user) with
+// the job the first one created.
+const PropExternalID = "oozie.wf.external.id"
+
+// SubmitRetrying is Submit for a workflow configuration carrying
+// oozie.wf.external.id, which makes a repeated submission harmless: when
+// no answer arrives (a connection reset, a timeout) or the server answers
+// 5xx (its database is unavailable), it sends the submission again, up to
+// attempts times in all, after 1s, 2s, 4s, ... (Options.Sleep). A
+// configuration without an external id is sent once: repeating it could
+// create two jobs.
+func (c *Client) SubmitRetrying(ctx context.Context, cf *conf.Config, start bool, attempts int) (string, json.RawMessage, error) {
+	if v, _ := cf.Get(PropExternalID); strings.TrimSpace(v) == "" {
+		attempts = 1
+	}
+	for n := 1; ; n++ {
+		id, raw, err := c.Submit(ctx, cf, start)
+		if err == nil || n >= attempts || ctx.Err() != nil || !retrySubmission(err) {
+			return id, raw, err
+		}
+		wait := time.Second << (n - 1)
+		if c.opts.RetryLog != nil {
+			fmt.Fprintf(c.opts.RetryLog, "Submission failed [ %v ]. Sending it again (same %s) after %d sec. Retry count = %d\n",
+				err, PropExternalID, wait/time.Second, n)
+		}
+		c.opts.Sleep(wait)
+	}
+}
+
+// retrySubmission reports the failures after which the server may or may
+// not have created the job, or may accept it shortly: no response at all,
+// or a server error. The safe-mode refusal (503 E0002) is an
+// administrator's decision, not a passing failure: it is not repeated.
+func retrySubmission(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && (e.Status == 0 || e.Status >= 500) && e.Code != "E0002"
 }
 
 // Dryrun checks the job cf would create without creating it. The answer is

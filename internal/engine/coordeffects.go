@@ -46,10 +46,15 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 		wfID = e.rerunFailedNodes(ctx, c, a)
 	}
 	if wfID == "" {
-		// A workflow created by this launch before a crash is still in
-		// PREP; earlier runs of a rerun action have all started.
+		// A workflow created by this launch before a crash or a failed
+		// commit: in PREP, or already started (even ended) when only the
+		// record of its start was lost. It names this effect; one
+		// created by an older binary is recognized by being in PREP and
+		// not older than the effect (earlier runs of a rerun action have
+		// all started).
 		for _, w := range existing {
-			if w.Status == store.JobPrep && !w.CreatedTime.Before(ef.CreatedTime) {
+			x, _ := decodeExtra(w.State)
+			if x.Launch == ef.ID || (x.Launch == 0 && w.Status == store.JobPrep && !w.CreatedTime.Before(ef.CreatedTime)) {
 				wfID = w.ID
 			}
 		}
@@ -57,7 +62,12 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 	if wfID == "" {
 		props, err := conf.ParseXML(strings.NewReader(a.RunConf), "action "+a.ID)
 		if err == nil {
-			wfID, err = e.submit(ctx, props, &parentInfo{jobID: a.ID, actionID: a.ID})
+			wfID, err = e.submit(ctx, props, &parentInfo{jobID: a.ID, actionID: a.ID, launch: ef.ID})
+		}
+		if errors.Is(err, store.ErrUnavailable) {
+			// The database, not the workflow: the effect is retried,
+			// and finds the workflow if this submission did commit.
+			return err
 		}
 		if err != nil {
 			a.ErrorCode, a.ErrorMessage = ErrorCode(err), err.Error()
@@ -82,7 +92,11 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 		a.ExternalID = wfID
 		c.touch(a, a.Status)
 	}
-	if err := e.StartJob(ctx, wfID); err != nil && ErrorCode(err) != CodeAlreadyStarted {
+	if err := e.StartJob(ctx, wfID); ErrorCode(err) == CodeAlreadyStarted {
+		// Started by an earlier attempt whose commit acknowledgement was
+		// lost: its first effects may never have been dispatched.
+		e.sweep(ctx, wfID)
+	} else if err != nil {
 		return err
 	}
 	wf, _, err := e.Job(ctx, wfID)
@@ -203,6 +217,5 @@ func (e *Engine) performCoordCascade(ctx context.Context, ef *store.Effect) erro
 			return cmdErr
 		}
 	}
-	e.markDone(ctx, ef)
-	return nil
+	return e.markDone(ctx, ef)
 }

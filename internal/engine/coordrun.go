@@ -222,40 +222,26 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 
 // performCoord performs the coordinator effects, and the notify effect of a
 // workflow launched by a coordinator action. It reports whether ef was one
-// of those.
-func (e *Engine) performCoord(ef *store.Effect) bool {
-	ctx := e.ctx
-	var err error
+// of those, and the error of its work: perform retries a failed one after
+// a backoff (retry.go), so a passing database error does not stall the job.
+func (e *Engine) performCoord(ctx context.Context, ef *store.Effect) (bool, error) {
 	switch ef.Kind {
 	case EffectCoordTick:
-		err = e.performCoordTick(ctx, ef)
+		return true, e.performCoordTick(ctx, ef)
 	case EffectCoordSubmit:
-		err = e.performCoordSubmit(ctx, ef)
+		return true, e.performCoordSubmit(ctx, ef)
 	case EffectCoordKill, EffectCoordSuspend, EffectCoordResume:
-		err = e.performCoordCascade(ctx, ef)
+		return true, e.performCoordCascade(ctx, ef)
 	case EffectCoordCleanup:
-		err = e.performCoordCleanup(ctx, ef)
+		return true, e.performCoordCleanup(ctx, ef)
 	case store.EffectNotify:
 		jobID, _, _ := strings.Cut(ef.ActionID, "@")
 		if !IsCoordJobID(jobID) {
-			return false
+			return false, nil
 		}
-		err = e.coordWorkflowEnded(ctx, ef, jobID)
-	default:
-		return false
+		return true, e.coordWorkflowEnded(ctx, ef, jobID)
 	}
-	if err != nil && ctx.Err() == nil {
-		if ErrorCode(err) == CodeJobNotFound {
-			e.markDone(ctx, ef)
-			return true
-		}
-		// The effect stays pending (a restart performs it again) and is
-		// tried again after the input check interval, so a passing
-		// database error does not stall the job until then.
-		e.logf("gozie: effect %s %s %s: %v (will retry)", ef.Kind, ef.JobID, ef.ActionID, err)
-		e.clock.AfterFunc(e.opts.Coord.withDefaults().InputCheckInterval, func() { e.goSafe(func() { e.perform(ef) }) })
-	}
-	return true
+	return false, nil
 }
 
 func (e *Engine) performCoordTick(ctx context.Context, ef *store.Effect) error {
@@ -267,8 +253,7 @@ func (e *Engine) performCoordTick(ctx context.Context, ef *store.Effect) error {
 	}
 	if c.extra.TickID != ef.ID {
 		// A superseded tick: the live one is earlier.
-		e.markDone(ctx, ef)
-		return nil
+		return e.markDone(ctx, ef)
 	}
 	c.extra.TickID, c.extra.TickAt = 0, time.Time{}
 	c.jobDirty = true

@@ -12,10 +12,14 @@ import (
 )
 
 // dispatch performs committed effects, each on its own goroutine; delayed
-// ones (retry intervals) wait on the clock first.
+// ones (retry intervals) wait on the clock first. An effect the engine
+// already holds (performing, waiting or retrying) is not dispatched again.
 func (e *Engine) dispatch(effects []*store.Effect) {
 	for _, ef := range effects {
 		ef := ef
+		if !e.hold(ef.ID) {
+			continue
+		}
 		if d := ef.NotBefore.Sub(e.clock.Now()); d > 0 {
 			e.clock.AfterFunc(d, func() { e.goSafe(func() { e.perform(ef) }) })
 			continue
@@ -24,20 +28,42 @@ func (e *Engine) dispatch(effects []*store.Effect) {
 	}
 }
 
+// perform performs one effect; one whose work failed is retried after a
+// backoff (retry.go) until it succeeds or the engine closes.
 func (e *Engine) perform(ef *store.Effect) {
-	if e.performCoord(ef) {
+	ctx := e.ctx
+	err := e.performEffect(ctx, ef)
+	if err != nil && ctx.Err() == nil && ErrorCode(err) == CodeJobNotFound {
+		// The job is gone (deleted, or never committed): nothing to do.
+		err = e.markDone(ctx, ef)
+	}
+	if ctx.Err() != nil {
+		return // shutting down: still pending in the store for the next start
+	}
+	if err != nil {
+		e.retryEffect(ef, err)
 		return
 	}
-	ctx := e.ctx
+	e.settle(ef)
+}
+
+func (e *Engine) performEffect(ctx context.Context, ef *store.Effect) error {
+	if ok, err := e.performCoord(ctx, ef); ok {
+		return err
+	}
 	switch ef.Kind {
 	case store.EffectStart:
-		e.performStart(ctx, ef)
+		return e.performStart(ctx, ef)
 	case store.EffectKill:
-		e.performKill(ctx, ef)
+		return e.performKill(ctx, ef)
 	case EffectHTTPNotify:
+		// Deliveries have their own retries and mark their effects
+		// done themselves; one left pending by a store failure is
+		// found by the sweep.
 		e.performHTTPNotify(ef)
+		return nil
 	case EffectCheck:
-		e.performEndRetry(ctx, ef)
+		return e.performEndRetry(ctx, ef)
 	case store.EffectNotify:
 		// A child job ended: check the parent's sub-workflow action now.
 		// notify, not a plain check: the parent's action may not be
@@ -45,18 +71,16 @@ func (e *Engine) perform(ef *store.Effect) {
 		if jobID, _, ok := strings.Cut(ef.ActionID, "@"); ok {
 			e.notify(jobID, ef.ActionID)
 		}
-		e.markDone(ctx, ef)
+		return e.markDone(ctx, ef)
 	default:
 		e.logf("gozie: unknown effect %q of job %s; leaving it", ef.Kind, ef.JobID)
+		return nil
 	}
 }
 
 // markDone records an effect performed when nothing else changes.
-func (e *Engine) markDone(ctx context.Context, ef *store.Effect) {
-	err := e.store.Update(ctx, func(tx store.Tx) error { return tx.DoneEffect(ctx, ef.ID) })
-	if err != nil && ctx.Err() == nil {
-		e.logf("gozie: effect %d: %v", ef.ID, err)
-	}
+func (e *Engine) markDone(ctx context.Context, ef *store.Effect) error {
+	return e.store.Update(ctx, func(tx store.Tx) error { return tx.DoneEffect(ctx, ef.ID) })
 }
 
 func nodeName(actionID string) string {
@@ -91,33 +115,32 @@ func startable(status string) bool {
 
 // performStart resolves the action's EL, calls the executor's Start outside
 // the job lock, and commits the outcome together with the effect's
-// completion.
-func (e *Engine) performStart(ctx context.Context, ef *store.Effect) {
+// completion. An error means the outcome is not committed: the effect is
+// performed again, and the executor, asked to start the same attempt,
+// reports on the run it already started.
+func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	key := fmt.Sprintf("%s#%d", ef.ActionID, ef.Attempt)
 	if !e.claim(key) {
-		return
+		// Another effect starts this attempt; this one stays pending
+		// and the sweep finds it superseded later.
+		return nil
 	}
 	defer e.release(key)
 	st, err := e.lockState(ctx, ef.JobID)
 	if err != nil {
-		e.effectFailed(ctx, ef, err)
-		return
+		return err
 	}
 	a := st.actions[nodeName(ef.ActionID)]
 	switch {
 	case a == nil || a.Attempt != ef.Attempt || !startable(a.Status) || store.Terminal(st.job.Status):
 		// Superseded (killed, retried, already started): nothing to do.
 		st.done = append(st.done, ef.ID)
-		e.commitOrLog(ctx, st)
-		st.mu.Unlock()
-		return
+		return e.commitUnlock(ctx, st)
 	case st.job.Status != store.JobRunning:
 		st.extra.Held = append(st.extra.Held, a.Name)
 		st.done = append(st.done, ef.ID)
 		st.jobDirty = true
-		e.commitOrLog(ctx, st)
-		st.mu.Unlock()
-		return
+		return e.commitUnlock(ctx, st)
 	}
 	exec, ok := e.actions.Lookup(a.Type)
 	var actx *action.Context
@@ -137,9 +160,7 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) {
 	}
 	if !ok || err != nil {
 		st.done = append(st.done, ef.ID)
-		e.commitOrLog(ctx, st)
-		st.mu.Unlock()
-		return
+		return e.commitUnlock(ctx, st)
 	}
 	a.Conf = elementXML(actx.Element)
 	e.setContext(a.ID, actx)
@@ -149,13 +170,18 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) {
 	res, startErr := guard(func() (action.Result, error) { return exec.Start(ctx, actx) })
 	<-e.sem
 	if ctx.Err() != nil {
-		return // shutting down: the effect stays pending for the next start
+		return nil // shutting down: the effect stays pending for the next start
+	}
+	if errors.Is(startErr, store.ErrUnavailable) {
+		// The engine's own store failed inside the executor (a
+		// sub-workflow's submission): not the action's fault. The
+		// effect is performed again; the executor is idempotent.
+		return startErr
 	}
 
 	st, err = e.lockState(ctx, ef.JobID)
 	if err != nil {
-		e.effectFailed(ctx, ef, err)
-		return
+		return err
 	}
 	defer st.mu.Unlock()
 	a = st.actions[nodeName(ef.ActionID)]
@@ -167,15 +193,13 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) {
 			}
 		}
 		st.done = append(st.done, ef.ID)
-		e.commitOrLog(ctx, st)
-		return
+		return e.commit(ctx, st)
 	}
 	a.Conf = elementXML(actx.Element)
 	st.actionStarted(e, a, res, startErr)
 	st.done = append(st.done, ef.ID)
 	if err := e.commit(ctx, st); err != nil {
-		e.logf("gozie: %s: %v", ef.ActionID, err)
-		return
+		return err
 	}
 	if a.Status == store.ActionRunning {
 		e.mu.Lock()
@@ -186,6 +210,14 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) {
 			e.enqueueCheck(st.job.ID, a.ID)
 		}
 	}
+	return nil
+}
+
+// commitUnlock commits st and unlocks it.
+func (e *Engine) commitUnlock(ctx context.Context, st *jobState) error {
+	err := e.commit(ctx, st)
+	st.mu.Unlock()
+	return err
 }
 
 // guard runs an executor call, turning a panic into a failure of the
@@ -200,22 +232,12 @@ func guard(call func() (action.Result, error)) (res action.Result, err error) {
 	return call()
 }
 
-// effectFailed logs an effect that could not be performed; it stays
-// pending, so the next Start tries again.
-func (e *Engine) effectFailed(ctx context.Context, ef *store.Effect, err error) {
-	if ctx.Err() != nil {
-		return
-	}
-	if ErrorCode(err) == CodeJobNotFound {
-		e.markDone(ctx, ef)
-		return
-	}
-	e.logf("gozie: effect %s %s: %v", ef.Kind, ef.ActionID, err)
-}
-
+// commitOrLog commits a change whose loss the poll loop repairs (the
+// outcome of a check, which the next poll asks for again), logging a
+// failure at most once a minute per job.
 func (e *Engine) commitOrLog(ctx context.Context, st *jobState) {
 	if err := e.commit(ctx, st); err != nil && ctx.Err() == nil {
-		e.logf("gozie: job %s: %v", st.job.ID, err)
+		e.logLimited("job "+st.job.ID, "gozie: job %s: %v (the next poll tries again)", st.job.ID, err)
 	}
 }
 
@@ -359,7 +381,7 @@ func (e *Engine) performCheck(ctx context.Context, jobID, actionID string) {
 				st.endRetry(e, a, code, msg)
 				break
 			}
-			e.logf("gozie: check %s: %v (will poll again)", actionID, checkErr)
+			e.logLimited("check "+actionID, "gozie: check %s: %v (will poll again)", actionID, checkErr)
 			return
 		case action.NonTransient:
 			_ = setActionStatus(a, endStatus(a, store.ActionEndManual)...)
@@ -400,11 +422,10 @@ func (e *Engine) performCheck(ctx context.Context, jobID, actionID string) {
 
 // performKill stops an action's external work. A failure to kill moves
 // the action from KILLED to FAILED (specification 9.2).
-func (e *Engine) performKill(ctx context.Context, ef *store.Effect) {
+func (e *Engine) performKill(ctx context.Context, ef *store.Effect) error {
 	st, err := e.lockState(ctx, ef.JobID)
 	if err != nil {
-		e.effectFailed(ctx, ef, err)
-		return
+		return err
 	}
 	a := st.actions[nodeName(ef.ActionID)]
 	var exec action.Executor
@@ -414,9 +435,7 @@ func (e *Engine) performKill(ctx context.Context, ef *store.Effect) {
 	}
 	if !ok || a.ExternalID == "" {
 		st.done = append(st.done, ef.ID)
-		e.commitOrLog(ctx, st)
-		st.mu.Unlock()
-		return
+		return e.commitUnlock(ctx, st)
 	}
 	actx := e.contextFor(st, a)
 	extID := a.ExternalID
@@ -424,11 +443,11 @@ func (e *Engine) performKill(ctx context.Context, ef *store.Effect) {
 
 	_, killErr := guard(func() (action.Result, error) { return action.Result{}, exec.Kill(ctx, actx, extID) })
 	if ctx.Err() != nil {
-		return
+		return nil
 	}
 	st, err = e.lockState(ctx, ef.JobID)
 	if err != nil {
-		return
+		return err
 	}
 	defer st.mu.Unlock()
 	if a = st.actions[nodeName(ef.ActionID)]; a != nil && killErr != nil && a.Status == store.ActionKilled {
@@ -437,5 +456,5 @@ func (e *Engine) performKill(ctx context.Context, ef *store.Effect) {
 		st.touch(a)
 	}
 	st.done = append(st.done, ef.ID)
-	e.commitOrLog(ctx, st)
+	return e.commit(ctx, st)
 }

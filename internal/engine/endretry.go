@@ -56,28 +56,34 @@ func checkable(status string) bool {
 	return false
 }
 
+// errEndRetryUnrecorded reports an END_RETRY check whose commit did not go
+// through: the action is still in the same round.
+var errEndRetryUnrecorded = errors.New("the END_RETRY check could not be recorded; checking again")
+
 // performEndRetry is the EffectCheck: check the action now. The effect is
 // done once the check has changed the action (ended it, counted a retry,
 // sent it to END_MANUAL) or the action moved on; if it is still in the
 // same END_RETRY round, the check's commit did not go through (the store's
-// disk may be full too), so the effect stays pending and is tried again
-// after the retry interval.
-func (e *Engine) performEndRetry(ctx context.Context, ef *store.Effect) {
+// disk may be full too), so it returns an error and the effect stays
+// pending, held, and is performed again after the store backoff
+// (retry.go).
+func (e *Engine) performEndRetry(ctx context.Context, ef *store.Effect) error {
 	jobID, node, _ := strings.Cut(ef.ActionID, "@")
 	if !e.claim(endRetryKey(ef.ActionID)) {
-		return
+		// Another check of this action is at work; the effect stays
+		// pending and the sweep offers it again.
+		return nil
 	}
 	defer e.release(endRetryKey(ef.ActionID))
 	before, inRound := e.endRetryRound(ctx, jobID, node)
 	e.performCheck(ctx, jobID, ef.ActionID)
 	if ctx.Err() != nil {
-		return
+		return ctx.Err()
 	}
 	if after, still := e.endRetryRound(ctx, jobID, node); inRound && still && after == before {
-		e.clock.AfterFunc(e.opts.StartRetryInterval, func() { e.goSafe(func() { e.perform(ef) }) })
-		return
+		return errEndRetryUnrecorded
 	}
-	e.markDone(ctx, ef)
+	return e.markDone(ctx, ef)
 }
 
 func endRetryKey(actionID string) string { return "endretry:" + actionID }

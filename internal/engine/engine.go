@@ -95,6 +95,17 @@ type Options struct {
 	// checked at submission (E1004); zero fields mean
 	// conf.DefaultExpandLimits.
 	Expand conf.ExpandLimits
+	// StoreRetryInterval is the wait before an effect whose work failed
+	// (a database outage, typically) is performed again, doubled for each
+	// further failure up to StoreRetryMax; defaults 1s and 30s. The waits
+	// run on Clock.
+	StoreRetryInterval time.Duration
+	StoreRetryMax      time.Duration
+	// SweepInterval is how often the pending effects in the store are
+	// compared with the ones the engine is performing, to perform the
+	// ones a lost commit acknowledgement left behind (retry.go); default
+	// 30s.
+	SweepInterval time.Duration
 }
 
 // DefaultUserRetryErrorCodes are the errors Oozie retries by default when an
@@ -126,6 +137,12 @@ type Engine struct {
 	notified map[string]bool            // Notify calls that came before the start was committed
 	contexts map[string]*action.Context // per action id, the context of its current attempt
 	closed   bool
+
+	// Effect bookkeeping of retry.go.
+	held     map[int64]bool         // effects dispatched and not settled
+	retrying map[int64]*effectRetry // effects whose last attempt failed
+	settled  map[*settledSet]bool   // one set per sweep in progress
+	logged   map[string]time.Time   // last line of each rate-limited failure
 
 	coord    coordRuntime // coordinator jobs' locks and parsed apps
 	notifier notifier     // HTTP notification deliveries (notifysend.go)
@@ -175,6 +192,16 @@ func New(opts Options) (*Engine, error) {
 	if opts.MaxConfFileBytes <= 0 {
 		opts.MaxConfFileBytes = fsys.DefaultMaxConfFile
 	}
+	if opts.StoreRetryInterval <= 0 {
+		opts.StoreRetryInterval = DefaultStoreRetryInterval
+	}
+	if opts.StoreRetryMax <= 0 {
+		opts.StoreRetryMax = DefaultStoreRetryMax
+	}
+	opts.StoreRetryMax = max(opts.StoreRetryMax, opts.StoreRetryInterval)
+	if opts.SweepInterval <= 0 {
+		opts.SweepInterval = DefaultSweepInterval
+	}
 	e := &Engine{
 		opts: opts, store: opts.Store, actions: opts.Actions, clock: opts.Clock,
 		funcs:    Functions(),
@@ -184,6 +211,10 @@ func New(opts Options) (*Engine, error) {
 		checks:   map[string]int{},
 		notified: map[string]bool{},
 		contexts: map[string]*action.Context{},
+		held:     map[int64]bool{},
+		retrying: map[int64]*effectRetry{},
+		settled:  map[*settledSet]bool{},
+		logged:   map[string]time.Time{},
 		sem:      make(chan struct{}, opts.MaxConcurrentStarts),
 	}
 	e.started = e.clock.Now()
@@ -225,8 +256,9 @@ func (e *Engine) Start(ctx context.Context) error {
 	for _, a := range running {
 		e.enqueueCheck(a.JobID, a.ID)
 	}
-	e.wg.Add(1)
+	e.wg.Add(2)
 	go e.pollLoop()
+	go e.sweepLoop()
 	return nil
 }
 
@@ -281,10 +313,11 @@ func (e *Engine) pollLoop() {
 		})
 		if err != nil {
 			if e.ctx.Err() == nil {
-				e.logf("gozie: poll: %v", err)
+				e.logLimited("poll", "gozie: poll: %v (will poll again)", err)
 			}
 			continue
 		}
+		e.logRecovered("poll", "gozie: poll works again")
 		for _, a := range running {
 			e.enqueueCheck(a.JobID, a.ID)
 		}
@@ -382,54 +415,8 @@ func (e *Engine) commit(ctx context.Context, st *jobState) error {
 	if !st.changed() {
 		return nil
 	}
-	now := e.clock.Now()
-	if st.jobDirty {
-		st.job.LastModTime = now
-		st.job.State = st.extra.encode()
-	}
-	// The job row carries the definition and configuration, which can be
-	// large: it is written only when the job itself changed, not for
-	// every action transition.
-	writeJob := st.jobDirty
-	dirty := st.takeDirty()
-	e.queueNotifications(st, dirty, now)
-	logs := st.takeLogs(now, dirty)
-	effects, done, deleted := st.effects, st.done, st.deleted
-	st.effects, st.done, st.deleted, st.jobDirty = nil, nil, nil, false
-	err := e.store.Update(ctx, func(tx store.Tx) error {
-		for _, id := range deleted {
-			if err := tx.DeleteAction(ctx, id); err != nil {
-				return err
-			}
-		}
-		if writeJob {
-			if err := tx.PutJob(ctx, st.job); err != nil {
-				return err
-			}
-		}
-		for _, a := range dirty {
-			a.LastModTime = now
-			if err := tx.PutAction(ctx, a); err != nil {
-				return err
-			}
-		}
-		for _, ef := range effects {
-			if err := tx.AddEffect(ctx, ef); err != nil {
-				return err
-			}
-		}
-		for _, id := range done {
-			if err := tx.DoneEffect(ctx, id); err != nil {
-				return err
-			}
-		}
-		for _, l := range logs {
-			if err := tx.AppendLog(ctx, l); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	ch := e.takeChange(st)
+	err := e.store.Update(ctx, func(tx store.Tx) error { return ch.write(ctx, tx) })
 	if err != nil {
 		// The in-memory state is ahead of the store now: drop it, so the
 		// next event reloads what was really committed.
@@ -437,21 +424,96 @@ func (e *Engine) commit(ctx context.Context, st *jobState) error {
 		st.stale = true
 		return err
 	}
+	e.committed(st, ch)
+	return nil
+}
+
+// change is what one commit writes: the job row when it changed, the
+// changed records, new and done effects, log lines.
+type change struct {
+	job      *store.Job // nil when only records changed
+	dirty    []*store.Action
+	effects  []*store.Effect
+	done     []int64
+	deleted  []string
+	logs     []*store.LogEntry
+	modified time.Time
+}
+
+// takeChange moves st's pending changes into a change, queueing the
+// notifications they call for.
+func (e *Engine) takeChange(st *jobState) *change {
+	now := e.clock.Now()
+	ch := &change{modified: now}
+	if st.jobDirty {
+		st.job.LastModTime = now
+		st.job.State = st.extra.encode()
+		// The job row carries the definition and configuration, which
+		// can be large: it is written only when the job itself changed,
+		// not for every action transition.
+		ch.job = st.job
+	}
+	ch.dirty = st.takeDirty()
+	e.queueNotifications(st, ch.dirty, now)
+	ch.logs = st.takeLogs(now, ch.dirty)
+	ch.effects, ch.done, ch.deleted = st.effects, st.done, st.deleted
+	st.effects, st.done, st.deleted, st.jobDirty = nil, nil, nil, false
+	return ch
+}
+
+// write performs a change in tx.
+func (ch *change) write(ctx context.Context, tx store.Tx) error {
+	for _, id := range ch.deleted {
+		if err := tx.DeleteAction(ctx, id); err != nil {
+			return err
+		}
+	}
+	if ch.job != nil {
+		if err := tx.PutJob(ctx, ch.job); err != nil {
+			return err
+		}
+	}
+	for _, a := range ch.dirty {
+		a.LastModTime = ch.modified
+		if err := tx.PutAction(ctx, a); err != nil {
+			return err
+		}
+	}
+	for _, ef := range ch.effects {
+		if err := tx.AddEffect(ctx, ef); err != nil {
+			return err
+		}
+	}
+	for _, id := range ch.done {
+		if err := tx.DoneEffect(ctx, id); err != nil {
+			return err
+		}
+	}
+	for _, l := range ch.logs {
+		if err := tx.AppendLog(ctx, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// committed follows a change's commit: it drops what ended actions no
+// longer need, performs the new effects and wakes waiters of an ended job.
+func (e *Engine) committed(st *jobState, ch *change) {
 	e.mu.Lock()
-	for _, a := range dirty {
+	for _, a := range ch.dirty {
 		if actionTerminal(a.Status) {
 			delete(e.contexts, a.ID)
 			delete(e.notified, a.ID)
 		}
 	}
 	e.mu.Unlock()
-	e.dispatch(effects)
+	e.dispatch(ch.effects)
 	if store.Terminal(st.job.Status) {
 		e.forget(st.job.ID)
 		st.stale = true
 		e.wake(st.job.ID)
 	}
-	return nil
 }
 
 // lockState returns the job's state locked, reloading it when a failed

@@ -129,7 +129,8 @@ func (e *Engine) deliverNotifications(ctx context.Context, jobID string) {
 	})
 	if err != nil {
 		if ctx.Err() == nil {
-			e.logf("gozie: notifications of %s: %v", jobID, err)
+			// Left pending: the sweep dispatches them again.
+			e.logLimited("notify "+jobID, "gozie: notifications of %s: %v (will try again)", jobID, err)
 		}
 		return
 	}

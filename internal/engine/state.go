@@ -34,6 +34,8 @@ type jobExtra struct {
 	ParentAction  string `json:"parentAction,omitempty"`
 	ParentAttempt int    `json:"parentAttempt,omitempty"`
 	Depth         int    `json:"depth,omitempty"`
+	// Launch is the id of the coordinator effect that created the job.
+	Launch int64 `json:"launch,omitempty"`
 	// RerunSkip lists the nodes a rerun skips (rerun.go); RerunAttempts
 	// continues the attempt numbers of records a rerun dropped, so a
 	// rerun action never reuses an earlier run's work directory.

@@ -44,6 +44,9 @@ func (e *Engine) parseOptions(props *conf.Config) workflow.Options {
 type parentInfo struct {
 	jobID, actionID string
 	attempt, depth  int
+	// launch is the coordinator effect creating the job, so that a retry
+	// of the effect finds the job it created before (coordeffects.go).
+	launch int64
 }
 
 // Submit creates a workflow job in PREP from its job properties (as
@@ -58,19 +61,27 @@ func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error)
 	return e.submit(ctx, props, nil)
 }
 
-// Run submits a job and starts it.
+// Run submits a job and starts it in one transaction: the job is created
+// RUNNING, its first actions recorded and their start effects pending, so
+// no failure or crash can leave it in PREP after Run reported an id. A
+// failed Run created nothing. A top-level job whose oozie.wf.external.id
+// its user already used is not created again: Run (like Submit) returns
+// the existing job's id, so a client may repeat a submission whose answer
+// it lost.
 func (e *Engine) Run(ctx context.Context, props *conf.Config) (string, error) {
 	if isCoordConf(props) {
 		return e.coordSubmit(ctx, props) // a coordinator starts on submission
 	}
-	id, err := e.Submit(ctx, props)
-	if err != nil {
-		return "", err
-	}
-	return id, e.StartJob(ctx, id)
+	return e.create(ctx, props, nil, true)
 }
 
 func (e *Engine) submit(ctx context.Context, props *conf.Config, parent *parentInfo) (string, error) {
+	return e.create(ctx, props, parent, false)
+}
+
+// create loads, checks and stores a new workflow job, in PREP or, with
+// start, already started.
+func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentInfo, start bool) (string, error) {
 	props = props.Clone()
 	if _, ok := props.Get(PropUser); !ok && e.opts.DefaultUser != "" {
 		props.Set(PropUser, e.opts.DefaultUser)
@@ -137,7 +148,14 @@ func (e *Engine) submit(ctx context.Context, props *conf.Config, parent *parentI
 	}
 	job.Group, _ = props.Get(PropGroup)
 	job.ACL, _ = props.Get(PropACL)
-	job.ExternalID, _ = props.Get(PropExternal)
+	if parent == nil {
+		// Only the job a client submitted carries its external id: the
+		// id names one submission (store keeps it unique per user), and
+		// a sub-workflow or coordinator run may inherit the property
+		// from its parent's configuration.
+		ext, _ := props.Get(PropExternal)
+		job.ExternalID = strings.TrimSpace(ext)
+	}
 	job.AppName = app.Name
 	if strings.Contains(app.Name, "${") {
 		// The name may use job properties; an unresolvable name is kept
@@ -150,23 +168,91 @@ func (e *Engine) submit(ctx context.Context, props *conf.Config, parent *parentI
 	if parent != nil {
 		job.ParentID = parent.jobID
 		extra.ParentAction, extra.ParentAttempt, extra.Depth = parent.actionID, parent.attempt, parent.depth
+		extra.Launch = parent.launch
 	}
 	job.State = extra.encode()
+	var ch *change
+	var st *jobState
+	var existing string
 	err = e.store.Update(ctx, func(tx store.Tx) error {
+		// Runs again from the top when the store retries a conflict:
+		// every value below is recomputed.
+		existing, ch, st = "", nil, nil
+		if job.ExternalID != "" {
+			id, err := jobByExternalID(ctx, tx, job.User, job.ExternalID)
+			if err != nil || id != "" {
+				existing = id
+				return err
+			}
+		}
 		n, err := tx.NextSequence(ctx, "wfjob")
 		if err != nil {
 			return err
 		}
-		job.ID = formatJobID(n, e.started, e.opts.SystemID, "W")
-		if err := tx.PutJob(ctx, job); err != nil {
+		j := *job
+		j.ID = formatJobID(n, e.started, e.opts.SystemID, "W")
+		if err := tx.PutJob(ctx, &j); err != nil {
 			return err
 		}
-		return tx.AppendLog(ctx, submitLog(job))
+		if err := tx.AppendLog(ctx, submitLog(&j)); err != nil {
+			return err
+		}
+		if !start {
+			job.ID = j.ID
+			return nil
+		}
+		if st, err = loadState(&j, nil, e.parseOptions); err != nil {
+			return err
+		}
+		if err := st.startJob(e); err != nil {
+			return err
+		}
+		ch = e.takeChange(st)
+		job.ID = j.ID
+		return ch.write(ctx, tx)
 	})
+	if err != nil && job.ExternalID != "" {
+		// Two submissions with one external id raced and the unique
+		// index let the other insert win, or this transaction did commit
+		// but its acknowledgement was lost. Either way the job exists:
+		// answer with it, and perform its pending effects now in case
+		// they are this transaction's, never dispatched.
+		var id string
+		if e.store.View(ctx, func(tx store.Tx) (err error) {
+			id, err = jobByExternalID(ctx, tx, job.User, job.ExternalID)
+			return err
+		}) == nil && id != "" {
+			e.sweep(ctx, id)
+			return id, nil
+		}
+	}
 	if err != nil {
 		return "", err
 	}
+	if existing != "" {
+		if start {
+			// Submitted earlier without a start: a Run answers with a
+			// started job, always.
+			if err := e.StartJob(ctx, existing); err != nil && ErrorCode(err) != CodeAlreadyStarted {
+				return "", err
+			}
+		}
+		return existing, nil
+	}
+	if ch != nil {
+		e.committed(st, ch)
+	}
 	return job.ID, nil
+}
+
+// jobByExternalID returns the id of the top-level job of user submitted
+// with the external id ext, or "".
+func jobByExternalID(ctx context.Context, tx store.Tx, user, ext string) (string, error) {
+	jobs, err := tx.Jobs(ctx, store.JobFilter{User: user, ExternalID: ext, Brief: true, Limit: 1})
+	if err != nil || len(jobs) == 0 {
+		return "", err
+	}
+	return jobs[0].ID, nil
 }
 
 // locateApp finds the application of an app path (spec 7): a directory

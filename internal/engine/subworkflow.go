@@ -32,13 +32,21 @@ func (s *subWorkflow) Start(ctx context.Context, a *action.Context) (action.Resu
 		return err
 	})
 	if err != nil {
-		return action.Result{}, action.Errorf(action.Transient, "E0603", "SQL error, %v", err)
+		// The store is the engine's own: an outage makes the start
+		// effect retry rather than count as the action's start failure.
+		return action.Result{}, err
 	}
 	for _, c := range children {
 		x, _ := decodeExtra(c.State)
 		if x.ParentAction == a.ActionID && x.ParentAttempt == a.Attempt {
 			if c.Status == store.JobPrep {
-				_ = e.StartJob(ctx, c.ID)
+				if err := e.StartJob(ctx, c.ID); errors.Is(err, store.ErrUnavailable) {
+					return action.Result{}, err
+				}
+			} else {
+				// Started by an attempt whose commit acknowledgement was
+				// lost: perform the child's effects nobody dispatched.
+				e.sweep(ctx, c.ID)
 			}
 			return action.Result{ExternalID: c.ID, ExternalStatus: c.Status}, nil
 		}
@@ -67,6 +75,9 @@ func (s *subWorkflow) Start(ctx context.Context, a *action.Context) (action.Resu
 	props.Set(PropAppPath, appPath)
 	props.Set(PropUser, a.User)
 	id, err := e.submit(ctx, props, &parentInfo{jobID: a.JobID, actionID: a.ActionID, attempt: a.Attempt, depth: px.Depth + 1})
+	if errors.Is(err, store.ErrUnavailable) {
+		return action.Result{}, err // the retried start finds the child if it was created
+	}
 	if err != nil {
 		code := ErrorCode(err)
 		if code == "" {
@@ -75,6 +86,9 @@ func (s *subWorkflow) Start(ctx context.Context, a *action.Context) (action.Resu
 		return action.Result{}, action.Errorf(action.ErrorKindError, code, "%v", err)
 	}
 	if err := e.StartJob(ctx, id); err != nil {
+		if errors.Is(err, store.ErrUnavailable) {
+			return action.Result{}, err // the retried start starts the child left in PREP
+		}
 		return action.Result{}, action.Errorf(action.ErrorKindError, ErrorCode(err), "%v", err)
 	}
 	return action.Result{ExternalID: id, ExternalStatus: store.JobRunning}, nil

@@ -55,6 +55,12 @@ var errSafeMode = &apiError{status: http.StatusServiceUnavailable, code: "E0002"
 var errDiskFull = &apiError{status: http.StatusServiceUnavailable, code: "E0603",
 	msg: "E0603: SQL error in operation, disk full: the server cannot write to its store (no space left on device); reads still work, writes are refused until space is freed"}
 
+// errStoreUnavailable is the answer while the database is out of reach.
+// The request changed nothing: every write is one transaction. The
+// driver's error stays in the server log (it may name hosts and users).
+var errStoreUnavailable = &apiError{status: http.StatusServiceUnavailable, code: "E0603",
+	msg: "E0603: SQL error in operation, the database is unavailable; retry later (details in the server log)"}
+
 // httpStatusOf maps an Oozie error code to the status the REST layer sends
 // it with (rest-api.md 9.1): authorization failures are 401, everything
 // else an engine refuses is 400.
@@ -68,8 +74,10 @@ func httpStatusOf(code string) int {
 	return http.StatusBadRequest
 }
 
-// toAPIError converts an engine, workflow or other error. Errors without
-// an Oozie code are internal (internalError): 500 without their text.
+// toAPIError converts an engine, workflow or other error. A database that
+// cannot be reached is 503 E0603 (Oozie's SQL error), so that clients and
+// load balancers retry, and so is a full disk; other errors without an
+// Oozie code are internal (internalError): 500 without their text.
 func toAPIError(err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
@@ -77,6 +85,9 @@ func toAPIError(err error) *apiError {
 	}
 	if store.IsDiskFull(err) {
 		return errDiskFull
+	}
+	if errors.Is(err, store.ErrUnavailable) {
+		return errStoreUnavailable
 	}
 	var ee *engine.Error
 	if errors.As(err, &ee) {

@@ -161,11 +161,12 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, c *call) error {
 	}
 	var id string
 	if act == "start" {
+		// One transaction: 201 means the job exists and runs.
 		id, err = s.engine.Run(ctx, props)
 	} else {
 		id, err = s.engine.Submit(ctx, props)
 	}
-	if err != nil && id == "" {
+	if err != nil {
 		return err
 	}
 	s.metrics.submitted.Add(1)

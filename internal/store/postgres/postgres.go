@@ -9,6 +9,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
@@ -47,9 +48,10 @@ func Open(ctx context.Context, dsn string) (store.Store, error) {
 		return nil, err
 	}
 	return sqlstore.New(db, db, sqlstore.Dialect{
-		Name:      "postgres",
-		Rebind:    sqlstore.Rebind,
-		Retryable: retryable,
+		Name:        "postgres",
+		Rebind:      sqlstore.Rebind,
+		Retryable:   retryable,
+		Unavailable: unavailable,
 	}), nil
 }
 
@@ -90,4 +92,22 @@ func retryable(err error) bool {
 		return false
 	}
 	return pgErr.Code == "40001" || pgErr.Code == "40P01"
+}
+
+// unavailable reports pgx errors that mean the server cannot be reached or
+// is not serving now: a failed connection attempt, a timeout, and the
+// SQLSTATE classes 08 (connection exception) and 57P01-57P03 (the server
+// shutting down, crashed or still starting).
+func unavailable(err error) bool {
+	var connErr *pgconn.ConnectError
+	if errors.As(err, &connErr) || pgconn.Timeout(err) || errors.Is(err, pgconn.ErrConnClosed) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
+	}
+	// A connection that died mid-statement surfaces as pgx's own errors
+	// without a SQLSTATE; pgconn says which are safe to run again.
+	return pgconn.SafeToRetry(err)
 }

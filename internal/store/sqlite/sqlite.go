@@ -61,11 +61,12 @@ func Open(ctx context.Context, path string) (store.Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
-	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy}), nil
+	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy}), nil
 }
 
 // busy reports SQLite's transient lock errors. With one writer connection
-// they only come from another process sharing the file.
+// they only come from another process sharing the file; still busy after
+// the store's own retries, they make the store unavailable for now.
 func busy(err error) bool {
 	if err == nil {
 		return false

@@ -29,6 +29,10 @@ type Dialect struct {
 	// conflict (a busy database, a serialization failure) and may be run
 	// again; nil means never.
 	Retryable func(err error) bool
+	// Unavailable reports driver errors beyond store.Unavailable's that
+	// mean the database cannot be reached now (PostgreSQL's connection
+	// exceptions, SQLite busy after the retries); nil means none.
+	Unavailable func(err error) bool
 }
 
 // DB is a store.Store over database/sql. Writes go through Write; reads may
@@ -86,7 +90,7 @@ func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
 	for i := 0; i < attempts; i++ {
 		err = db.run(ctx, db.Write, false, fn)
 		if err == nil || db.Dialect.Retryable == nil || !db.Dialect.Retryable(err) {
-			return err
+			return db.classify(err)
 		}
 		// A conflict: back off a little and run the whole function again,
 		// which is why fn must not have effects outside the transaction.
@@ -96,12 +100,27 @@ func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
 		case <-time.After(time.Duration(i+1) * time.Millisecond):
 		}
 	}
-	return err
+	return db.classify(err)
 }
 
 // View implements store.Store.
 func (db *DB) View(ctx context.Context, fn func(store.Tx) error) error {
-	return db.run(ctx, db.Read, true, fn)
+	return db.classify(db.run(ctx, db.Read, true, fn))
+}
+
+// classify marks an error that means the database is out of reach as
+// store.ErrUnavailable, so that callers (the engine's effect retries, the
+// REST API's 503) need not know the driver's error types. Errors of the
+// function given to Update or View pass unchanged unless they wrap such
+// an error themselves.
+func (db *DB) classify(err error) error {
+	if err == nil || errors.Is(err, store.ErrUnavailable) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	if store.Unavailable(err) || (db.Dialect.Unavailable != nil && db.Dialect.Unavailable(err)) {
+		return &store.UnavailableError{Err: err}
+	}
+	return err
 }
 
 // prepareAll prepares every named query on a pool up front. Preparing

@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"JobFilterLists", testJobFilterLists},
 		{"Logs", testLogs},
 		{"DeleteAction", testDeleteAction},
+		{"ExternalIDUnique", testExternalIDUnique},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -56,7 +57,7 @@ func at(sec int) time.Time {
 func sampleJob(id string) *store.Job {
 	return &store.Job{
 		ID: id, AppName: "app", AppPath: "file:///apps/x", User: "joe", Group: "users", ACL: "acl",
-		ParentID: "", ExternalID: "ext", Status: store.JobPrep, Run: 0,
+		ParentID: "", ExternalID: "ext-" + id, Status: store.JobPrep, Run: 0,
 		Conf: "<configuration/>", Definition: "<workflow-app/>", State: `{"a":1}`,
 		CreatedTime: at(0), LastModTime: at(1),
 	}
@@ -389,5 +390,38 @@ func testConcurrentUpdates(t *testing.T, s store.Store) {
 	}
 	if len(seen) != workers*each {
 		t.Fatalf("%d distinct sequence values, want %d", len(seen), workers*each)
+	}
+}
+
+// testExternalIDUnique checks the unique index behind the de-duplication
+// of submissions: one job per user and oozie.wf.external.id; other users
+// and jobs without an external id are not constrained.
+func testExternalIDUnique(t *testing.T, s store.Store) {
+	put := func(id, user, ext string) error {
+		return s.Update(ctx, func(tx store.Tx) error {
+			j := sampleJob(id)
+			j.User, j.ExternalID = user, ext
+			return tx.PutJob(ctx, j)
+		})
+	}
+	for _, tc := range []struct {
+		id, user, ext string
+		ok            bool
+	}{
+		{"a", "joe", "x", true},
+		{"a", "joe", "x", true}, // the same job written again
+		{"b", "joe", "x", false},
+		{"c", "ann", "x", true},
+		{"d", "joe", "", true},
+		{"e", "joe", "", true},
+		{"f", "joe", "y", true},
+	} {
+		err := put(tc.id, tc.user, tc.ext)
+		if (err == nil) != tc.ok {
+			t.Errorf("PutJob(%s, user %s, external id %q) = %v, want ok=%v", tc.id, tc.user, tc.ext, err, tc.ok)
+		}
+		if err != nil && errors.Is(err, store.ErrUnavailable) {
+			t.Errorf("a constraint violation is not unavailability: %v", err)
+		}
 	}
 }
