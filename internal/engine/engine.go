@@ -257,9 +257,25 @@ func (e *Engine) Start(ctx context.Context) error {
 		e.enqueueCheck(a.JobID, a.ID)
 	}
 	e.wg.Add(2)
-	go e.pollLoop()
-	go e.sweepLoop()
+	go e.every(e.opts.PollInterval, e.poll)
+	go e.every(e.opts.SweepInterval, func() { e.sweep(e.ctx, "") })
 	return nil
+}
+
+// every calls f every interval (wall-clock ticker, as the poll always
+// was) until the engine closes; the caller has added to e.wg.
+func (e *Engine) every(interval time.Duration, f func()) {
+	defer e.wg.Done()
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-t.C:
+		}
+		f()
+	}
 }
 
 // Close stops polling and waits for the engine's goroutines. Jobs stay as
@@ -296,31 +312,23 @@ func (e *Engine) goSafe(f func()) {
 	}()
 }
 
-func (e *Engine) pollLoop() {
-	defer e.wg.Done()
-	t := time.NewTicker(e.opts.PollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.ctx.Done():
-			return
-		case <-t.C:
+// poll checks every RUNNING action: the fallback for actions whose
+// completion callback never comes.
+func (e *Engine) poll() {
+	var running []*store.Action
+	err := e.store.View(e.ctx, func(tx store.Tx) (err error) {
+		running, err = tx.ActionsByStatus(e.ctx, store.ActionRunning)
+		return err
+	})
+	if err != nil {
+		if e.ctx.Err() == nil {
+			e.logLimited("poll", "gozie: poll: %v (will poll again)", err)
 		}
-		var running []*store.Action
-		err := e.store.View(e.ctx, func(tx store.Tx) (err error) {
-			running, err = tx.ActionsByStatus(e.ctx, store.ActionRunning)
-			return err
-		})
-		if err != nil {
-			if e.ctx.Err() == nil {
-				e.logLimited("poll", "gozie: poll: %v (will poll again)", err)
-			}
-			continue
-		}
-		e.logRecovered("poll", "gozie: poll works again")
-		for _, a := range running {
-			e.enqueueCheck(a.JobID, a.ID)
-		}
+		return
+	}
+	e.logRecovered("poll", "gozie: poll works again")
+	for _, a := range running {
+		e.enqueueCheck(a.JobID, a.ID)
 	}
 }
 

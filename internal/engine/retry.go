@@ -169,20 +169,6 @@ func knownEffect(kind string) bool {
 	return false
 }
 
-func (e *Engine) sweepLoop() {
-	defer e.wg.Done()
-	t := time.NewTicker(e.opts.SweepInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.ctx.Done():
-			return
-		case <-t.C:
-		}
-		e.sweep(e.ctx, "")
-	}
-}
-
 // sweep dispatches the pending effects that are due and not held: effects
 // committed by a transaction whose acknowledgement was lost, and effects
 // put aside by a performer that found another one at work. An effect that
