@@ -118,7 +118,12 @@ type supervisor struct {
 // one line, "ok PID" once the supervisor listens, "busy" when another
 // supervisor holds DIR, or the error.
 func RunSupervisor(dir string, stderr io.Writer) int {
-	ready := os.NewFile(3, "ready")
+	// Descriptor 3 is the pipe only if it is one: started by hand, it may
+	// be closed, and the runtime may give the number to a file of its own.
+	var ready *os.File
+	if st := (syscall.Stat_t{}); syscall.Fstat(3, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFIFO {
+		ready = os.NewFile(3, "ready")
+	}
 	say := func(format string, args ...any) {
 		if ready != nil {
 			fmt.Fprintf(ready, format+"\n", args...)
