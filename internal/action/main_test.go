@@ -25,6 +25,8 @@ const (
 	protocolEnv = "GOZIE_TEST_SUPERVISOR_PROTOCOL"
 	// idleMSEnv sets how long a supervisor stays idle before it exits.
 	idleMSEnv = "GOZIE_TEST_SUPERVISOR_IDLE_MS"
+	// buildEnv makes a supervisor take itself for another build.
+	buildEnv = "GOZIE_TEST_SUPERVISOR_BUILD"
 )
 
 func TestMain(m *testing.M) {
@@ -34,6 +36,9 @@ func TestMain(m *testing.M) {
 		}
 		if v, err := strconv.Atoi(os.Getenv(protocolEnv)); err == nil {
 			supervisorProtocol = v
+		}
+		if b := os.Getenv(buildEnv); b != "" {
+			buildOf = func(string) string { return b }
 		}
 		if ms, err := strconv.Atoi(os.Getenv(idleMSEnv)); err == nil {
 			supervisorIdle = time.Duration(ms) * time.Millisecond

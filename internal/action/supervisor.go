@@ -80,6 +80,11 @@ type supRequest struct {
 	// Env is the environment the program starts from: the server's, as
 	// the per-step launcher inherited it, not the supervisor's.
 	Env []string `json:"env,omitempty"`
+	// Build identifies the binary the client would start as supervisor
+	// (buildOf); a supervisor of another build stops listening when asked
+	// to run a step, so that an upgrade takes effect without waiting for
+	// the old supervisor to be idle.
+	Build string `json:"build,omitempty"`
 }
 
 // supReply is one answer. Events: "started" (the program runs; "exited"
@@ -97,6 +102,7 @@ type supReply struct {
 // supervisor is the state of a running supervisor process.
 type supervisor struct {
 	dir   string
+	build string      // buildOf its own executable, taken when it started
 	pid   LauncherPID // its own pid and start time, for the pid files
 	logw  io.Writer
 	stopc chan struct{} // closed when it stops listening
@@ -138,7 +144,8 @@ func RunSupervisor(dir string, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 
-	s := &supervisor{dir: dir, logw: stderr, stopc: make(chan struct{}), running: map[string]chan struct{}{},
+	self, _ := os.Executable()
+	s := &supervisor{dir: dir, logw: stderr, build: buildOf(self), stopc: make(chan struct{}), running: map[string]chan struct{}{},
 		pid: LauncherPID{PID: os.Getpid(), Start: procStart(os.Getpid()), Supervised: true}, idle: time.Now()}
 	busy, err := s.listen()
 	if busy {
@@ -208,6 +215,18 @@ func (s *supervisor) listen() (busy bool, err error) {
 	ln.SetUnlinkOnClose(false)
 	s.ln, s.lock, s.sockIno = ln, lock, inode(path)
 	return false, nil
+}
+
+// buildOf identifies the executable at path by size and modification
+// time, "" when it cannot be read. An upgrade replaces the file, so the
+// identity changes; a supervisor records its own when it starts, since
+// the name may point to a newer binary later.
+var buildOf = func(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil || path == "" {
+		return ""
+	}
+	return fmt.Sprintf("%d-%d", fi.Size(), fi.ModTime().UnixNano())
 }
 
 func inode(path string) uint64 {
@@ -343,6 +362,11 @@ func (s *supervisor) serve(c *net.UnixConn) {
 		<-ch
 		reply(supReply{Event: "exited"})
 	case "run":
+		if req.Build != "" && s.build != "" && req.Build != s.build {
+			s.stop("a client runs another build")
+			reply(supReply{Event: "version", Error: "supervisor runs build " + s.build + ", client " + req.Build})
+			return
+		}
 		s.run(req, reply)
 	default:
 		reply(supReply{Event: "error", Error: "unknown operation " + req.Op})

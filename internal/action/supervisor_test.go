@@ -105,22 +105,24 @@ func TestSupervisorDies(t *testing.T) {
 	}
 }
 
-// A supervisor speaking an older protocol hands over to a new one; a
-// newer one is left alone and the per-step launcher is used.
+// A supervisor speaking an older protocol, or running another build of
+// the binary (an upgrade), hands over to a new one; a newer one is left
+// alone and the per-step launcher is used.
 func TestSupervisorVersion(t *testing.T) {
 	tests := []struct {
 		name        string
-		protocol    int
+		env         string
 		supervised  bool // the step ran under a supervisor
 		replacedOld bool // the first supervisor stopped
 	}{
-		{"older supervisor", supervisorProtocol - 1, true, true},
-		{"newer supervisor", supervisorProtocol + 1, false, false},
+		{"older supervisor", protocolEnv + "=" + strconv.Itoa(supervisorProtocol-1), true, true},
+		{"newer supervisor", protocolEnv + "=" + strconv.Itoa(supervisorProtocol+1), false, false},
+		{"other build", buildEnv + "=1-2", true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := testSupervised(t)
-			old := startTestSupervisor(t, opts.SupervisorDir, protocolEnv+"="+strconv.Itoa(tt.protocol))
+			old := startTestSupervisor(t, opts.SupervisorDir, tt.env)
 			a, notified := shellAction(t, t.TempDir(), `<exec>sh</exec><argument>-c</argument><argument>echo ran >> count</argument>`)
 			if r := runToEnd(t, NewShell(opts), a, notified); r.Status != OK {
 				t.Fatalf("step = %+v", r)
