@@ -44,9 +44,9 @@ import (
 // While the supervisor lives, a step without status.json is running; when
 // it dies, Check finds the recorder gone, exactly as for a dead launcher:
 // JA017, or END_RETRY on a full disk. A request that fails before its
-// answer is retried once with a new supervisor and then handed to the
-// per-step launcher, which finds the directory claimed if the supervisor
-// got that far.
+// answer is tried again (three attempts, starting a supervisor as
+// needed) and then handed to the per-step launcher, which finds the
+// directory claimed if a supervisor got that far.
 
 // supervisorProtocol is the version of the supervisor protocol; change it
 // whenever requests or replies change meaning. A variable so that tests
