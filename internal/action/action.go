@@ -38,8 +38,10 @@ type Context struct {
 	// <configuration> have been merged, and JobConf the job's properties.
 	Conf    *conf.Config
 	JobConf *conf.Config
-	// WorkDir is a directory private to this action run, under the server's
-	// data directory; it survives a server restart.
+	// WorkDir names a directory private to this action run, under the
+	// server's data directory; it survives a server restart. The engine
+	// does not create it: an executor that needs it does (most actions
+	// never do, and a directory per action is a cost on every one).
 	WorkDir string
 	// CallbackURL lets the external system report completion; "" when the
 	// engine polls only.

@@ -86,6 +86,10 @@ type LauncherPID struct {
 	// for the launcher; empty where /proc is not available.
 	Start    string `json:"start,omitempty"`
 	ChildPID int    `json:"childPid,omitempty"`
+	// Supervised says that PID is the launch supervisor (supervisor.go),
+	// which outlives the program: the program leads a group of its own,
+	// PGID, known once it has started (0 before).
+	Supervised bool `json:"supervised,omitempty"`
 }
 
 // LaunchStatus is how the program ended.
@@ -107,7 +111,14 @@ type LaunchStatus struct {
 // It returns the launcher's exit status: 0 when the program ran (whatever
 // its own exit code) and status.json is written, 1 when the launcher failed,
 // 2 for a bad command line, 3 when another launcher owns DIR already.
+//
+// `gozie launch -supervise DIR` runs the launch supervisor instead
+// (RunSupervisor): one long-lived process that does the launcher's work
+// for every step of a server.
 func RunLauncher(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "-supervise" {
+		return RunSupervisor(args[1], stderr)
+	}
 	if len(args) != 1 || args[0] == "" || strings.HasPrefix(args[0], "-") {
 		fmt.Fprintln(stderr, "Usage: gozie launch DIR")
 		fmt.Fprintln(stderr, "Runs the program described by DIR/"+SpecFile+" in DIR; used by the server for shell actions.")
@@ -153,7 +164,7 @@ func RunLauncher(args []string, stdout, stderr io.Writer) int {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
-	st := runProgram(dir, &spec, &pid)
+	st := runProgram(dir, &spec, &pid, nil, nil)
 	data, _ := json.MarshalIndent(st, "", "  ")
 	// This process leads the group and is what the executor sees alive:
 	// it stays until the outcome is on disk, however long the disk is full.
@@ -199,7 +210,12 @@ func claimPID(dir string, pid LauncherPID) (bool, error) {
 	return err == nil, err
 }
 
-func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID) LaunchStatus {
+// runProgram runs the program of spec in dir and waits for it. The
+// program's environment is base (os.Environ() when nil) with the spec's
+// additions. Once the program runs, the pid file is rewritten with its pid
+// (and, supervised, its process group) and started is called; it is not
+// called when the program could not be started.
+func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, started func()) LaunchStatus {
 	st := LaunchStatus{ExitCode: -1, Started: time.Now().UTC()}
 	fail := func(format string, args ...any) LaunchStatus {
 		st.ErrorCode = CodeLauncher
@@ -207,7 +223,10 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID) LaunchStatus {
 		st.Ended = time.Now().UTC()
 		return st
 	}
-	env := os.Environ()
+	env := base
+	if env == nil {
+		env = os.Environ()
+	}
 	if spec.RunAs != nil {
 		env = spec.RunAs.env(env)
 	}
@@ -234,15 +253,25 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID) LaunchStatus {
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = out, errf
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	if spec.RunAs != nil {
 		cmd.SysProcAttr = spec.RunAs.credential()
 	}
+	// A supervised program leads a group of its own: Kill signals that
+	// group, never the supervisor and the other steps it runs.
+	cmd.SysProcAttr.Setpgid = pid.Supervised
 	if err := cmd.Start(); err != nil {
 		return fail("Cannot run program [%s]: %v", spec.Exec, err)
 	}
 	pid.ChildPID = cmd.Process.Pid
+	if pid.Supervised {
+		pid.PGID = cmd.Process.Pid
+	}
 	if data, err := json.Marshal(pid); err == nil {
-		_ = writeFileAtomic(filepath.Join(dir, PIDFile), data)
+		_ = writePIDStarted(dir, data)
+	}
+	if started != nil {
+		started()
 	}
 	err = cmd.Wait()
 	st.Ended = time.Now().UTC()

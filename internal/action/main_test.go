@@ -21,12 +21,27 @@ const (
 	noSpaceFlagEnv = "GOZIE_TEST_LAUNCHER_NOSPACE_FLAG"
 	// retryMSEnv sets the launcher's wait between status attempts.
 	retryMSEnv = "GOZIE_TEST_LAUNCHER_RETRY_MS"
+	// protocolEnv makes a supervisor speak another protocol version.
+	protocolEnv = "GOZIE_TEST_SUPERVISOR_PROTOCOL"
+	// idleMSEnv sets how long a supervisor stays idle before it exits.
+	idleMSEnv = "GOZIE_TEST_SUPERVISOR_IDLE_MS"
+	// buildEnv makes a supervisor take itself for another build.
+	buildEnv = "GOZIE_TEST_SUPERVISOR_BUILD"
 )
 
 func TestMain(m *testing.M) {
 	if os.Getenv(launcherEnv) == "1" {
 		if ms, err := strconv.Atoi(os.Getenv(retryMSEnv)); err == nil {
 			statusRetryWait = func(int) time.Duration { return time.Duration(ms) * time.Millisecond }
+		}
+		if v, err := strconv.Atoi(os.Getenv(protocolEnv)); err == nil {
+			supervisorProtocol = v
+		}
+		if b := os.Getenv(buildEnv); b != "" {
+			buildOf = func(string) string { return b }
+		}
+		if ms, err := strconv.Atoi(os.Getenv(idleMSEnv)); err == nil {
+			supervisorIdle = time.Duration(ms) * time.Millisecond
 		}
 		if flag := os.Getenv(noSpaceFlagEnv); flag != "" {
 			real := writeStatus
@@ -52,4 +67,39 @@ func testLauncher(t testing.TB) ShellOptions {
 		t.Fatal(err)
 	}
 	return ShellOptions{Launcher: []string{self}}
+}
+
+// launchModes are the two ways the shell executor starts programs; tests
+// of behaviour both must have run over this table.
+var launchModes = []struct {
+	name string
+	opts func(t testing.TB) ShellOptions
+}{
+	{"launcher", testLauncher},
+	{"supervisor", testSupervised},
+}
+
+// testSupervised is testLauncher with a launch supervisor in a directory
+// of its own, stopped when the test ends.
+func testSupervised(t testing.TB) ShellOptions {
+	opts := testLauncher(t)
+	opts.SupervisorDir = supervisorTestDir(t)
+	return opts
+}
+
+// supervisorTestDir is a short temporary directory (a unix socket path
+// has at most 107 bytes) whose supervisor, if any, is stopped and waited
+// for when the test ends.
+func supervisorTestDir(t testing.TB) string {
+	dir, err := os.MkdirTemp("", "gozie-sup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := StopSupervisor(dir, deadline); err != nil {
+			t.Errorf("stopping the supervisor: %v", err)
+		}
+		os.RemoveAll(dir)
+	})
+	return dir
 }

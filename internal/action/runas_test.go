@@ -65,6 +65,12 @@ func openDir(t *testing.T) string {
 // -un seen through capture-output), can write in its working directory,
 // and the launcher's records stay root's.
 func TestShellRunAsUser(t *testing.T) {
+	for _, mode := range launchModes {
+		t.Run(mode.name, func(t *testing.T) { testShellRunAsUser(t, mode.opts(t)) })
+	}
+}
+
+func testShellRunAsUser(t *testing.T, opts ShellOptions) {
 	u := ensureTestUser(t)
 	root := openDir(t)
 	app := filepath.Join(root, "app")
@@ -73,7 +79,6 @@ func TestShellRunAsUser(t *testing.T) {
 		`<exec>sh</exec><argument>-c</argument><argument>echo user=$(id -un); echo home=$HOME; touch written</argument><capture-output/>`)
 	a.User = testUser
 	a.WorkDir = filepath.Join(root, "work", "0")
-	opts := testLauncher(t)
 	opts.RunAsUser = true
 	res := runToEnd(t, NewShell(opts), a, notified)
 	if res.Status != OK || res.Data["user"] != testUser {
@@ -89,6 +94,9 @@ func TestShellRunAsUser(t *testing.T) {
 		if got := int(fi.Sys().(*syscall.Stat_t).Uid); got != wantUID {
 			t.Errorf("%s owned by uid %d, want %d", name, got, wantUID)
 		}
+	}
+	if pid, _ := readPID(a.WorkDir); pid.Supervised != (opts.SupervisorDir != "") {
+		t.Errorf("pid file %+v: supervised %v, want %v", pid, pid.Supervised, opts.SupervisorDir != "")
 	}
 }
 

@@ -69,6 +69,12 @@ type ShellOptions struct {
 	// KillGrace is how long Kill waits after SIGTERM before SIGKILL;
 	// 0 means 5 seconds.
 	KillGrace time.Duration
+	// SupervisorDir, when set, is the directory of the launch supervisor
+	// (supervisor.go; the server uses <data>/launcher): programs are
+	// started by one long-lived process instead of one launcher process
+	// per step. Empty, or a directory whose socket path would be too long
+	// for a unix socket, means the per-step launcher.
+	SupervisorDir string
 	// RunAsUser runs each program as its job's user (uid, gid and
 	// supplementary groups from the operating system's user database)
 	// instead of the server's user; it needs a server running as root
@@ -79,6 +85,7 @@ type ShellOptions struct {
 
 type shellExecutor struct {
 	opts ShellOptions
+	sup  *supervisorClient // nil: per-step launcher
 	mu   sync.Mutex
 	// procs are the launchers this process started or watches, by working
 	// directory; done is closed when the launcher has exited.
@@ -93,7 +100,13 @@ type launchProc struct {
 // NewShell returns the executor of the shell action (extension namespace
 // uri:oozie:shell-action:0.1 to 1.0).
 func NewShell(opts ShellOptions) Executor {
-	return &shellExecutor{opts: opts, procs: make(map[string]*launchProc)}
+	s := &shellExecutor{opts: opts, procs: make(map[string]*launchProc)}
+	if opts.SupervisorDir != "" {
+		// An unusable directory (a socket path too long) leaves the
+		// per-step launcher, which works anywhere.
+		s.sup, _ = newSupervisorClient(opts.SupervisorDir, s.launcher)
+	}
+	return s
 }
 
 // RegisterBuiltins registers the executors of this package: fs and shell.
@@ -338,8 +351,20 @@ func linkFile(dir, appDir, entry, execName string) error {
 	return nil
 }
 
-// launch starts the launcher in its own process group and watches it.
+// launch hands the step to the supervisor or, failing that, starts a
+// launcher for it in its own process group and watches it.
 func (s *shellExecutor) launch(dir string, notify func()) error {
+	var supErr error
+	if s.sup != nil {
+		claimed, err := s.sup.start(dir, notify)
+		if err == nil {
+			if claimed {
+				s.watchForeign(dir, notify)
+			}
+			return nil
+		}
+		supErr = err
+	}
 	argv, err := s.launcher()
 	if err != nil {
 		return Errorf(NonTransient, CodeIO, "finding the launcher: %v", err)
@@ -347,6 +372,11 @@ func (s *shellExecutor) launch(dir string, notify func()) error {
 	logf, err := openOwn(filepath.Join(dir, launcherLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, false)
 	if err != nil {
 		return Errorf(Transient, CodeIO, "%v", err)
+	}
+	if supErr != nil {
+		// Safe to fall back: if the supervisor claimed the directory
+		// after all, this launcher finds it claimed and runs nothing.
+		fmt.Fprintf(logf, "gozie: launch supervisor: %v; using a launcher process\n", supErr)
 	}
 	cmd := exec.Command(argv[0], append(argv[1:len(argv):len(argv)], dir)...)
 	cmd.Dir = dir
@@ -391,15 +421,22 @@ func (s *shellExecutor) watchForeign(dir string, notify func()) {
 	s.procs[dir] = p
 	s.mu.Unlock()
 	go func() {
+		defer func() {
+			close(p.done)
+			notify()
+		}()
+		// A supervisor (unlike a launcher) outlives the program: ask it,
+		// and poll for the status too should it not know the program.
+		if pid.Supervised && s.sup != nil && s.sup.wait(dir) {
+			return
+		}
 		t := time.NewTicker(250 * time.Millisecond)
 		defer t.Stop()
 		for range t.C {
-			if !alive(pid) {
+			if !alive(pid) || exists(filepath.Join(dir, StatusFile)) {
 				break
 			}
 		}
-		close(p.done)
-		notify()
 	}()
 }
 
@@ -553,6 +590,16 @@ func (s *shellExecutor) Kill(ctx context.Context, a *Context, externalID string)
 	}
 	pgid := 0
 	if pid, ok := readPID(dir); ok {
+		if pid.Supervised && pid.PGID == 0 && alive(pid) {
+			// Claimed, the program about to start: its group is known
+			// in a moment.
+			if pid = waitPGID(ctx, dir, pid); exists(filepath.Join(dir, StatusFile)) {
+				return nil
+			}
+			if pid.PGID == 0 {
+				return Errorf(Transient, CodeIO, "the program of action [%s] is still being started; kill it again", a.ActionID)
+			}
+		}
 		if alive(pid) {
 			pgid = pid.PGID
 		} else if pid.ChildPID > 0 {
@@ -589,6 +636,19 @@ func (s *shellExecutor) Kill(ctx context.Context, a *Context, externalID string)
 		return nil
 	}
 	return Errorf(Transient, CodeIO, "process group %d of action [%s] still alive after SIGKILL", pgid, a.ActionID)
+}
+
+// waitPGID re-reads the pid file of a supervised step until it names the
+// program's group, the status is written or a few seconds have passed.
+func waitPGID(ctx context.Context, dir string, pid LauncherPID) LauncherPID {
+	deadline := time.Now().Add(5 * time.Second)
+	for pid.PGID == 0 && time.Now().Before(deadline) && ctx.Err() == nil && !exists(filepath.Join(dir, StatusFile)) {
+		time.Sleep(time.Millisecond) // the supervisor is forking the program
+		if p, ok := readPID(dir); ok {
+			pid = p
+		}
+	}
+	return pid
 }
 
 // waitGroupGone polls until no process of the group is left, the deadline

@@ -85,15 +85,7 @@ func TestShellAction(t *testing.T) {
 	out := t.TempDir()
 	mkTree(t, out, "old/f")
 
-	tests := []struct {
-		name   string
-		body   string
-		status Status
-		code   string
-		msg    string            // substring of the error message
-		data   map[string]string // expected captured output
-		check  func(t *testing.T, a *Context)
-	}{
+	tests := []shellCase{
 		{name: "exit 0", body: `<exec>true</exec>`, status: OK},
 		{name: "exit 1", body: `<exec>sh</exec><argument>-c</argument><argument>exit 1</argument>`,
 			status: Error, code: "JA018", msg: "Main class [org.apache.oozie.action.hadoop.ShellMain], exit code [1]"},
@@ -146,26 +138,48 @@ func TestShellAction(t *testing.T) {
 				}
 			}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			a, notified := shellAction(t, app, tt.body)
-			res := runToEnd(t, NewShell(testLauncher(t)), a, notified)
-			if res.Status != tt.status || res.ErrorCode != tt.code || !strings.Contains(res.ErrorMessage, tt.msg) {
-				t.Errorf("result = %+v; want %s %s %q", res, tt.status, tt.code, tt.msg)
-			}
-			for k, v := range tt.data {
-				if got, ok := res.Data[k]; !ok || got != v {
-					t.Errorf("Data[%q] = %q (%v), want %q; data %v", k, got, ok, v, res.Data)
-				}
-			}
-			if tt.name == "action configuration" && res.Data["conf"] != filepath.Join(a.WorkDir, ConfFile) {
-				t.Errorf("%s = %q", ConfEnvVar, res.Data["conf"])
-			}
-			if tt.check != nil {
-				tt.check(t, a)
+	for _, mode := range launchModes {
+		t.Run(mode.name, func(t *testing.T) {
+			// One executor, as in a server: the supervisor's steps run
+			// concurrently.
+			e := NewShell(mode.opts(t))
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					t.Parallel()
+					tt.run(t, e, app)
+				})
 			}
 		})
+	}
+}
+
+// shellCase is one row of TestShellAction.
+type shellCase struct {
+	name   string
+	body   string
+	status Status
+	code   string
+	msg    string            // substring of the error message
+	data   map[string]string // expected captured output
+	check  func(t *testing.T, a *Context)
+}
+
+func (tt shellCase) run(t *testing.T, e Executor, app string) {
+	a, notified := shellAction(t, app, tt.body)
+	res := runToEnd(t, e, a, notified)
+	if res.Status != tt.status || res.ErrorCode != tt.code || !strings.Contains(res.ErrorMessage, tt.msg) {
+		t.Errorf("result = %+v; want %s %s %q", res, tt.status, tt.code, tt.msg)
+	}
+	for k, v := range tt.data {
+		if got, ok := res.Data[k]; !ok || got != v {
+			t.Errorf("Data[%q] = %q (%v), want %q; data %v", k, got, ok, v, res.Data)
+		}
+	}
+	if tt.name == "action configuration" && res.Data["conf"] != filepath.Join(a.WorkDir, ConfFile) {
+		t.Errorf("%s = %q", ConfEnvVar, res.Data["conf"])
+	}
+	if tt.check != nil {
+		tt.check(t, a)
 	}
 }
 
@@ -192,18 +206,27 @@ func TestShellStartErrors(t *testing.T) {
 
 // A restarted server (a new executor) re-attaches to the launcher of the
 // first: Start does not run the program again, Check finds the result.
+//
+// With the supervisor, the new executor asks the same supervisor (which
+// outlives servers) to tell it when the program ends.
 func TestShellReattach(t *testing.T) {
+	for _, mode := range launchModes {
+		t.Run(mode.name, func(t *testing.T) { testShellReattach(t, mode.opts(t)) })
+	}
+}
+
+func testShellReattach(t *testing.T, opts ShellOptions) {
 	app := t.TempDir()
 	a, notified := shellAction(t, app,
 		`<exec>sh</exec><argument>-c</argument><argument>echo run >> count; while [ ! -e go ]; do sleep 0.01; done; echo done=1</argument><capture-output/>`)
-	first := NewShell(testLauncher(t))
+	first := NewShell(opts)
 	res, err := first.Start(context.Background(), a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the program to start", func() bool { return exists(filepath.Join(a.WorkDir, "count")) })
 
-	second := NewShell(testLauncher(t)) // the server after a restart
+	second := NewShell(opts) // the server after a restart
 	res2, err := second.Start(context.Background(), a)
 	if err != nil || res2.Done || res2.ExternalID != res.ExternalID {
 		t.Fatalf("replayed Start = %+v, %v", res2, err)
@@ -217,7 +240,7 @@ func TestShellReattach(t *testing.T) {
 	case <-time.After(deadline):
 		t.Fatal("no notification")
 	}
-	third := NewShell(testLauncher(t))
+	third := NewShell(opts)
 	for _, e := range []Executor{second, third} {
 		r, err := e.Check(context.Background(), a, res.ExternalID)
 		if err != nil || !r.Done || r.Status != OK || r.Data["done"] != "1" {
@@ -263,52 +286,58 @@ func startAndReap(t *testing.T) int {
 // Kill ends the whole process group: the program and what it started in
 // the background, also from an executor that did not start it.
 func TestShellKill(t *testing.T) {
-	for _, restarted := range []bool{false, true} {
-		t.Run("restarted="+strconv.FormatBool(restarted), func(t *testing.T) {
-			a, notified := shellAction(t, t.TempDir(),
-				`<exec>sh</exec><argument>-c</argument><argument>sleep 100 &amp; echo $! > bg.pid; sleep 100</argument>`)
-			e := NewShell(testLauncher(t))
-			res, err := e.Start(context.Background(), a)
-			if err != nil {
-				t.Fatal(err)
-			}
-			bgFile := filepath.Join(a.WorkDir, "bg.pid")
-			waitFor(t, "the background process", func() bool {
-				b, _ := os.ReadFile(bgFile)
-				return strings.HasSuffix(string(b), "\n")
+	for _, mode := range launchModes {
+		for _, restarted := range []bool{false, true} {
+			t.Run(mode.name+"/restarted="+strconv.FormatBool(restarted), func(t *testing.T) {
+				testShellKill(t, mode.opts(t), restarted)
 			})
-			b, _ := os.ReadFile(bgFile)
-			bg, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-			pid, ok := readPID(a.WorkDir)
-			if !ok {
-				t.Fatal("no pid file")
-			}
-			killer := e
-			if restarted {
-				killer = NewShell(testLauncher(t))
-			}
-			if err := killer.Kill(context.Background(), a, res.ExternalID); err != nil {
-				t.Fatal(err)
-			}
-			if groupAlive(pid.PGID) {
-				t.Error("process group still alive after Kill")
-			}
-			if syscall.Kill(bg, 0) == nil && !isZombie(bg) {
-				t.Errorf("background process %d survived", bg)
-			}
-			select {
-			case <-notified:
-			case <-time.After(deadline):
-				t.Fatal("no notification after Kill")
-			}
-			r, err := e.Check(context.Background(), a, res.ExternalID)
-			if err != nil || !r.Done || r.Status != Error {
-				t.Errorf("Check after Kill = %+v, %v", r, err)
-			}
-			if err := killer.Kill(context.Background(), a, res.ExternalID); err != nil {
-				t.Errorf("second Kill: %v", err)
-			}
-		})
+		}
+	}
+}
+
+func testShellKill(t *testing.T, opts ShellOptions, restarted bool) {
+	a, notified := shellAction(t, t.TempDir(),
+		`<exec>sh</exec><argument>-c</argument><argument>sleep 100 &amp; echo $! > bg.pid; sleep 100</argument>`)
+	e := NewShell(opts)
+	res, err := e.Start(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bgFile := filepath.Join(a.WorkDir, "bg.pid")
+	waitFor(t, "the background process", func() bool {
+		b, _ := os.ReadFile(bgFile)
+		return strings.HasSuffix(string(b), "\n")
+	})
+	b, _ := os.ReadFile(bgFile)
+	bg, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	pid, ok := readPID(a.WorkDir)
+	if !ok {
+		t.Fatal("no pid file")
+	}
+	killer := e
+	if restarted {
+		killer = NewShell(opts)
+	}
+	if err := killer.Kill(context.Background(), a, res.ExternalID); err != nil {
+		t.Fatal(err)
+	}
+	if groupAlive(pid.PGID) {
+		t.Error("process group still alive after Kill")
+	}
+	if syscall.Kill(bg, 0) == nil && !isZombie(bg) {
+		t.Errorf("background process %d survived", bg)
+	}
+	select {
+	case <-notified:
+	case <-time.After(deadline):
+		t.Fatal("no notification after Kill")
+	}
+	r, err := e.Check(context.Background(), a, res.ExternalID)
+	if err != nil || !r.Done || r.Status != Error {
+		t.Errorf("Check after Kill = %+v, %v", r, err)
+	}
+	if err := killer.Kill(context.Background(), a, res.ExternalID); err != nil {
+		t.Errorf("second Kill: %v", err)
 	}
 }
 

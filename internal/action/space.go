@@ -28,6 +28,10 @@ const (
 	// that claiming needs no new disk block.
 	pidReserveFile = ".pid.reserve"
 	pidReserveSize = 4096
+	// pidStartedReserveFile is the room for the pid file rewritten once
+	// the program runs (its pid, and its process group when supervised:
+	// what Kill needs), so that a full disk cannot keep the group unknown.
+	pidStartedReserveFile = ".pid2.reserve"
 )
 
 // CodeDiskFull is the error code of an action step that could not write
@@ -79,8 +83,10 @@ func reserveLauncherFiles(dir string, maxOutput int) error {
 			return err
 		}
 	}
-	if err := writeZeros(filepath.Join(dir, pidReserveFile), pidReserveSize); err != nil {
-		return err
+	for _, name := range []string{pidReserveFile, pidStartedReserveFile} {
+		if err := writeZeros(filepath.Join(dir, name), pidReserveSize); err != nil {
+			return err
+		}
 	}
 	return writeZeros(filepath.Join(dir, statusReserveFile), statusReserveSize(maxOutput))
 }
@@ -148,6 +154,15 @@ var writeStatus = func(dir string, data []byte) error {
 		return nil
 	}
 	return writeFileAtomic(filepath.Join(dir, StatusFile), data)
+}
+
+// writePIDStarted replaces the pid file with data, in its reserve when
+// there is one.
+func writePIDStarted(dir string, data []byte) error {
+	if err := overwriteReserve(filepath.Join(dir, pidStartedReserveFile), filepath.Join(dir, PIDFile), data); err == nil {
+		return nil
+	}
+	return writeFileAtomic(filepath.Join(dir, PIDFile), data)
 }
 
 // statusRetryWait is how long the launcher waits before its next attempt

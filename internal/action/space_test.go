@@ -96,7 +96,15 @@ func TestWriteStatusUsesReserve(t *testing.T) {
 // Fault point 10a, by injection: the program runs, the launcher cannot
 // write its status (ENOSPC); the action stays RUNNING, never lost, and
 // when space returns the outcome is recorded: OK once, with its output.
+//
+// The supervisor, started by this test, inherits the fault's environment.
 func TestShellStatusDiskFull(t *testing.T) {
+	for _, mode := range launchModes {
+		t.Run(mode.name, func(t *testing.T) { testShellStatusDiskFull(t, mode.opts) })
+	}
+}
+
+func testShellStatusDiskFull(t *testing.T, options func(testing.TB) ShellOptions) {
 	flag := filepath.Join(t.TempDir(), "disk-full")
 	os.WriteFile(flag, nil, 0o644)
 	t.Setenv(noSpaceFlagEnv, flag)
@@ -104,16 +112,21 @@ func TestShellStatusDiskFull(t *testing.T) {
 	count := filepath.Join(t.TempDir(), "count")
 	a, notified := shellAction(t, t.TempDir(),
 		`<exec>sh</exec><argument>-c</argument><argument>echo run >> `+count+`; echo k=v</argument><capture-output/>`)
-	e := NewShell(testLauncher(t))
+	opts := options(t)
+	e := NewShell(opts)
 	res, err := e.Start(context.Background(), a)
 	if err != nil || res.Done {
 		t.Fatalf("Start = %+v, %v", res, err)
 	}
+	log := filepath.Join(a.WorkDir, launcherLog)
+	if opts.SupervisorDir != "" {
+		log = filepath.Join(opts.SupervisorDir, supervisorLog)
+	}
 	waitFor(t, "the launcher to meet the full disk", func() bool {
-		b, _ := os.ReadFile(filepath.Join(a.WorkDir, launcherLog))
+		b, _ := os.ReadFile(log)
 		return strings.Contains(string(b), "cannot record status")
 	})
-	for _, ex := range []Executor{e, NewShell(testLauncher(t))} { // this server, and one restarted
+	for _, ex := range []Executor{e, NewShell(opts)} { // this server, and one restarted
 		r, err := ex.Check(context.Background(), a, res.ExternalID)
 		if err != nil || r.Done {
 			t.Fatalf("Check on a full disk = %+v, %v; want still running", r, err)
@@ -195,6 +208,12 @@ func TestShellLauncherGoneDiskFull(t *testing.T) {
 // also removes the reserve keeps its launcher waiting until space is
 // freed, and then ends OK, having run once.
 func TestShellRealDiskFull(t *testing.T) {
+	for _, mode := range launchModes {
+		t.Run(mode.name, func(t *testing.T) { testShellRealDiskFull(t, mode.opts(t)) })
+	}
+}
+
+func testShellRealDiskFull(t *testing.T, opts ShellOptions) {
 	mnt := filepath.Join(t.TempDir(), "disk")
 	testfs.Mount(t, mnt, "512k")
 	t.Setenv(retryMSEnv, "10")
@@ -203,7 +222,7 @@ func TestShellRealDiskFull(t *testing.T) {
 	free := testfs.Fill(t, filepath.Join(mnt, "fill"))
 	a, _ := shellAction(t, t.TempDir(), `<exec>true</exec>`)
 	a.WorkDir = filepath.Join(mnt, "a", "0")
-	_, err := NewShell(testLauncher(t)).Start(context.Background(), a)
+	_, err := NewShell(opts).Start(context.Background(), a)
 	var ee *ExecError
 	if !errors.As(err, &ee) || ee.Kind != Transient || !strings.Contains(ee.Msg, "no space left on device") {
 		t.Fatalf("Start on a full disk = %v; want a transient disk-full error", err)
@@ -224,7 +243,7 @@ func TestShellRealDiskFull(t *testing.T) {
 			count := filepath.Join(outside, c.name)
 			a, notified := shellAction(t, t.TempDir(), `<exec>sh</exec><argument>-c</argument><argument>echo run >> '`+count+`'; `+c.script+`</argument><capture-output/>`)
 			a.WorkDir = filepath.Join(mnt, strings.ReplaceAll(c.name, " ", "-"), "0")
-			e := NewShell(testLauncher(t))
+			e := NewShell(opts)
 			res, err := e.Start(context.Background(), a)
 			if err != nil {
 				t.Fatal(err)

@@ -80,7 +80,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	defer s.Close()
 	reg := action.NewRegistry()
-	action.RegisterBuiltins(reg, action.ShellOptions{})
+	supDir := filepath.Join(dir, "launcher")
+	action.RegisterBuiltins(reg, action.ShellOptions{SupervisorDir: supDir})
+	// The job has ended (or been killed) when this returns: the
+	// supervisor has nothing left to watch. Deferred before the engine's
+	// Close, so it runs after it.
+	defer func() { _ = action.StopSupervisor(supDir, 10*time.Second) }()
 	e, err := engine.New(engine.Options{
 		Store: s, Actions: reg, DataDir: dir, DefaultUser: currentUser(),
 		PollInterval: 500 * time.Millisecond,

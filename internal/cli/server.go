@@ -142,7 +142,10 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	// store errors may quote the DSN.
 	logf := func(format string, args ...any) { fmt.Fprintln(stderr, redact.Secrets(fmt.Sprintf(format, args...))) }
 	reg := action.NewRegistry()
-	action.RegisterBuiltins(reg, action.ShellOptions{RunAsUser: cfg.Bool("gozie.launch.as.user")})
+	// The supervisor outlives the server on purpose (a restart re-attaches
+	// to it); it exits by itself once idle.
+	action.RegisterBuiltins(reg, action.ShellOptions{RunAsUser: cfg.Bool("gozie.launch.as.user"),
+		SupervisorDir: filepath.Join(dir, "launcher")})
 	// Get and Expand, which every part of the server uses, read the
 	// package default: set it once, before any configuration is expanded,
 	// so runtime expansion agrees with the check at submission.

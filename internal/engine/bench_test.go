@@ -86,7 +86,10 @@ func newBenchEnv(b *testing.B, backend string, shell bool) *benchEnv {
 		if err != nil {
 			b.Fatal(err)
 		}
-		action.RegisterBuiltins(reg, action.ShellOptions{Launcher: []string{self}})
+		// As the server does: steps started by the launch supervisor.
+		supDir := filepath.Join(dir, "launcher")
+		action.RegisterBuiltins(reg, action.ShellOptions{Launcher: []string{self}, SupervisorDir: supDir})
+		b.Cleanup(func() { _ = action.StopSupervisor(supDir, 20*time.Second) })
 	}
 	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, DefaultUser: "bench", Logf: b.Logf,
 		PollInterval: 500 * time.Millisecond})

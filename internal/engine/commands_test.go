@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -146,10 +147,20 @@ func TestUserRetry(t *testing.T) {
 	if a := m["a"]; a.UserRetryCount != 2 || a.UserRetryMax != 2 || a.Attempt != 2 {
 		t.Fatalf("a = %+v", a)
 	}
-	// Each attempt got its own work directory.
-	for i := 0; i <= 2; i++ {
-		if _, err := os.Stat(filepath.Join(h.dir, "actions", id+"@a", string(rune('0'+i)))); err != nil {
-			t.Errorf("work dir of attempt %d: %v", i, err)
+	// Each attempt was given its own work directory, which the engine
+	// leaves to the executor to create.
+	h.exec.mu.Lock()
+	dirs := h.exec.workDirs["a"]
+	h.exec.mu.Unlock()
+	if len(dirs) != 3 {
+		t.Fatalf("work dirs %v, want one per attempt", dirs)
+	}
+	for i, d := range dirs {
+		if want := filepath.Join(h.dir, "actions", id+"@a", strconv.Itoa(i)); d != want {
+			t.Errorf("work dir of attempt %d = %s, want %s", i, d, want)
+		}
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("the engine created %s for an executor that does not use it", d)
 		}
 	}
 }

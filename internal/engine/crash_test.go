@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -31,15 +32,21 @@ const crashDSNEnv = "GOZIE_ENGINE_CRASH_HELPER_DSN"
 // shell executor of the benchmarks starts it.
 const benchLauncherEnv = "GOZIE_ENGINE_TEST_AS_LAUNCHER"
 
+// crashShellEnv makes the crash helper run real shell actions through the
+// launch supervisor instead of shExec.
+const crashShellEnv = "GOZIE_ENGINE_CRASH_HELPER_SHELL"
+
 func TestMain(m *testing.M) {
+	// A launcher or supervisor started by a crash helper inherits the
+	// helper's environment: its arguments, not a -test flag, tell it apart.
+	if os.Getenv(benchLauncherEnv) == "1" && len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") {
+		os.Exit(action.RunLauncher(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	if dir := os.Getenv(crashHelperEnv); dir != "" {
 		os.Exit(crashHelper(dir))
 	}
 	if dir := os.Getenv(coordCrashHelperEnv); dir != "" {
 		os.Exit(coordCrashHelper(dir))
-	}
-	if os.Getenv(benchLauncherEnv) == "1" {
-		os.Exit(action.RunLauncher(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Setenv(benchLauncherEnv, "1")
 	os.Exit(m.Run())
@@ -64,7 +71,8 @@ func (x shExec) line(a *action.Context) string {
 }
 
 func (x shExec) Start(ctx context.Context, a *action.Context) (action.Result, error) {
-	script := fmt.Sprintf(`mkdir "%s/lock" 2>/dev/null || exit 0; sleep 0.02; echo "%s" >> "%s"`, a.WorkDir, x.line(a), x.log)
+	// The engine names the work directory; executors create it.
+	script := fmt.Sprintf(`mkdir -p "%[1]s" && mkdir "%[1]s/lock" 2>/dev/null || exit 0; sleep 0.02; echo "%[2]s" >> "%[3]s"`, a.WorkDir, x.line(a), x.log)
 	cmd := exec.Command("sh", "-c", script)
 	if err := cmd.Start(); err != nil {
 		return action.Result{}, action.Errorf(action.Transient, "SH1", "%v", err)
@@ -102,13 +110,21 @@ func readLines(path string) ([]string, error) {
 	return out, sc.Err()
 }
 
-// crashApp is 10 steps, a fork of three, 10 more steps.
-func crashApp() (string, []string) {
+// crashApp is 10 steps, a fork of three, 10 more steps. Each step's body
+// is <sh/> (shExec) or, with shellLog set, a real shell action appending
+// "<node>#0" to that file.
+func crashApp(shellLog string) (string, []string) {
 	var b strings.Builder
 	var names []string
 	step := func(name, next string) {
 		names = append(names, name)
-		fmt.Fprintf(&b, `<action name="%s"><sh xmlns="uri:gozie:sh:1.0"/><ok to="%s"/><error to="fail"/></action>`, name, next)
+		body := `<sh xmlns="uri:gozie:sh:1.0"/>`
+		if shellLog != "" {
+			body = `<shell xmlns="uri:oozie:shell-action:1.0"><resource-manager>local</resource-manager>` +
+				`<name-node>file:///</name-node><exec>sh</exec><argument>-c</argument>` +
+				`<argument>sleep 0.02; echo ` + name + `#0 &gt;&gt; ` + shellLog + `</argument></shell>`
+		}
+		fmt.Fprintf(&b, `<action name="%s">%s<ok to="%s"/><error to="fail"/></action>`, name, body, next)
 	}
 	b.WriteString(`<start to="s1"/>`)
 	for i := 1; i <= 10; i++ {
@@ -151,6 +167,14 @@ func crashHelper(dir string) int {
 	}
 	reg := action.NewRegistry()
 	reg.Register("sh", shExec{log: filepath.Join(dir, "log")})
+	if os.Getenv(crashShellEnv) == "1" {
+		self, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		action.RegisterBuiltins(reg, action.ShellOptions{Launcher: []string{self}, SupervisorDir: filepath.Join(dir, "launcher")})
+	}
 	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, PollInterval: 20 * time.Millisecond, DefaultUser: "crash"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -193,27 +217,52 @@ func crashHelper(dir string) int {
 
 // TestCrashRecovery SIGKILLs the server twice in the middle of a run, on
 // each store: after a restart the job succeeds and every step ran once.
+//
+// With real shell steps, the launch supervisor outlives every server: each
+// restarted server re-attaches to it, and every step still runs once.
 func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	t.Run("sqlite", func(t *testing.T) { testCrashRecovery(t, "") })
-	t.Run("postgres", func(t *testing.T) { testCrashRecovery(t, postgres.TestDSN(t)) })
+	for _, shell := range []bool{false, true} {
+		name := "sh"
+		if shell {
+			name = "shell-supervisor"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Run("sqlite", func(t *testing.T) { testCrashRecovery(t, "", shell) })
+			t.Run("postgres", func(t *testing.T) { testCrashRecovery(t, postgres.TestDSN(t), shell) })
+		})
+	}
 }
 
-func testCrashRecovery(t *testing.T, dsn string) {
+func testCrashRecovery(t *testing.T, dsn string, shell bool) {
 	dir := t.TempDir()
-	appXML, names := crashApp()
+	logPath := filepath.Join(dir, "log")
+	shellLog, shellEnv := "", "0"
+	if shell {
+		shellLog, shellEnv = logPath, "1"
+		supDir := filepath.Join(dir, "launcher")
+		if len(supDir) > 90 {
+			// Not to test the per-step launcher fallback by accident.
+			t.Skipf("temporary directory too long for a unix socket path")
+		}
+		t.Cleanup(func() {
+			if err := action.StopSupervisor(supDir, 20*time.Second); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	appXML, names := crashApp(shellLog)
 	if err := os.MkdirAll(filepath.Join(dir, "app"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "app", "workflow.xml"), []byte(appXML), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	logPath := filepath.Join(dir, "log")
 	server := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashHelperEnv+"="+dir, crashDSNEnv+"="+dsn)
+		cmd.Env = append(os.Environ(), crashHelperEnv+"="+dir, crashDSNEnv+"="+dsn, crashShellEnv+"="+shellEnv)
 		cmd.Stderr = os.Stderr
 		return cmd
 	}
@@ -247,6 +296,25 @@ func testCrashRecovery(t *testing.T, dsn string) {
 	}
 	if len(lines) != len(names) {
 		t.Errorf("%d log lines for %d steps: %v", len(lines), len(names), lines)
+	}
+	if shell {
+		// One supervisor ran every step, across the three servers.
+		pids := map[int][]string{}
+		files, _ := filepath.Glob(filepath.Join(dir, "actions", "*", "0", action.PIDFile))
+		for _, f := range files {
+			var p action.LauncherPID
+			b, err := os.ReadFile(f)
+			if err == nil {
+				err = json.Unmarshal(b, &p)
+			}
+			if err != nil || !p.Supervised {
+				t.Errorf("%s: %+v, %v; want a supervised step", f, p, err)
+			}
+			pids[p.PID] = append(pids[p.PID], filepath.Base(filepath.Dir(filepath.Dir(f))))
+		}
+		if len(files) != len(names) || len(pids) != 1 {
+			t.Errorf("%d pid files for %d steps, supervisors: %v", len(files), len(names), pids)
+		}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -102,10 +101,10 @@ func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, 
 		// and the action's own <configuration> are only read now.
 		return nil, action.Errorf(action.ErrorKindError, conf.CodeExpand, "configuration of action [%s]: %v", a.Name, err)
 	}
+	// The work directory is named, not made: executors that use it (shell,
+	// fs) create it, and most actions (sub-workflows, no-ops) never do;
+	// a mkdir per action was a large share of the engine's own cost.
 	dir := filepath.Join(e.opts.DataDir, "actions", a.ID, fmt.Sprint(a.Attempt))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, action.Errorf(action.Transient, "E0803", "IO error, %v", err)
-	}
 	actx := &action.Context{
 		JobID: st.job.ID, ActionID: a.ID, Name: a.Name, Type: a.Type, User: st.job.User,
 		AppPath: st.extra.AppRoot, Element: body, Conf: c, JobConf: st.conf, WorkDir: dir,

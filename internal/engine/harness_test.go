@@ -104,6 +104,7 @@ type testExec struct {
 	runs     map[string]int // successful starts
 	kills    map[string]int
 	contexts map[string]*action.Context
+	workDirs map[string][]string // WorkDir of every start, by node
 	finished map[string]action.Result
 }
 
@@ -111,6 +112,7 @@ func newTestExec() *testExec {
 	return &testExec{
 		behave: map[string]*behaviour{}, starts: map[string]int{}, runs: map[string]int{},
 		kills: map[string]int{}, contexts: map[string]*action.Context{}, finished: map[string]action.Result{},
+		workDirs: map[string][]string{},
 	}
 }
 
@@ -129,6 +131,7 @@ func (x *testExec) Start(ctx context.Context, a *action.Context) (action.Result,
 	}
 	n := x.starts[a.Name]
 	x.starts[a.Name]++
+	x.workDirs[a.Name] = append(x.workDirs[a.Name], a.WorkDir)
 	if n < len(b.startErrs) {
 		return action.Result{}, b.startErrs[n]
 	}
