@@ -73,7 +73,7 @@ func TestEndRetryDiskFull(t *testing.T) {
 			for i := 1; i <= c.freeAfter; i++ {
 				h.eventually("END_RETRY", func() bool {
 					_, m := h.job(id)
-					return m["a"].Status == store.ActionEndRetry && m["a"].Retries == i && h.clock.Pending() > 0
+					return m["a"].Status == store.ActionEndRetry && m["a"].Retries == i && h.clock.PendingIn(time.Minute)
 				})
 				if i == 1 {
 					_, m := h.job(id)

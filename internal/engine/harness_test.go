@@ -82,6 +82,20 @@ func (c *fakeClock) Pending() int {
 	return len(c.timers)
 }
 
+// PendingIn reports whether a timer waits to fire d from now: a test
+// that means one particular delayed effect (a retry interval) waits for
+// it rather than for any timer, such as a store retry's backoff.
+func (c *fakeClock) PendingIn(d time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range c.timers {
+		if t.at.Equal(c.now.Add(d)) {
+			return true
+		}
+	}
+	return false
+}
+
 // behaviour is what the test executor does for one node.
 type behaviour struct {
 	// startErrs are returned by the first Start calls, one each.
