@@ -55,6 +55,7 @@ type options struct {
 	steps, par          int
 	workflows, clients  int
 	noop, quick         bool
+	cpuprofile          string
 	keep                bool
 	timeout, runTimeout time.Duration
 }
@@ -72,6 +73,7 @@ func main() {
 	flag.BoolVar(&o.noop, "noop", true, "run (d), go test -bench Noop (needs the go command and -repo)")
 	flag.BoolVar(&o.quick, "quick", false, "reduced size for CI: 10 steps, 10 parallel, 100 workflows, 1 round, no (d)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server logs)")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU profiles of the measuring servers (server-<store>.prof)")
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "bound on the whole benchmark")
 	flag.DurationVar(&o.runTimeout, "run-timeout", 3*time.Minute, "bound on one measured run")
 	flag.Parse()
@@ -151,7 +153,11 @@ func run(ctx context.Context, o options, out io.Writer) error {
 
 	servers := map[string]*server{}
 	for _, st := range stores {
-		s, err := startServer(ctx, o.gozie, filepath.Join(work, "server-"+st), dsns[st])
+		var extra []string
+		if o.cpuprofile != "" {
+			extra = []string{"-cpuprofile", filepath.Join(o.cpuprofile, "server-"+st+".prof")}
+		}
+		s, err := startServer(ctx, o.gozie, filepath.Join(work, "server-"+st), dsns[st], extra...)
 		if err != nil {
 			return fmt.Errorf("%s server: %w", st, err)
 		}
@@ -479,7 +485,9 @@ type server struct {
 	once   sync.Once
 }
 
-func startServer(ctx context.Context, bin, dir, dsn string) (*server, error) {
+// startServer runs `gozie server` over dir (and the PostgreSQL database of
+// dsn, unless empty) with any extra flags, and waits until it answers.
+func startServer(ctx context.Context, bin, dir, dsn string, extra ...string) (*server, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -501,6 +509,7 @@ func startServer(ctx context.Context, bin, dir, dsn string) (*server, error) {
 	if dsn != "" {
 		args = append(args, "-db", dsn)
 	}
+	args = append(args, extra...)
 	s.cmd = exec.Command(bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
