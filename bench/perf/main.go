@@ -56,6 +56,7 @@ type options struct {
 	workflows, clients  int
 	noop, quick         bool
 	cpuprofile          string
+	skip                string
 	keep                bool
 	timeout, runTimeout time.Duration
 }
@@ -73,6 +74,7 @@ func main() {
 	flag.BoolVar(&o.noop, "noop", true, "run (d), go test -bench Noop (needs the go command and -repo)")
 	flag.BoolVar(&o.quick, "quick", false, "reduced size for CI: 10 steps, 10 parallel, 100 workflows, 1 round, no (d)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server logs)")
+	flag.StringVar(&o.skip, "skip", "", `comma-separated parts to leave out: "shapes" ((a) and (b)), "idle" ((e))`)
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU profiles of the measuring servers (server-<store>.prof)")
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "bound on the whole benchmark")
 	flag.DurationVar(&o.runTimeout, "run-timeout", 3*time.Minute, "bound on one measured run")
@@ -165,6 +167,10 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		servers[st] = s
 	}
 
+	skip := map[string]bool{}
+	for _, p := range strings.Split(o.skip, ",") {
+		skip[strings.TrimSpace(p)] = true
+	}
 	rows := map[string]*row{}
 	var order []string
 	add := func(key string, r *row) *row {
@@ -189,10 +195,14 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 		floorPar.walls = append(floorPar.walls, d)
 
-		for _, shape := range []struct{ key, app, label, floor string }{
+		shapes := []struct{ key, app, label, floor string }{
 			{"seq", apps["seq"], fmt.Sprintf("(a) %d sequential true", o.steps), "floor-seq"},
 			{"par", apps["par"], fmt.Sprintf("(b) 1 -> %d parallel true -> join", o.par), "floor-par"},
-		} {
+		}
+		if skip["shapes"] {
+			shapes = nil
+		}
+		for _, shape := range shapes {
 			// gozie run: the whole process, store created from nothing.
 			rr := add(shape.key+"/run", &row{shape: shape.label, store: "sqlite (gozie run)", floor: shape.floor})
 			data := filepath.Join(work, fmt.Sprintf("run-%s-%d", shape.key, r))
@@ -231,6 +241,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 
 	// (e) a fresh server that has done nothing yet.
 	for _, st := range stores {
+		if skip["idle"] {
+			break
+		}
 		var rss []time.Duration // kB, kept as Duration to reuse median
 		for r := 0; r < o.rounds; r++ {
 			dsn := dsns[st]
