@@ -41,7 +41,7 @@ func seed(ctx context.Context, dataDir string, n, batch int, now time.Time) ([]s
 	for len(ids) < n {
 		err := st.Update(ctx, func(tx store.Tx) error {
 			for i := 0; i < batch && len(ids) < n; i++ {
-				seq, err := tx.NextSequence(ctx, "wfjob")
+				seq, err := tx.NextSequence(ctx, store.JobSequence)
 				if err != nil {
 					return err
 				}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -40,6 +41,7 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	baseURL := fs.String("base-url", "", "public URL including /oozie (gozie.base.url)")
 	tlsCert := fs.String("tls-cert", "", "TLS certificate (gozie.tls.cert)")
 	tlsKey := fs.String("tls-key", "", "TLS key (gozie.tls.key)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
@@ -61,6 +63,22 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	}
 	if *port != 0 {
 		cfg["gozie.http.port"] = strconv.Itoa(*port)
+	}
+	if *cpuProfile != "" {
+		// A flag rather than an HTTP endpoint: profiling is for whoever
+		// starts the process, and nothing is exposed on the API port.
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "Error: -cpuprofile: %v\n", err)
+			return exitUsage
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

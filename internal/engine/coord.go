@@ -234,7 +234,7 @@ func (e *Engine) coordSubmit(ctx context.Context, props *conf.Config) (string, e
 	j.ExternalID, _ = full.Get(PropExternal)
 	tick := &store.Effect{Kind: EffectCoordTick, NotBefore: now, CreatedTime: now}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
-		n, err := tx.NextSequence(ctx, "wfjob")
+		n, err := tx.NextSequence(ctx, store.JobSequence)
 		if err != nil {
 			return err
 		}

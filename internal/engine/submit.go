@@ -185,7 +185,7 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 				return err
 			}
 		}
-		n, err := tx.NextSequence(ctx, "wfjob")
+		n, err := tx.NextSequence(ctx, store.JobSequence)
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,11 @@ import (
 // ErrNotFound is returned by lookups of a job or action that does not exist.
 var ErrNotFound = errors.New("store: not found")
 
+// JobSequence is the counter that numbers workflow and coordinator jobs
+// (the 0000001 of 0000001-<start>-<system id>-W). A store may keep it
+// outside its sequences table; PostgreSQL keeps it as a database sequence.
+const JobSequence = "wfjob"
+
 // Workflow job statuses (workflow specification 9.1; the REST API spells them
 // the same way).
 const (
@@ -194,10 +199,13 @@ type Tx interface {
 	// Actions lists the actions of a job in Seq order.
 	Actions(ctx context.Context, jobID string) ([]*Action, error)
 	// ActionsByStatus lists actions in any of the given statuses, across
-	// all jobs, in Seq order. The engine polls RUNNING actions with it.
+	// all jobs, by job id and then in Seq order. The engine polls RUNNING
+	// actions with it.
 	ActionsByStatus(ctx context.Context, statuses ...string) ([]*Action, error)
-	// PutAction inserts or replaces an action. A zero Seq is assigned
-	// the next value on insert.
+	// PutAction inserts or replaces an action. A zero Seq is assigned on
+	// insert: the largest Seq of the job's actions plus one, so Seq orders
+	// the actions of one job by creation and means nothing across jobs.
+	// Callers serialize the writers of one job (the engine's per-job lock).
 	PutAction(ctx context.Context, a *Action) error
 	// DeleteAction removes an action record; a missing one is not an
 	// error. A workflow rerun drops the records of the nodes it runs again.
@@ -213,7 +221,11 @@ type Tx interface {
 	// means all. jobID "" means every job.
 	PendingEffects(ctx context.Context, jobID string, limit int) ([]*Effect, error)
 
-	// NextSequence returns the next value (1, 2, ...) of a named counter.
+	// NextSequence returns the next value (1, 2, ...) of a named counter:
+	// unique and increasing, but a rolled-back transaction may leave a
+	// gap (JobSequence on PostgreSQL is a database sequence, which does
+	// not roll back, so that concurrent transactions need not wait for
+	// each other's commit).
 	NextSequence(ctx context.Context, name string) (int64, error)
 
 	// AppendLog adds a line to a job's log and sets e.ID.

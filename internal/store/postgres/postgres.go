@@ -52,6 +52,7 @@ func Open(ctx context.Context, dsn string) (store.Store, error) {
 		Rebind:      sqlstore.Rebind,
 		Retryable:   retryable,
 		Unavailable: unavailable,
+		Sequences:   map[string]string{store.JobSequence: `SELECT nextval('wf_job_ids')`},
 	}), nil
 }
 

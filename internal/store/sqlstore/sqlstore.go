@@ -33,6 +33,13 @@ type Dialect struct {
 	// mean the database cannot be reached now (PostgreSQL's connection
 	// exceptions, SQLite busy after the retries); nil means none.
 	Unavailable func(err error) bool
+	// Sequences maps counter names to a query returning the counter's
+	// next value, for counters the database keeps itself (PostgreSQL's
+	// CREATE SEQUENCE). Other names use a row of the sequences table,
+	// which every transaction asking for the name updates and so holds
+	// locked until it commits: fine with SQLite's single writer, a queue
+	// on a server with concurrent writers.
+	Sequences map[string]string
 }
 
 // DB is a store.Store over database/sql. Writes go through Write; reads may
@@ -62,6 +69,9 @@ func New(write, read *sql.DB, d Dialect) *DB {
 			text = d.Rebind(text)
 		}
 		db.q[name] = text
+	}
+	for name, text := range d.Sequences {
+		db.q[seqQuery(name)] = text
 	}
 	db.prepareAll(write)
 	db.prepareAll(read)
@@ -269,7 +279,7 @@ var queries = map[string]string{
 		created_ms = excluded.created_ms, start_ms = excluded.start_ms, end_ms = excluded.end_ms,
 		last_mod_ms = excluded.last_mod_ms`,
 	"getAction":  `SELECT ` + actionColumns + ` FROM wf_actions WHERE id = ?`,
-	"jobActions": `SELECT ` + actionColumns + ` FROM wf_actions WHERE job_id = ? ORDER BY seq`,
+	"jobActions": `SELECT ` + actionColumns + ` FROM wf_actions WHERE job_id = ? ORDER BY seq, id`,
 	"putAction": `INSERT INTO wf_actions (` + actionColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (id) DO UPDATE SET job_id = excluded.job_id, name = excluded.name, type = excluded.type,
 		seq = excluded.seq, status = excluded.status, conf = excluded.conf, cred = excluded.cred,
@@ -290,7 +300,15 @@ var queries = map[string]string{
 	"pendingJob": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL AND job_id = ? ORDER BY id`,
 	"nextSeq": `INSERT INTO sequences (name, value) VALUES (?, 1)
 		ON CONFLICT (name) DO UPDATE SET value = sequences.value + 1 RETURNING value`,
+	// An action's Seq only orders the actions of its job, so the next one
+	// is the job's largest plus one: an index lookup (wf_actions_job) and
+	// no row shared by all jobs. Writers of one job are serialized by the
+	// engine's per-job lock.
+	"nextActionSeq": `SELECT COALESCE(MAX(seq), 0) + 1 FROM wf_actions WHERE job_id = ?`,
 }
+
+// seqQuery names the query of a database-kept counter in DB.q.
+func seqQuery(name string) string { return "seq:" + name }
 
 func scanJob(row interface{ Scan(...any) error }) (*store.Job, error) {
 	var j store.Job
@@ -469,7 +487,7 @@ func (t *tx) ActionsByStatus(ctx context.Context, statuses ...string) ([]*store.
 		return nil, nil
 	}
 	q := `SELECT ` + actionColumns + ` FROM wf_actions WHERE status IN (` +
-		strings.TrimSuffix(strings.Repeat("?,", len(statuses)), ",") + `) ORDER BY seq`
+		strings.TrimSuffix(strings.Repeat("?,", len(statuses)), ",") + `) ORDER BY job_id, seq, id`
 	if t.db.Dialect.Rebind != nil {
 		q = t.db.Dialect.Rebind(q)
 	}
@@ -481,12 +499,15 @@ func (t *tx) ActionsByStatus(ctx context.Context, statuses ...string) ([]*store.
 }
 
 func (t *tx) PutAction(ctx context.Context, a *store.Action) error {
+	if t.readOnly {
+		return errReadOnly
+	}
 	if a.Seq == 0 {
-		seq, err := t.NextSequence(ctx, "action")
-		if err != nil {
-			return err
+		// A record put again keeps its Seq (the engine carries it over);
+		// only a new one is numbered.
+		if err := t.queryRow(ctx, "nextActionSeq", a.JobID).Scan(&a.Seq); err != nil {
+			return fmt.Errorf("%s: action seq %s: %w", t.db.Dialect.Name, a.JobID, err)
 		}
-		a.Seq = seq
 	}
 	return t.exec(ctx, "putAction", a.ID, a.JobID, a.Name, a.Type, a.Seq, a.Status, a.Conf, a.Cred, a.Retries,
 		a.UserRetryCount, a.UserRetryMax, a.UserRetryInterval, a.Attempt, a.Transition, a.Data, a.Stats,
@@ -542,7 +563,13 @@ func (t *tx) NextSequence(ctx context.Context, name string) (int64, error) {
 		return 0, errReadOnly
 	}
 	var v int64
-	if err := t.queryRow(ctx, "nextSeq", name).Scan(&v); err != nil {
+	var row *sql.Row
+	if _, ok := t.db.Dialect.Sequences[name]; ok {
+		row = t.queryRow(ctx, seqQuery(name))
+	} else {
+		row = t.queryRow(ctx, "nextSeq", name)
+	}
+	if err := row.Scan(&v); err != nil {
 		return 0, fmt.Errorf("%s: sequence %s: %w", t.db.Dialect.Name, name, err)
 	}
 	return v, nil

@@ -29,6 +29,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ActionOrderAndStatus", testActionOrderAndStatus},
 		{"Effects", testEffects},
 		{"Sequence", testSequence},
+		{"JobSequence", testJobSequence},
+		{"JobSequenceConcurrent", testJobSequenceConcurrent},
+		{"ActionSeqPerJob", testActionSeqPerJob},
 		{"Rollback", testRollback},
 		{"ViewIsReadOnly", testViewIsReadOnly},
 		{"ConcurrentUpdates", testConcurrentUpdates},
@@ -311,6 +314,127 @@ func testSequence(t *testing.T, s store.Store) {
 	mustUpdate(t, s, func(tx store.Tx) (err error) { other, err = tx.NextSequence(ctx, "coord"); return err })
 	if other != 1 {
 		t.Fatalf("independent sequence started at %d, want 1", other)
+	}
+}
+
+// testJobSequence: the job counter, which a store may keep outside its
+// sequences table, counts from 1 like any other, and a value handed to a
+// transaction that rolled back is never handed out again.
+func testJobSequence(t *testing.T, s store.Store) {
+	next := func() int64 {
+		var v int64
+		mustUpdate(t, s, func(tx store.Tx) (err error) { v, err = tx.NextSequence(ctx, store.JobSequence); return err })
+		return v
+	}
+	if got := next(); got != 1 {
+		t.Fatalf("first job number = %d, want 1", got)
+	}
+	if got := next(); got != 2 {
+		t.Fatalf("second job number = %d, want 2", got)
+	}
+	var lost int64
+	boom := errors.New("boom")
+	err := s.Update(ctx, func(tx store.Tx) (err error) {
+		if lost, err = tx.NextSequence(ctx, store.JobSequence); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Update = %v, want boom", err)
+	}
+	if got := next(); got <= 2 || got < lost {
+		t.Fatalf("job number after a rollback = %d, want > 2 and >= %d", got, lost)
+	}
+}
+
+// testJobSequenceConcurrent: many transactions numbering jobs at once, as
+// concurrent submissions (and several servers sharing a database) do, get
+// distinct numbers, increasing in the order each client asked.
+func testJobSequenceConcurrent(t *testing.T, s store.Store) {
+	const workers, each = 8, 25
+	got := make([][]int64, workers)
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				var v int64
+				err := s.Update(ctx, func(tx store.Tx) (err error) {
+					if v, err = tx.NextSequence(ctx, store.JobSequence); err != nil {
+						return err
+					}
+					j := sampleJob(fmt.Sprintf("job-%d-%d", w, i))
+					j.ExternalID = ""
+					return tx.PutJob(ctx, j)
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+				got[w] = append(got[w], v)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	seen := map[int64]bool{}
+	for w, vs := range got {
+		for i, v := range vs {
+			if seen[v] {
+				t.Errorf("job number %d handed out twice", v)
+			}
+			seen[v] = true
+			if i > 0 && v <= vs[i-1] {
+				t.Errorf("client %d got %d after %d", w, v, vs[i-1])
+			}
+		}
+	}
+	if len(seen) != workers*each {
+		t.Errorf("%d distinct job numbers, want %d", len(seen), workers*each)
+	}
+}
+
+// testActionSeqPerJob: action records are numbered within their job, in
+// creation order, whatever other jobs create meanwhile; a record put again
+// keeps its number.
+func testActionSeqPerJob(t *testing.T, s store.Store) {
+	steps := []struct{ job, name string }{
+		{"j1", "start"}, {"j2", "start"}, {"j1", "a"}, {"j1", "b"}, {"j2", "x"}, {"j1", "end"},
+	}
+	for _, st := range steps {
+		mustUpdate(t, s, func(tx store.Tx) error { return tx.PutAction(ctx, sampleAction(st.job, st.name)) })
+	}
+	again := sampleAction("j1", "a")
+	again.Seq = 2
+	again.Status = store.ActionOK
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.PutAction(ctx, again) })
+	tests := []struct {
+		job   string
+		names []string
+		seqs  []int64
+	}{
+		{"j1", []string{"start", "a", "b", "end"}, []int64{1, 2, 3, 4}},
+		{"j2", []string{"start", "x"}, []int64{1, 2}},
+	}
+	for _, tc := range tests {
+		var acts []*store.Action
+		if err := s.View(ctx, func(tx store.Tx) (err error) { acts, err = tx.Actions(ctx, tc.job); return err }); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		var seqs []int64
+		for _, a := range acts {
+			names, seqs = append(names, a.Name), append(seqs, a.Seq)
+		}
+		if !reflect.DeepEqual(names, tc.names) || !reflect.DeepEqual(seqs, tc.seqs) {
+			t.Errorf("Actions(%s) = %v %v, want %v %v", tc.job, names, seqs, tc.names, tc.seqs)
+		}
 	}
 }
 
