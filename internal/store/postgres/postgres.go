@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
@@ -21,6 +22,10 @@ import (
 
 //go:embed migrations/*.sql
 var migrations embed.FS
+
+// maxIdleConns is how many open connections the pool keeps between
+// transactions.
+const maxIdleConns = 32
 
 // migrationLock is the advisory lock key held while migrations run, so that
 // servers starting together apply each migration once. The value is
@@ -39,6 +44,12 @@ func Open(ctx context.Context, dsn string) (store.Store, error) {
 	if err != nil {
 		return nil, &openError{"postgres: ", err}
 	}
+	// database/sql keeps only 2 idle connections by default: under
+	// concurrent jobs every further transaction would open (and then
+	// close) a connection, a new server backend each time. Keep enough warm
+	// for the engine's concurrency; idle ones still go after a while.
+	db.SetMaxIdleConns(maxIdleConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, &openError{"postgres: connect: ", err}
