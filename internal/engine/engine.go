@@ -131,6 +131,7 @@ type Engine struct {
 
 	mu       sync.Mutex
 	jobs     map[string]*jobState       // cached state of jobs being worked on
+	loading  map[string]chan struct{}   // jobs whose state is being loaded; closed when done
 	waiters  map[string][]chan struct{} // closed when the job ends
 	inflight map[string]bool            // start effects being performed, by action id + attempt
 	checks   map[string]int             // checks in flight: 1 running, 2 running and asked again
@@ -206,6 +207,7 @@ func New(opts Options) (*Engine, error) {
 		opts: opts, store: opts.Store, actions: opts.Actions, clock: opts.Clock,
 		funcs:    Functions(),
 		jobs:     map[string]*jobState{},
+		loading:  map[string]chan struct{}{},
 		waiters:  map[string][]chan struct{}{},
 		inflight: map[string]bool{},
 		checks:   map[string]int{},
@@ -386,27 +388,52 @@ func (e *Engine) wake(id string) {
 // state returns the cached state of a job, loading it from the store on
 // first use. The caller locks st.mu before reading or changing it.
 func (e *Engine) state(ctx context.Context, id string) (*jobState, error) {
-	e.mu.Lock()
-	st := e.jobs[id]
-	e.mu.Unlock()
-	if st != nil {
-		return st, nil
+	for {
+		e.mu.Lock()
+		if st := e.jobs[id]; st != nil {
+			e.mu.Unlock()
+			return st, nil
+		}
+		// One load per job at a time: the paths of a wide fork all start
+		// at once, and each loading (and parsing) the whole job for itself
+		// made a 1,000-way fork cost quadratic work.
+		if wait, busy := e.loading[id]; busy {
+			e.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		done := make(chan struct{})
+		e.loading[id] = done
+		e.mu.Unlock()
+
+		st, err := e.loadJobState(ctx, id)
+		e.mu.Lock()
+		delete(e.loading, id)
+		close(done)
+		if err == nil {
+			if cur := e.jobs[id]; cur != nil {
+				st = cur
+			} else {
+				e.jobs[id] = st
+			}
+		}
+		e.mu.Unlock()
+		return st, err
 	}
+}
+
+// loadJobState reads a job and its actions from the store and rebuilds
+// its in-memory state.
+func (e *Engine) loadJobState(ctx context.Context, id string) (*jobState, error) {
 	j, acts, err := e.Job(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	st, err = loadState(j, acts, e.parseOptions)
-	if err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if cur := e.jobs[id]; cur != nil {
-		return cur, nil
-	}
-	e.jobs[id] = st
-	return st, nil
+	return loadState(j, acts, e.parseOptions)
 }
 
 // forget drops a job's cached state, after a failed commit (so the next
