@@ -84,8 +84,13 @@ type coordRuntime struct {
 
 type cachedApp struct {
 	definition, conf string
-	app              *coord.App
-	props            *conf.Config
+	// end and concurrency are the job's controls the app was built with
+	// (withJobControls); a change command makes the cache miss, so that a
+	// cached app is never written once readers share it.
+	end         time.Time
+	concurrency int
+	app         *coord.App
+	props       *conf.Config
 }
 
 // coordLock locks a coordinator job and returns its unlock.
@@ -112,8 +117,8 @@ func (e *Engine) coordApp(j *store.CoordJob) (*coord.App, *conf.Config, error) {
 	rt.mu.Lock()
 	c := rt.apps[j.ID]
 	rt.mu.Unlock()
-	if c != nil && c.definition == j.Definition && c.conf == j.Conf {
-		withJobControls(c.app, j)
+	if c != nil && c.definition == j.Definition && c.conf == j.Conf &&
+		c.end.Equal(j.EndTime) && c.concurrency == j.Concurrency {
 		return c.app, c.props, nil
 	}
 	props, err := conf.ParseXML(strings.NewReader(j.Conf), "job "+j.ID)
@@ -124,13 +129,13 @@ func (e *Engine) coordApp(j *store.CoordJob) (*coord.App, *conf.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	withJobControls(app, j)
 	rt.mu.Lock()
 	if rt.apps == nil {
 		rt.apps = map[string]*cachedApp{}
 	}
-	rt.apps[j.ID] = &cachedApp{definition: j.Definition, conf: j.Conf, app: app, props: props}
+	rt.apps[j.ID] = &cachedApp{definition: j.Definition, conf: j.Conf, end: j.EndTime, concurrency: j.Concurrency, app: app, props: props}
 	rt.mu.Unlock()
-	withJobControls(app, j)
 	return app, props, nil
 }
 
