@@ -15,20 +15,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gozie/gozie/bench/benchserver"
 )
 
 type options struct {
@@ -74,7 +71,7 @@ func main() {
 
 func run(ctx context.Context, o options, out io.Writer) error {
 	c := newClient(o.url, max(o.workers, o.openWorkers, o.submitWorkers)+8)
-	var srv *server
+	var srv *benchserver.Server
 	dir := o.data
 	if o.url == "" {
 		if dir == "" {
@@ -99,12 +96,12 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		el := time.Since(t0)
 		fmt.Fprintf(out, "seeded %d jobs (%d action records) in %v: %.0f jobs/s\n", len(ids), 4*len(ids), el.Round(time.Millisecond), float64(len(ids))/el.Seconds())
 		t0 = time.Now()
-		if srv, err = startServer(ctx, o.gozie, dir); err != nil {
+		if srv, err = benchserver.Start(ctx, o.gozie, dir); err != nil {
 			return err
 		}
-		defer srv.stop()
-		fmt.Fprintf(out, "server %s ready in %v (log: %s)\n", srv.base, time.Since(t0).Round(time.Millisecond), srv.logPath)
-		c.base, c.ids, c.jobs = srv.base, ids, len(ids)
+		defer srv.Stop()
+		fmt.Fprintf(out, "server %s ready in %v (log: %s)\n", srv.Base, time.Since(t0).Round(time.Millisecond), srv.LogPath)
+		c.base, c.ids, c.jobs = srv.Base, ids, len(ids)
 	} else if err := c.discover(ctx); err != nil {
 		return err
 	}
@@ -153,8 +150,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 	}
 	if srv != nil {
-		if rss := srv.peakRSS(); rss != "" {
-			fmt.Fprintf(out, "server peak RSS: %s\n", rss)
+		if rss := srv.PeakRSS(); rss > 0 {
+			fmt.Fprintf(out, "server peak RSS: %d kB\n", rss)
 		}
 	}
 	return nil
@@ -231,92 +228,4 @@ func waitFinished(ctx context.Context, c *client, ids []string, submitTime, limi
 	fmt.Fprintf(out, "%d submitted workflows finished within %v of the first submission (%.1f workflows/s end to end): %s\n",
 		len(ids), total.Round(time.Millisecond), float64(len(ids))/total.Seconds(), strings.Join(parts, ", "))
 	return nil
-}
-
-// server is a `gozie server` child process.
-type server struct {
-	cmd     *exec.Cmd
-	base    string
-	logPath string
-	log     *os.File
-	exited  chan error
-}
-
-// startServer runs `gozie server` on a free loopback port over dir and
-// waits until it answers /oozie/versions.
-func startServer(ctx context.Context, bin, dir string) (*server, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	s := &server{base: fmt.Sprintf("http://127.0.0.1:%d/oozie", port), logPath: filepath.Join(dir, "server.log"), exited: make(chan error, 1)}
-	if s.log, err = os.Create(s.logPath); err != nil {
-		return nil, err
-	}
-	s.cmd = exec.Command(bin, "server", "-host", "127.0.0.1", "-port", strconv.Itoa(port), "-data", dir, "-base-url", s.base)
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	if err := s.cmd.Start(); err != nil {
-		s.log.Close()
-		return nil, err
-	}
-	go func() { s.exited <- s.cmd.Wait() }()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/versions", nil)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s, nil
-			}
-		}
-		select {
-		case err := <-s.exited:
-			s.log.Close()
-			log, _ := os.ReadFile(s.logPath)
-			return nil, fmt.Errorf("gozie server exited (%v):\n%s", err, log)
-		case <-ctx.Done():
-			s.stop()
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			s.stop()
-			return nil, errors.New("gozie server did not answer within 30s; see " + s.logPath)
-		}
-	}
-}
-
-// stop asks the server to shut down gracefully and kills it if it does not
-// within 30 seconds.
-func (s *server) stop() {
-	defer s.log.Close()
-	select {
-	case <-s.exited:
-		return
-	default:
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.exited:
-	case <-time.After(30 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-	}
-}
-
-// peakRSS reads the server's high-water resident set size from Linux's
-// /proc; elsewhere it returns "".
-func (s *server) peakRSS() string {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }

@@ -27,11 +27,9 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -47,6 +45,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to create and drop the schema
+
+	"github.com/gozie/gozie/bench/benchserver"
 )
 
 type options struct {
@@ -163,7 +163,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s server: %w", st, err)
 		}
-		defer s.stop()
+		defer s.Stop()
 		servers[st] = s
 	}
 
@@ -221,7 +221,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 					return fmt.Errorf("%s on the %s server: %w", shape.key, st, err)
 				}
 				sr.walls = append(sr.walls, time.Since(t0))
-				sr.rssKB = max(sr.rssKB, s.peakRSS())
+				sr.rssKB = max(sr.rssKB, s.PeakRSS())
 			}
 		}
 		for _, st := range stores {
@@ -232,11 +232,11 @@ func run(ctx context.Context, o options, out io.Writer) error {
 				return fmt.Errorf("throughput on %s: %w", st, err)
 			}
 			tr.walls = append(tr.walls, time.Since(t0))
-			tr.rssKB = max(tr.rssKB, s.peakRSS())
+			tr.rssKB = max(tr.rssKB, s.PeakRSS())
 		}
 	}
 	for _, st := range stores {
-		servers[st].stop()
+		servers[st].Stop()
 	}
 
 	// (e) a fresh server that has done nothing yet.
@@ -252,8 +252,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 				return fmt.Errorf("idle %s server: %w", st, err)
 			}
 			time.Sleep(2 * time.Second)
-			rss = append(rss, time.Duration(s.rss()))
-			s.stop()
+			rss = append(rss, time.Duration(s.RSS()))
+			s.Stop()
 		}
 		add("idle/"+st, &row{shape: "(e) idle server RSS", store: st, rssKB: int64(median(rss)), note: "after 2s, no jobs run"})
 	}
@@ -488,81 +488,24 @@ func redactDSN(dsn string) string {
 	return dsn
 }
 
-// server is a `gozie server` child process on a loopback port.
+// server is a `gozie server` child process on a loopback port, with the
+// HTTP client the measurements use.
 type server struct {
-	cmd    *exec.Cmd
-	base   string
-	log    *os.File
-	exited chan error
-	http   *http.Client
-	once   sync.Once
+	*benchserver.Server
+	http *http.Client
 }
 
 // startServer runs `gozie server` over dir (and the PostgreSQL database of
 // dsn, unless empty) with any extra flags, and waits until it answers.
 func startServer(ctx context.Context, bin, dir, dsn string, extra ...string) (*server, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+	if dsn != "" {
+		extra = append([]string{"-db", dsn}, extra...)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	bs, err := benchserver.Start(ctx, bin, dir, extra...)
 	if err != nil {
 		return nil, err
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	s := &server{
-		base:   fmt.Sprintf("http://127.0.0.1:%d/oozie", port),
-		exited: make(chan error, 1),
-		http:   &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}},
-	}
-	if s.log, err = os.Create(filepath.Join(dir, "server.log")); err != nil {
-		return nil, err
-	}
-	args := []string{"server", "-host", "127.0.0.1", "-port", strconv.Itoa(port), "-data", dir, "-base-url", s.base}
-	if dsn != "" {
-		args = append(args, "-db", dsn)
-	}
-	args = append(args, extra...)
-	s.cmd = exec.Command(bin, args...)
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	if err := s.cmd.Start(); err != nil {
-		s.log.Close()
-		return nil, err
-	}
-	go func() { s.exited <- s.cmd.Wait() }()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, err := s.get(ctx, "/versions"); err == nil {
-			return s, nil
-		}
-		select {
-		case err := <-s.exited:
-			s.log.Close()
-			log, _ := os.ReadFile(s.log.Name())
-			return nil, fmt.Errorf("gozie server exited (%v):\n%s", err, tail(log, 2000))
-		case <-ctx.Done():
-			s.stop()
-			return nil, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			s.stop()
-			return nil, errors.New("gozie server did not answer within 30s; see " + s.log.Name())
-		}
-	}
-}
-
-func (s *server) stop() {
-	s.once.Do(func() {
-		defer s.log.Close()
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.exited:
-		case <-time.After(30 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-s.exited
-		}
-	})
+	return &server{Server: bs, http: &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}, nil
 }
 
 func (s *server) get(ctx context.Context, path string) ([]byte, error) {
@@ -570,7 +513,7 @@ func (s *server) get(ctx context.Context, path string) ([]byte, error) {
 }
 
 func (s *server) do(ctx context.Context, method, path, body string, want int) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, s.base+path, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, s.Base+path, strings.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
@@ -685,25 +628,4 @@ feed:
 		case <-time.After(interval):
 		}
 	}
-}
-
-// rss returns the server's resident set size now (kB), 0 where /proc is
-// missing.
-func (s *server) rss() int64 { return procStatus(s.cmd.Process.Pid, "VmRSS:") }
-
-// peakRSS returns the server's high-water resident set size (kB).
-func (s *server) peakRSS() int64 { return procStatus(s.cmd.Process.Pid, "VmHWM:") }
-
-func procStatus(pid int, key string) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, key); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
 }
