@@ -72,6 +72,11 @@ type LaunchSpec struct {
 	// capture-output), at most MaxOutput bytes.
 	Capture   bool `json:"capture,omitempty"`
 	MaxOutput int  `json:"maxOutput,omitempty"`
+	// CaptureFile, with Capture, names the file (relative to the working
+	// directory) that holds the captured output instead of stdout: the
+	// java action's oozie.action.output.properties. A program that exits
+	// 0 without writing it captured nothing.
+	CaptureFile string `json:"captureFile,omitempty"`
 	// RunAs, when set, is the user the program runs as (the launcher
 	// itself runs as the server's user, root, and records the outcome).
 	RunAs *RunAs `json:"runAs,omitempty"`
@@ -118,6 +123,9 @@ type LaunchStatus struct {
 func RunLauncher(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 2 && args[0] == "-supervise" {
 		return RunSupervisor(args[1], stderr)
+	}
+	if len(args) >= 2 && args[0] == "-tool" {
+		return runTool(args[1], args[2:], stdout, stderr)
 	}
 	if len(args) != 1 || args[0] == "" || strings.HasPrefix(args[0], "-") {
 		fmt.Fprintln(stderr, "Usage: gozie launch DIR")
@@ -294,14 +302,29 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 	if max <= 0 {
 		max = DefaultMaxOutput
 	}
+	src, name := out, spec.Exec
+	if spec.CaptureFile != "" {
+		// Never followed through a link: with RunAs the job's user owns
+		// the directory and could point the name at a file of root's.
+		f, err := os.OpenFile(filepath.Join(dir, spec.CaptureFile), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			return st
+		}
+		if err != nil {
+			st.ErrorCode, st.Error = CodeLauncher, fmt.Sprintf("reading captured output: %v", err)
+			return st
+		}
+		defer f.Close()
+		src, name = f, spec.CaptureFile
+	}
 	// Read through the descriptor the program wrote to, not the name the
 	// job's user may have pointed elsewhere.
-	data, err := readLimited(out, max)
+	data, err := readLimited(src, max)
 	if err != nil {
 		st.ErrorCode, st.Error = CodeLauncher, err.Error()
 		return st
 	}
-	props, err := conf.ParseProperties(bytes.NewReader(data), "output of "+spec.Exec)
+	props, err := conf.ParseProperties(bytes.NewReader(data), "output of "+name)
 	if err != nil {
 		st.ErrorCode = CodeLauncher
 		st.Error = fmt.Sprintf("captured output is not Java properties: %v", err)

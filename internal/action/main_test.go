@@ -61,19 +61,19 @@ func TestMain(m *testing.M) {
 }
 
 // testLauncher is the launcher command of the tests: this very binary.
-func testLauncher(t testing.TB) ShellOptions {
+func testLauncher(t testing.TB) Options {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ShellOptions{Launcher: []string{self}}
+	return Options{Launcher: []string{self}}
 }
 
 // launchModes are the two ways the shell executor starts programs; tests
 // of behaviour both must have run over this table.
 var launchModes = []struct {
 	name string
-	opts func(t testing.TB) ShellOptions
+	opts func(t testing.TB) Options
 }{
 	{"launcher", testLauncher},
 	{"supervisor", testSupervised},
@@ -81,7 +81,7 @@ var launchModes = []struct {
 
 // testSupervised is testLauncher with a launch supervisor in a directory
 // of its own, stopped when the test ends.
-func testSupervised(t testing.TB) ShellOptions {
+func testSupervised(t testing.TB) Options {
 	opts := testLauncher(t)
 	opts.SupervisorDir = supervisorTestDir(t)
 	return opts

@@ -11,7 +11,7 @@ import (
 )
 
 // CodeRunAsUser is the error of an action that must run as its job's user
-// (ShellOptions.RunAsUser) when that user cannot be used: unknown to the
+// (Options.RunAsUser) when that user cannot be used: unknown to the
 // operating system, or root. Oozie has no code of its own for this (YARN's
 // container executor refuses such users); gozie uses JA002, in the JA
 // family of launcher errors, and the error is non-transient: the job is

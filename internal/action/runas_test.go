@@ -70,7 +70,7 @@ func TestShellRunAsUser(t *testing.T) {
 	}
 }
 
-func testShellRunAsUser(t *testing.T, opts ShellOptions) {
+func testShellRunAsUser(t *testing.T, opts Options) {
 	u := ensureTestUser(t)
 	root := openDir(t)
 	app := filepath.Join(root, "app")

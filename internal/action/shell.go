@@ -2,22 +2,14 @@ package action
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/workflow"
 )
 
 // Error codes of launcher-style actions (shell).
@@ -57,214 +49,37 @@ const launcherStartGrace = time.Minute
 // messages read like Oozie's and old searches still find them.
 const shellMain = "org.apache.oozie.action.hadoop.ShellMain"
 
-// ShellOptions configure the shell executor.
-type ShellOptions struct {
-	// Launcher is the command that runs the launcher; the action's working
-	// directory is appended as the last argument. Empty means the running
-	// binary: [os.Executable(), "launch"].
-	Launcher []string
-	// MaxOutput bounds captured output (oozie.action.max.output.data);
-	// 0 means DefaultMaxOutput.
-	MaxOutput int
-	// KillGrace is how long Kill waits after SIGTERM before SIGKILL;
-	// 0 means 5 seconds.
-	KillGrace time.Duration
-	// SupervisorDir, when set, is the directory of the launch supervisor
-	// (supervisor.go; the server uses <data>/launcher): programs are
-	// started by one long-lived process instead of one launcher process
-	// per step. Empty, or a directory whose socket path would be too long
-	// for a unix socket, means the per-step launcher.
-	SupervisorDir string
-	// RunAsUser runs each program as its job's user (uid, gid and
-	// supplementary groups from the operating system's user database)
-	// instead of the server's user; it needs a server running as root
-	// (gozie.launch.as.user). The launcher stays root and records the
-	// outcome; the work directory is given to the user.
-	RunAsUser bool
+// shellProgram is the shell action (extension namespace
+// uri:oozie:shell-action:0.1 to 1.0): <exec> with <argument>s and
+// <env-var>s, the action configuration in $OOZIE_ACTION_CONF_XML.
+type shellProgram struct{ opts Options }
+
+// NewShell returns the executor of the shell action on launchers of its
+// own (tests; RegisterBuiltins shares one set among all action types).
+func NewShell(opts Options) Executor {
+	return newProcess(newLaunchers(opts), shellProgram{opts})
 }
 
-type shellExecutor struct {
-	opts ShellOptions
-	sup  *supervisorClient // nil: per-step launcher
-	mu   sync.Mutex
-	// procs are the launchers this process started or watches, by working
-	// directory; done is closed when the launcher has exited.
-	procs map[string]*launchProc
+func (shellProgram) result(dir string, _ *Context, st LaunchStatus) Result {
+	return defaultResult(dir, st, shellMain)
 }
 
-type launchProc struct {
-	pid  int
-	done chan struct{}
-}
-
-// NewShell returns the executor of the shell action (extension namespace
-// uri:oozie:shell-action:0.1 to 1.0).
-func NewShell(opts ShellOptions) Executor {
-	s := &shellExecutor{opts: opts, procs: make(map[string]*launchProc)}
-	if opts.SupervisorDir != "" {
-		// An unusable directory (a socket path too long) leaves the
-		// per-step launcher, which works anywhere.
-		s.sup, _ = newSupervisorClient(opts.SupervisorDir, s.launcher)
-	}
-	return s
-}
-
-// RegisterBuiltins registers the executors of this package: fs and shell.
-func RegisterBuiltins(r *Registry, opts ShellOptions) {
-	r.Register("fs", NewFS())
-	r.Register("shell", NewShell(opts))
-}
-
-func (s *shellExecutor) launcher() ([]string, error) {
-	if len(s.opts.Launcher) > 0 {
-		return s.opts.Launcher, nil
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	return []string{self, "launch"}, nil
-}
-
-// Start prepares the working directory (prepare block, files, archives,
-// action configuration) and starts the launcher detached in its own process
-// group, so that the program survives a server crash. When a launcher has
-// already run or runs in the directory, Start reports on it instead.
-func (s *shellExecutor) Start(ctx context.Context, a *Context) (Result, error) {
-	if a.WorkDir == "" {
-		return Result{}, Errorf(NonTransient, CodeIO, "shell action [%s] has no working directory", a.ActionID)
-	}
-	dir, err := filepath.Abs(a.WorkDir)
-	if err != nil {
-		return Result{}, Errorf(NonTransient, CodeIO, "%v", err)
-	}
-	if exists(filepath.Join(dir, StatusFile)) || exists(filepath.Join(dir, PIDFile)) {
-		s.watchForeign(dir, a.Notify)
-		return s.Check(ctx, a, dir)
-	}
-	s.mu.Lock()
-	p := s.procs[dir]
-	s.mu.Unlock()
-	if p != nil {
-		return s.Check(ctx, a, dir)
-	}
-	if a.Element == nil {
-		return Result{}, Errorf(ErrorKindError, CodeSchema, "shell action without body")
-	}
-	var runAs *RunAs
-	if s.opts.RunAsUser {
-		if runAs, err = runAsOf(a.User); err != nil {
-			return Result{}, err
-		}
-	}
-	if err := mkdirAll(dir, 0o755); err != nil {
-		if IsNoSpace(err) {
-			return Result{}, noSpaceError("creating working directory", err)
-		}
-		return Result{}, Errorf(Transient, CodeIO, "creating working directory: %v", err)
-	}
-	spec, err := s.prepare(dir, a)
-	if err != nil {
-		return Result{ExternalID: dir}, beforeLaunch(dir, "preparing the action", err)
-	}
-	// Everything the launcher will write is allocated now, while a full
-	// disk can still fail the start cleanly (nothing has run).
-	if err := reserveLauncherFiles(dir, s.opts.MaxOutput); err != nil {
-		return Result{ExternalID: dir}, beforeLaunch(dir, "reserving the launcher's files", Errorf(Transient, CodeIO, "reserving the launcher's files: %v", err))
-	}
-	if runAs != nil {
-		spec.RunAs = runAs
-		if err := giveWorkDir(dir, runAs); err != nil {
-			return Result{ExternalID: dir}, Errorf(Transient, CodeIO, "giving the working directory to user [%s]: %v", runAs.User, err)
-		}
-	}
-	data, _ := json.MarshalIndent(spec, "", "  ")
-	if err := writeFileAtomic(filepath.Join(dir, SpecFile), data); err != nil {
-		return Result{ExternalID: dir}, beforeLaunch(dir, "writing launch spec", Errorf(Transient, CodeIO, "writing launch spec: %v", err))
-	}
-	if err := s.launch(dir, a.Notify); err != nil {
-		return Result{ExternalID: dir}, err
-	}
-	return Result{ExternalID: dir, ExternalStatus: "RUNNING"}, nil
-}
-
-// mkdirAll is os.MkdirAll, a variable so that tests can fill the disk.
-var mkdirAll = os.MkdirAll
-
-// beforeLaunch turns a failure of Start before the launcher ran into its
-// error. A full disk makes it transient (the engine's START_RETRY) and
-// frees what this attempt wrote: nothing ran, and the retry uses a work
-// directory of its own.
-func beforeLaunch(dir, what string, err error) error {
-	if !IsNoSpace(err) && !mentionsNoSpace(err) {
-		return err
-	}
-	_ = os.RemoveAll(dir)
-	return noSpaceError(what, err)
-}
-
-// mentionsNoSpace recognizes ENOSPC and EDQUOT in errors that kept only
-// their text (ExecErrors built with Errorf).
-func mentionsNoSpace(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, syscall.ENOSPC.Error()) || strings.Contains(msg, syscall.EDQUOT.Error())
-}
-
-// prepare does everything before the launch and returns the spec.
-func (s *shellExecutor) prepare(dir string, a *Context) (*LaunchSpec, error) {
+// build stages the working directory and returns the spec.
+func (s shellProgram) build(dir string, a *Context) (*LaunchSpec, error) {
 	body := a.Element
-	nnPrefix := ""
-	if nn := body.ChildText("name-node"); nn != "" && fsys.Scheme(nn) != "" {
-		nnPrefix = fsys.Scheme(nn) + "://" + fsys.Authority(nn)
-	}
-	if prep := body.Child("prepare"); prep != nil {
-		for _, op := range prep.Children {
-			if op.Name.Local != "delete" && op.Name.Local != "mkdir" {
-				continue
-			}
-			p, err := resolveFSPath("prepare "+op.Name.Local, op, "path", nnPrefix)
-			if err != nil {
-				return nil, err
-			}
-			if op.Name.Local == "delete" {
-				err = fsys.Delete(p)
-			} else {
-				err = fsys.MkdirAll(p)
-			}
-			if err != nil {
-				return nil, fsIOError(p, err, "")
-			}
-		}
+	if err := runPrepare(body); err != nil {
+		return nil, err
 	}
 	execName := body.ChildText("exec")
 	if execName == "" {
 		return nil, Errorf(ErrorKindError, CodeSchema, "shell action without <exec>")
 	}
-	appDir, err := appDirOf(a.AppPath)
-	if err != nil {
+	if _, err := stageFiles(dir, a, execName); err != nil {
 		return nil, err
 	}
-	for _, f := range body.ChildrenNamed("file") {
-		if err := linkFile(dir, appDir, f.TrimText(), execName); err != nil {
-			return nil, err
-		}
-	}
-	for _, f := range body.ChildrenNamed("archive") {
-		if err := unpackArchive(dir, appDir, f.TrimText()); err != nil {
-			return nil, err
-		}
-	}
-	cfg := a.Conf
-	if cfg == nil {
-		cfg = conf.New()
-	}
-	var buf bytes.Buffer
-	if err := cfg.WriteXML(&buf); err != nil {
-		return nil, Errorf(ErrorKindError, CodeIO, "writing action configuration: %v", err)
-	}
-	confPath := filepath.Join(dir, ConfFile)
-	if err := writeFileAtomic(confPath, buf.Bytes()); err != nil {
-		return nil, Errorf(Transient, CodeIO, "writing action configuration: %v", err)
+	confPath, err := writeActionConf(dir, a.Conf)
+	if err != nil {
+		return nil, err
 	}
 	spec := &LaunchSpec{Exec: execName, MaxOutput: s.opts.MaxOutput, Capture: body.Child("capture-output") != nil}
 	for _, arg := range body.ChildrenNamed("argument") {
@@ -279,6 +94,75 @@ func (s *shellExecutor) prepare(dir string, a *Context) (*LaunchSpec, error) {
 	}
 	spec.Env = append(spec.Env, ConfEnvVar+"="+confPath)
 	return spec, nil
+}
+
+// runPrepare runs the <prepare> block of an action body (delete and
+// mkdir, in order), paths relative to its <name-node>.
+func runPrepare(body *workflow.Element) error {
+	nnPrefix := ""
+	if nn := body.ChildText("name-node"); nn != "" && fsys.Scheme(nn) != "" {
+		nnPrefix = fsys.Scheme(nn) + "://" + fsys.Authority(nn)
+	}
+	prep := body.Child("prepare")
+	if prep == nil {
+		return nil
+	}
+	for _, op := range prep.Children {
+		if op.Name.Local != "delete" && op.Name.Local != "mkdir" {
+			continue
+		}
+		p, err := resolveFSPath("prepare "+op.Name.Local, op, "path", nnPrefix)
+		if err != nil {
+			return err
+		}
+		if op.Name.Local == "delete" {
+			err = fsys.Delete(p)
+		} else {
+			err = fsys.MkdirAll(p)
+		}
+		if err != nil {
+			return fsIOError(p, err, "")
+		}
+	}
+	return nil
+}
+
+// stageFiles makes the body's <file> entries visible in dir under their
+// link names and unpacks its <archive> entries there; execName, when
+// set, is the program that must end up executable. It returns the local
+// application directory the entries were resolved against.
+func stageFiles(dir string, a *Context, execName string) (appDir string, err error) {
+	if appDir, err = appDirOf(a.AppPath); err != nil {
+		return "", err
+	}
+	for _, f := range a.Element.ChildrenNamed("file") {
+		if err := linkFile(dir, appDir, f.TrimText(), execName); err != nil {
+			return "", err
+		}
+	}
+	for _, f := range a.Element.ChildrenNamed("archive") {
+		if err := unpackArchive(dir, appDir, f.TrimText()); err != nil {
+			return "", err
+		}
+	}
+	return appDir, nil
+}
+
+// writeActionConf writes the merged action configuration as Hadoop XML
+// into dir (ConfFile) and returns its path.
+func writeActionConf(dir string, cfg *conf.Config) (string, error) {
+	if cfg == nil {
+		cfg = conf.New()
+	}
+	var buf bytes.Buffer
+	if err := cfg.WriteXML(&buf); err != nil {
+		return "", Errorf(ErrorKindError, CodeIO, "writing action configuration: %v", err)
+	}
+	confPath := filepath.Join(dir, ConfFile)
+	if err := writeFileAtomic(confPath, buf.Bytes()); err != nil {
+		return "", Errorf(Transient, CodeIO, "writing action configuration: %v", err)
+	}
+	return confPath, nil
 }
 
 // appDirOf turns the application path (a directory or its workflow.xml, a
@@ -349,341 +233,4 @@ func linkFile(dir, appDir, entry, execName string) error {
 		return Errorf(Transient, CodeIO, "linking [%s]: %v", src, err)
 	}
 	return nil
-}
-
-// launch hands the step to the supervisor or, failing that, starts a
-// launcher for it in its own process group and watches it.
-func (s *shellExecutor) launch(dir string, notify func()) error {
-	var supErr error
-	if s.sup != nil {
-		claimed, err := s.sup.start(dir, notify)
-		if err == nil {
-			if claimed {
-				s.watchForeign(dir, notify)
-			}
-			return nil
-		}
-		supErr = err
-	}
-	argv, err := s.launcher()
-	if err != nil {
-		return Errorf(NonTransient, CodeIO, "finding the launcher: %v", err)
-	}
-	logf, err := openOwn(filepath.Join(dir, launcherLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, false)
-	if err != nil {
-		return Errorf(Transient, CodeIO, "%v", err)
-	}
-	if supErr != nil {
-		// Safe to fall back: if the supervisor claimed the directory
-		// after all, this launcher finds it claimed and runs nothing.
-		fmt.Fprintf(logf, "gozie: launch supervisor: %v; using a launcher process\n", supErr)
-	}
-	cmd := exec.Command(argv[0], append(argv[1:len(argv):len(argv)], dir)...)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return Errorf(Transient, CodeIO, "starting the launcher %q: %v", argv[0], err)
-	}
-	p := &launchProc{pid: cmd.Process.Pid, done: make(chan struct{})}
-	s.mu.Lock()
-	s.procs[dir] = p
-	s.mu.Unlock()
-	go func() {
-		_ = cmd.Wait()
-		logf.Close()
-		close(p.done)
-		if notify != nil {
-			notify()
-		}
-	}()
-	return nil
-}
-
-// watchForeign notifies the engine when a launcher started by an earlier
-// server process ends. The launcher is not a child of this process, so it
-// can only be polled; polling is a latency aid, the engine polls Check too.
-func (s *shellExecutor) watchForeign(dir string, notify func()) {
-	if notify == nil || exists(filepath.Join(dir, StatusFile)) {
-		return
-	}
-	pid, ok := readPID(dir)
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	if s.procs[dir] != nil {
-		s.mu.Unlock()
-		return
-	}
-	p := &launchProc{pid: pid.PID, done: make(chan struct{})}
-	s.procs[dir] = p
-	s.mu.Unlock()
-	go func() {
-		defer func() {
-			close(p.done)
-			notify()
-		}()
-		// A supervisor (unlike a launcher) outlives the program: ask it,
-		// and poll for the status too should it not know the program.
-		if pid.Supervised && s.sup != nil && s.sup.wait(dir) {
-			return
-		}
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for range t.C {
-			if !alive(pid) || exists(filepath.Join(dir, StatusFile)) {
-				break
-			}
-		}
-	}()
-}
-
-// Check reads the launcher's files; externalID is the working directory.
-func (s *shellExecutor) Check(_ context.Context, a *Context, externalID string) (Result, error) {
-	dir := externalID
-	if dir == "" {
-		dir = a.WorkDir
-	}
-	running := Result{ExternalID: dir, ExternalStatus: "RUNNING"}
-	if st, ok, err := readStatus(dir); ok || err != nil {
-		s.forget(dir)
-		return statusResult(dir, st, err), nil
-	}
-	if pid, ok := readPID(dir); ok {
-		if alive(pid) {
-			return running, nil
-		}
-		// It may have written its status between the two reads.
-		if st, ok, err := readStatus(dir); ok || err != nil {
-			return statusResult(dir, st, err), nil
-		}
-		if diskFull(dir) {
-			// Not lost while the disk is full: the engine checks again
-			// (END_RETRY) once there may be room.
-			return Result{ExternalID: dir, ExternalStatus: "RUNNING"}, diskFullCheck(
-				"disk full: launcher (pid %d) ended without recording how the program ended; checking again later", pid.PID)
-		}
-		return gone(dir, fmt.Sprintf("launcher (pid %d) died without recording how the program ended", pid.PID)), nil
-	}
-	s.mu.Lock()
-	p := s.procs[dir]
-	s.mu.Unlock()
-	if p != nil {
-		select {
-		case <-p.done:
-		default:
-			return running, nil
-		}
-		if st, ok, err := readStatus(dir); ok || err != nil {
-			return statusResult(dir, st, err), nil
-		}
-		if diskFull(dir) {
-			return Result{ExternalID: dir, ExternalStatus: "RUNNING"}, diskFullCheck(
-				"disk full: launcher exited before starting the program; checking again later")
-		}
-		return gone(dir, "launcher exited before starting the program: "+tail(filepath.Join(dir, launcherLog))), nil
-	}
-	fi, err := os.Stat(filepath.Join(dir, SpecFile))
-	if err != nil {
-		return gone(dir, "no launcher was started in "+dir), nil
-	}
-	if time.Since(fi.ModTime()) < launcherStartGrace {
-		return running, nil
-	}
-	return gone(dir, "launcher never started: "+tail(filepath.Join(dir, launcherLog))), nil
-}
-
-// forget drops the record of a launcher that has exited, so that a
-// long-running server does not accumulate one per action run.
-func (s *shellExecutor) forget(dir string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if p := s.procs[dir]; p != nil {
-		select {
-		case <-p.done:
-			delete(s.procs, dir)
-		default:
-		}
-	}
-}
-
-func gone(dir, msg string) Result {
-	return Result{ExternalID: dir, ExternalStatus: "FAILED/KILLED", Done: true, Status: Error,
-		ErrorCode: CodeLauncherGone, ErrorMessage: msg}
-}
-
-func statusResult(dir string, st LaunchStatus, err error) Result {
-	r := Result{ExternalID: dir, Done: true, ExternalStatus: "FAILED/KILLED", Status: Error, ErrorCode: CodeLauncher}
-	switch {
-	case err != nil:
-		r.ErrorMessage = "unreadable launcher status: " + err.Error()
-	case st.Error != "":
-		if st.ErrorCode != "" {
-			r.ErrorCode = st.ErrorCode
-		}
-		r.ErrorMessage = st.Error
-	case st.Signal != "":
-		r.ErrorMessage = fmt.Sprintf("Main class [%s], exit code [%d], killed by signal [%s]", shellMain, st.ExitCode, st.Signal)
-	case st.ExitCode != 0:
-		r.ErrorMessage = fmt.Sprintf("Main class [%s], exit code [%d]", shellMain, st.ExitCode)
-	default:
-		return Result{ExternalID: dir, ExternalStatus: "SUCCEEDED", Done: true, Status: OK, Data: st.Output}
-	}
-	return r
-}
-
-func readStatus(dir string) (LaunchStatus, bool, error) {
-	var st LaunchStatus
-	b, err := readOwn(filepath.Join(dir, StatusFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return st, false, nil
-	}
-	if err == nil {
-		err = json.Unmarshal(b, &st)
-	}
-	return st, err == nil, err
-}
-
-func readPID(dir string) (LauncherPID, bool) {
-	var p LauncherPID
-	b, err := readOwn(filepath.Join(dir, PIDFile))
-	if err != nil || json.Unmarshal(b, &p) != nil || p.PID <= 0 {
-		return p, false
-	}
-	return p, true
-}
-
-// readOwn reads a file the launcher wrote. Anything else under its name —
-// a link, a file of another user (the job's user owns the directory with
-// RunAsUser) — counts as absent: the launcher will replace it.
-func readOwn(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, fs.ErrNotExist
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || !ownedBySelf(fi) {
-		return nil, fs.ErrNotExist
-	}
-	return io.ReadAll(f)
-}
-
-// Kill sends SIGTERM to the launcher's process group (the program and all
-// it started), waits up to KillGrace for the group to go, then sends
-// SIGKILL. An action that has ended is left alone.
-func (s *shellExecutor) Kill(ctx context.Context, a *Context, externalID string) error {
-	dir := externalID
-	if dir == "" {
-		dir = a.WorkDir
-	}
-	if exists(filepath.Join(dir, StatusFile)) {
-		return nil
-	}
-	pgid := 0
-	if pid, ok := readPID(dir); ok {
-		if pid.Supervised && pid.PGID == 0 && alive(pid) {
-			// Claimed, the program about to start: its group is known
-			// in a moment.
-			if pid = waitPGID(ctx, dir, pid); exists(filepath.Join(dir, StatusFile)) {
-				return nil
-			}
-			if pid.PGID == 0 {
-				return Errorf(Transient, CodeIO, "the program of action [%s] is still being started; kill it again", a.ActionID)
-			}
-		}
-		if alive(pid) {
-			pgid = pid.PGID
-		} else if pid.ChildPID > 0 {
-			// The launcher died but its program may run on in the group.
-			if g, err := syscall.Getpgid(pid.ChildPID); err == nil && g == pid.PGID {
-				pgid = pid.PGID
-			}
-		}
-	}
-	if pgid == 0 {
-		s.mu.Lock()
-		p := s.procs[dir]
-		s.mu.Unlock()
-		if p == nil {
-			return nil
-		}
-		select {
-		case <-p.done:
-			return nil
-		default:
-			pgid = p.pid // started with Setpgid: its pid is the group id
-		}
-	}
-	grace := s.opts.KillGrace
-	if grace <= 0 {
-		grace = 5 * time.Second
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	if waitGroupGone(ctx, pgid, grace) {
-		return nil
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	if waitGroupGone(ctx, pgid, 5*time.Second) {
-		return nil
-	}
-	return Errorf(Transient, CodeIO, "process group %d of action [%s] still alive after SIGKILL", pgid, a.ActionID)
-}
-
-// waitPGID re-reads the pid file of a supervised step until it names the
-// program's group, the status is written or a few seconds have passed.
-func waitPGID(ctx context.Context, dir string, pid LauncherPID) LauncherPID {
-	deadline := time.Now().Add(5 * time.Second)
-	for pid.PGID == 0 && time.Now().Before(deadline) && ctx.Err() == nil && !exists(filepath.Join(dir, StatusFile)) {
-		time.Sleep(time.Millisecond) // the supervisor is forking the program
-		if p, ok := readPID(dir); ok {
-			pid = p
-		}
-	}
-	return pid
-}
-
-// waitGroupGone polls until no process of the group is left, the deadline
-// passes or ctx ends.
-func waitGroupGone(ctx context.Context, pgid int, d time.Duration) bool {
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for groupAlive(pgid) {
-		select {
-		case <-deadline.C:
-			return !groupAlive(pgid)
-		case <-ctx.Done():
-			return false
-		case <-tick.C:
-		}
-	}
-	return true
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
-// tail returns the last lines of a log for error messages.
-func tail(p string) string {
-	b, _ := readOwn(p)
-	s := strings.TrimSpace(string(b))
-	if len(s) > 500 {
-		s = "..." + s[len(s)-500:]
-	}
-	if s == "" {
-		return "(no launcher output)"
-	}
-	return s
 }

@@ -215,7 +215,7 @@ func TestShellReattach(t *testing.T) {
 	}
 }
 
-func testShellReattach(t *testing.T, opts ShellOptions) {
+func testShellReattach(t *testing.T, opts Options) {
 	app := t.TempDir()
 	a, notified := shellAction(t, app,
 		`<exec>sh</exec><argument>-c</argument><argument>echo run >> count; while [ ! -e go ]; do sleep 0.01; done; echo done=1</argument><capture-output/>`)
@@ -295,7 +295,7 @@ func TestShellKill(t *testing.T) {
 	}
 }
 
-func testShellKill(t *testing.T, opts ShellOptions, restarted bool) {
+func testShellKill(t *testing.T, opts Options, restarted bool) {
 	a, notified := shellAction(t, t.TempDir(),
 		`<exec>sh</exec><argument>-c</argument><argument>sleep 100 &amp; echo $! > bg.pid; sleep 100</argument>`)
 	e := NewShell(opts)
@@ -343,7 +343,7 @@ func testShellKill(t *testing.T, opts ShellOptions, restarted bool) {
 
 func TestRegisterBuiltins(t *testing.T) {
 	r := NewRegistry()
-	RegisterBuiltins(r, ShellOptions{})
+	RegisterBuiltins(r, Options{})
 	if got := strings.Join(r.Types(), ","); got != "fs,shell" {
 		t.Errorf("types = %s", got)
 	}

@@ -104,7 +104,7 @@ func TestShellStatusDiskFull(t *testing.T) {
 	}
 }
 
-func testShellStatusDiskFull(t *testing.T, options func(testing.TB) ShellOptions) {
+func testShellStatusDiskFull(t *testing.T, options func(testing.TB) Options) {
 	flag := filepath.Join(t.TempDir(), "disk-full")
 	os.WriteFile(flag, nil, 0o644)
 	t.Setenv(noSpaceFlagEnv, flag)
@@ -213,7 +213,7 @@ func TestShellRealDiskFull(t *testing.T) {
 	}
 }
 
-func testShellRealDiskFull(t *testing.T, opts ShellOptions) {
+func testShellRealDiskFull(t *testing.T, opts Options) {
 	mnt := filepath.Join(t.TempDir(), "disk")
 	testfs.Mount(t, mnt, "512k")
 	t.Setenv(retryMSEnv, "10")

@@ -219,7 +219,7 @@ func (c *supervisorClient) wait(dir string) bool {
 	return rep.Event == "exited"
 }
 
-// StopSupervisor asks the launch supervisor of dir (ShellOptions.
+// StopSupervisor asks the launch supervisor of dir (Options.
 // SupervisorDir) to stop listening and to exit once the programs it runs
 // have ended, and waits up to wait for it to exit. It is not an error
 // when none runs. `gozie run` calls it when its job has ended; tests call

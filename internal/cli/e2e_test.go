@@ -31,7 +31,7 @@ func startServer(t testing.TB) string {
 	}
 	t.Cleanup(func() { st.Close() })
 	reg := action.NewRegistry()
-	action.RegisterBuiltins(reg, action.ShellOptions{})
+	action.RegisterBuiltins(reg, action.Options{})
 	e, err := engine.New(engine.Options{Store: st, Actions: reg, DataDir: dir, DefaultUser: "tester",
 		PollInterval: 50 * time.Millisecond, Logf: t.Logf})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlite"
 )
@@ -23,12 +24,13 @@ import (
 // LocalOozie, on an embedded store in a data directory, waits for it to
 // end and reports it. The exit status is 0 only when the job SUCCEEDED.
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", "-config job.properties [-D name=value]... [-json] [-data DIR [-keep]]", stderr)
+	fs := newFlagSet("run", "-config job.properties [-D name=value]... [-site gozie-site.xml] [-json] [-data DIR [-keep]]", stderr)
 	pf := addPropertyFlags(fs, "job properties (.properties or .xml); oozie.wf.application.path names the app")
 	asJSON := fs.Bool("json", false, "print the workflow job JSON object of the REST API instead of the summary")
 	dataDir := fs.String("data", "", "data directory for the store and action work directories (default: a temporary one)")
 	keep := fs.Bool("keep", false, "keep the temporary data directory")
 	timeout := fs.Duration("timeout", 0, "kill the job if it has not ended after this long (0: wait for ever)")
+	site := fs.String("site", "", "server configuration (gozie-site.xml, as for 'gozie server -config'): Java, Hadoop, share library, tools, mail server")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
@@ -52,6 +54,17 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		// A coordinator runs for as long as its end time says and waits for
 		// data; "run to completion" has no meaning for it offline.
 		fmt.Fprintln(stderr, "Error: gozie run runs workflows; for a coordinator use 'gozie dryrun -config FILE' offline, or submit it to 'gozie server' with 'gozie job -config FILE -run'")
+		return exitUsage
+	}
+
+	// The same keys, defaults and environment overrides as a server, so
+	// that a local run can use every setting a server has.
+	cfg, err := server.LoadConfig(*site, os.Getenv)
+	if err == nil {
+		err = checkLaunchAsUser(cfg, os.Geteuid())
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
 	}
 
@@ -79,9 +92,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer s.Close()
-	reg := action.NewRegistry()
 	supDir := filepath.Join(dir, "launcher")
-	action.RegisterBuiltins(reg, action.ShellOptions{SupervisorDir: supDir})
+	reg := newActionRegistry(cfg, supDir)
 	// The job has ended (or been killed) when this returns: the
 	// supervisor has nothing left to watch. Deferred before the engine's
 	// Close, so it runs after it.

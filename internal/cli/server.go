@@ -99,6 +99,16 @@ func diskFullError(dir string, err error) error {
 	return fmt.Errorf("data directory %s: no space left on device (disk full); free space and start again", dir)
 }
 
+// newActionRegistry returns the action executors of a server or a local
+// run with configuration cfg, the launch supervisor in supDir: both read
+// the same keys, so that 'gozie run -site' behaves as the server would.
+func newActionRegistry(cfg server.Config, supDir string) *action.Registry {
+	reg := action.NewRegistry()
+	action.RegisterBuiltins(reg, action.Options{RunAsUser: cfg.Bool("gozie.launch.as.user"),
+		SupervisorDir: supDir, Site: cfg})
+	return reg
+}
+
 // checkLaunchAsUser refuses gozie.launch.as.user on a server that is not
 // root: it could not switch to the jobs' users, and silently running their
 // steps as itself would be the surprise the key exists to avoid.
@@ -159,11 +169,9 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	// Every log line, the engine's included, has its passwords masked:
 	// store errors may quote the DSN.
 	logf := func(format string, args ...any) { fmt.Fprintln(stderr, redact.Secrets(fmt.Sprintf(format, args...))) }
-	reg := action.NewRegistry()
 	// The supervisor outlives the server on purpose (a restart re-attaches
 	// to it); it exits by itself once idle.
-	action.RegisterBuiltins(reg, action.ShellOptions{RunAsUser: cfg.Bool("gozie.launch.as.user"),
-		SupervisorDir: filepath.Join(dir, "launcher")})
+	reg := newActionRegistry(cfg, filepath.Join(dir, "launcher"))
 	// Get and Expand, which every part of the server uses, read the
 	// package default: set it once, before any configuration is expanded,
 	// so runtime expansion agrees with the check at submission.

@@ -53,7 +53,7 @@ func startSite(t *testing.T) *site {
 	}
 	t.Cleanup(func() { st.Close() })
 	reg := action.NewRegistry()
-	action.RegisterBuiltins(reg, action.ShellOptions{})
+	action.RegisterBuiltins(reg, action.Options{})
 	e, err := engine.New(engine.Options{Store: st, Actions: reg, DataDir: dir, SystemID: "oozie-test",
 		PollInterval: 20 * time.Millisecond, Logf: t.Logf})
 	if err != nil {

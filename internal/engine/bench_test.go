@@ -88,7 +88,7 @@ func newBenchEnv(b *testing.B, backend string, shell bool) *benchEnv {
 		}
 		// As the server does: steps started by the launch supervisor.
 		supDir := filepath.Join(dir, "launcher")
-		action.RegisterBuiltins(reg, action.ShellOptions{Launcher: []string{self}, SupervisorDir: supDir})
+		action.RegisterBuiltins(reg, action.Options{Launcher: []string{self}, SupervisorDir: supDir})
 		b.Cleanup(func() { _ = action.StopSupervisor(supDir, 20*time.Second) })
 	}
 	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, DefaultUser: "bench", Logf: b.Logf,

@@ -173,7 +173,7 @@ func crashHelper(dir string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
-		action.RegisterBuiltins(reg, action.ShellOptions{Launcher: []string{self}, SupervisorDir: filepath.Join(dir, "launcher")})
+		action.RegisterBuiltins(reg, action.Options{Launcher: []string{self}, SupervisorDir: filepath.Join(dir, "launcher")})
 	}
 	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, PollInterval: 20 * time.Millisecond, DefaultUser: "crash"})
 	if err != nil {

@@ -124,7 +124,7 @@ func TestShellOnFullDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	action.RegisterBuiltins(h.e.actions, action.ShellOptions{Launcher: []string{self}})
+	action.RegisterBuiltins(h.e.actions, action.Options{Launcher: []string{self}})
 	fill := filepath.Join(h.dir, "actions", "fill")
 	free := testfs.Fill(t, fill)
 	count := filepath.Join(t.TempDir(), "count")

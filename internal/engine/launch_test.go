@@ -22,7 +22,7 @@ func TestShellSupervisorDies(t *testing.T) {
 		t.Fatal(err)
 	}
 	supDir := filepath.Join(h.dir, "launcher")
-	action.RegisterBuiltins(h.e.actions, action.ShellOptions{Launcher: []string{self}, SupervisorDir: supDir})
+	action.RegisterBuiltins(h.e.actions, action.Options{Launcher: []string{self}, SupervisorDir: supDir})
 	t.Cleanup(func() {
 		if err := action.StopSupervisor(supDir, 20*time.Second); err != nil {
 			t.Error(err)

@@ -64,7 +64,7 @@ func newEnvOn(t testing.TB, dir string, st store.Store, tweak ...func(*AuthOptio
 	if err != nil {
 		t.Fatal(err)
 	}
-	action.RegisterBuiltins(reg, action.ShellOptions{Launcher: []string{self}})
+	action.RegisterBuiltins(reg, action.Options{Launcher: []string{self}})
 	e := &env{t: t, dir: dir}
 	var h http.Handler = http.NotFoundHandler()
 	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
