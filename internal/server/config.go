@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
 )
 
@@ -63,6 +64,14 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.conf.file.max.bytes", "10485760", "largest config-default.xml or <job-xml> file, in bytes (E0736 above it)"},
 	{"gozie.conf.expand.value.max.bytes", "1048576", "largest ${var} expansion of one configuration value, in bytes (E1004 at submission above it)"},
 	{"gozie.conf.expand.total.max.bytes", "33554432", "largest sum of the expanded values of one job or action configuration, in bytes (E1004 above it)"},
+}
+
+func init() {
+	// The executors' keys (Java, Hadoop, the share library, the tools,
+	// the mail server) are declared next to the code that reads them.
+	for _, k := range action.SiteKeys() {
+		ConfigKeys = append(ConfigKeys, ConfigKey{Name: k.Name, Default: k.Default, Doc: k.Doc})
+	}
 }
 
 // EnvName is the environment variable overriding a key: GOZIE_ and the
