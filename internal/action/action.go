@@ -83,6 +83,14 @@ type Result struct {
 	ErrorMessage string
 	// Data is the captured output (wf:actionData), nil when none.
 	Data map[string]string
+	// Stats are the counters of the work (Hadoop's counter groups: group
+	// name -> counter name -> value), read by hadoop:counters(node) and
+	// shown as the action's stats; nil when the action type has none.
+	Stats map[string]map[string]int64
+	// ChildIDs are the ids of the jobs the action started in an external
+	// system (Hadoop, YARN or Spark application ids picked out of a
+	// tool's output), shown as the action's externalChildIDs.
+	ChildIDs []string
 }
 
 // ErrorKind classifies executor failures the way Oozie does, which decides

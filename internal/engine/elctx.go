@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"net/url"
@@ -25,17 +26,59 @@ var hadoopConstants = map[string]string{
 	"GROUPS":     "REDUCE_INPUT_GROUPS",
 }
 
-// registerHadoop defines hadoop:counters and the counter constants. No
-// action type gozie runs produces Hadoop counters, so counters are always an
-// empty map: ${hadoop:counters('mr')[RECORDS][MAP_IN]} reads as empty rather
-// than failing the workflow.
+// registerHadoop defines hadoop:counters and the counter constants.
+// hadoop:counters(node) returns the counter groups the node's action
+// recorded (Result.Stats: the local streaming map-reduce records Hadoop's
+// groups); a node without counters, or a group or counter it did not
+// record, reads as empty, so ${hadoop:counters('mr')[RECORDS][MAP_IN]}
+// never fails the workflow.
 func registerHadoop(r *el.Registry) {
 	for k, v := range hadoopConstants {
 		r.Const(k, v)
 	}
-	r.Define("hadoop", "counters", []el.Type{el.String}, func(*el.Call) (any, error) {
-		return map[string]any{}, nil
+	r.Define("hadoop", "counters", []el.Type{el.String}, func(c *el.Call) (any, error) {
+		out := map[string]any{}
+		ctx, ok := c.Context.(*workflow.ELContext)
+		if !ok || ctx.Node == nil {
+			return out, nil
+		}
+		name, _ := c.Args[0].(string)
+		n, ok := ctx.Node(name)
+		if !ok {
+			return out, nil
+		}
+		for g, cs := range n.Stats {
+			m := make(map[string]any, len(cs))
+			for k, v := range cs {
+				m[k] = v
+			}
+			out[g] = m
+		}
+		return out, nil
 	})
+}
+
+// encodeStats writes counters as the action's stats: JSON, groups and
+// counters in key order.
+func encodeStats(m map[string]map[string]int64) string {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// decodeStats reads stats written by encodeStats; anything else (stats of
+// an older or foreign writer) reads as no counters.
+func decodeStats(s string) map[string]map[string]int64 {
+	if s == "" {
+		return nil
+	}
+	var m map[string]map[string]int64
+	if json.Unmarshal([]byte(s), &m) != nil {
+		return nil
+	}
+	return m
 }
 
 // evaluator returns the EL evaluator for a node of this job. st.mu must be
@@ -54,7 +97,7 @@ func (st *jobState) evaluator(e *Engine, node string) *el.Evaluator {
 			return workflow.NodeState{
 				Status: a.Status, Transition: a.Transition, ErrorCode: a.ErrorCode, ErrorMessage: a.ErrorMessage,
 				ExternalID: a.ExternalID, TrackerURI: a.TrackerURI, ExternalStatus: a.ExternalStatus,
-				Data: decodeData(a.Data),
+				Data: decodeData(a.Data), Stats: decodeStats(a.Stats),
 			}, true
 		},
 		Callback: func(stateVar string) string { return e.callbackURL(ActionID(j.ID, node), stateVar) },

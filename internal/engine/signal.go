@@ -273,6 +273,12 @@ func (st *jobState) actionEnded(e *Engine, a *store.Action, res action.Result) {
 		a.TrackerURI = res.TrackerURI
 	}
 	a.Data = encodeData(res.Data)
+	if res.Stats != nil {
+		a.Stats = encodeStats(res.Stats)
+	}
+	if len(res.ChildIDs) > 0 {
+		a.ExternalChildIDs = strings.Join(res.ChildIDs, ",")
+	}
 	a.EndTime = e.now()
 	st.touch(a)
 	if res.Status == action.OK {

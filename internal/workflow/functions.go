@@ -42,6 +42,9 @@ type NodeState struct {
 	// Data is the action's captured output (wf:actionData), a Java
 	// properties map.
 	Data map[string]string
+	// Stats are the action's counters by group and name
+	// (hadoop:counters).
+	Stats map[string]map[string]int64
 }
 
 // errNoContext is returned when a wf:* function is evaluated without a
