@@ -202,6 +202,7 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	if err != nil {
 		return err
 	}
+	logf("gozie: action types this server runs: %s", strings.Join(reg.Types(), ", "))
 	srv, err := server.New(server.Options{Engine: eng, BaseURL: base, DataDir: dir, Auth: auth,
 		Config: cfg, Version: Version(), Logf: logf, HTTP: httpLimits(cfg, logf)})
 	if err != nil {

@@ -50,7 +50,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	status := exitOK
 	for _, path := range paths {
-		kind, err := validateFile(path, opts)
+		kind, warnings, err := validateFile(path, opts)
 		prefix := ""
 		if len(paths) > 1 {
 			prefix = path + ": "
@@ -61,6 +61,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		fmt.Fprintf(stdout, "%sValid %s\n", prefix, kind)
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "Warning: %s%s\n", prefix, w)
+		}
 	}
 	return status
 }
@@ -121,36 +124,39 @@ func expandAppDirs(args []string) ([]string, error) {
 }
 
 // validateFile checks one definition and returns the name of its root
-// element ("workflow-app", ...) as Oozie's validate reports it.
-func validateFile(path string, opts workflow.Options) (string, error) {
+// element ("workflow-app", ...) as Oozie's validate reports it, with
+// warnings about what is valid but would not run here (action types this
+// build does not run).
+func validateFile(path string, opts workflow.Options) (string, []string, error) {
 	data, err := readLocalFile(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	root, err := rootElement(data)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	switch root {
 	case "workflow-app":
-		if _, err := workflow.Parse(data, opts); err != nil {
-			return "", withLocation(err)
+		app, err := workflow.Parse(data, opts)
+		if err != nil {
+			return "", nil, withLocation(err)
 		}
-		return root, nil
+		return root, unrunnableActions(app), nil
 	case "coordinator-app":
 		if _, err := coord.ParseApp(data); err != nil {
-			return "", err
+			return "", nil, err
 		}
-		return root, nil
+		return root, nil, nil
 	case "datasets":
 		if err := coord.ValidateDatasets(data); err != nil {
-			return "", err
+			return "", nil, err
 		}
-		return root, nil
+		return root, nil, nil
 	case "bundle-app":
-		return "", fmt.Errorf("%s definitions cannot be validated yet: workflow-app, coordinator-app and datasets are supported in this version", root)
+		return "", nil, fmt.Errorf("%s definitions cannot be validated yet: workflow-app, coordinator-app and datasets are supported in this version", root)
 	default:
-		return "", fmt.Errorf("E0701: XML schema error, unknown root element <%s>; expected workflow-app, coordinator-app or datasets", root)
+		return "", nil, fmt.Errorf("E0701: XML schema error, unknown root element <%s>; expected workflow-app, coordinator-app or datasets", root)
 	}
 }
 

@@ -133,7 +133,8 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 			continue
 		}
 		if _, ok := e.actions.Lookup(n.Action.Type); !ok {
-			return "", errorf(CodeUnsupportedAction, "Unsupported action type, node [%s] type [%s]", n.Name, n.Action.Type)
+			return "", errorf(CodeUnsupportedAction, "Unsupported action type, node [%s] type [%s]; this server runs: %s",
+				n.Name, n.Action.Type, strings.Join(e.actions.Types(), ", "))
 		}
 	}
 	var confXML strings.Builder

@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/workflow"
+)
+
+// runnableActionTypes are the action types this build runs: the
+// executors of the action package and sub-workflow, which the engine
+// provides itself.
+func runnableActionTypes() []string {
+	types := append(action.BuiltinTypes(), "sub-workflow")
+	sort.Strings(types)
+	return types
+}
+
+// unrunnableActions returns one warning per action node of app whose type
+// the schema accepts but this build does not run: such a workflow
+// validates, but a server refuses it at submission with E0723.
+func unrunnableActions(app *workflow.App) []string {
+	runs := map[string]bool{}
+	for _, t := range runnableActionTypes() {
+		runs[t] = true
+	}
+	var out []string
+	for _, n := range app.Nodes {
+		if n.Kind != workflow.ActionNode || n.Action == nil || runs[n.Action.Type] {
+			continue
+		}
+		out = append(out, fmt.Sprintf("node [%s] type [%s]: this build of gozie does not run %s actions; a server refuses the workflow with %s (it runs: %s)",
+			n.Name, n.Action.Type, n.Action.Type, workflow.CodeUnsupportedAction, strings.Join(runnableActionTypes(), ", ")))
+	}
+	return out
+}
