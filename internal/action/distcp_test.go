@@ -434,3 +434,46 @@ func TestDistcpHadoop(t *testing.T) {
 		}
 	})
 }
+
+// -f lists the sources in a file; -filters drops paths that match one of
+// its expressions in full.
+func TestDistcpSourceListAndFilters(t *testing.T) {
+	root := t.TempDir()
+	mkTree(t, root, "a/keep.txt", "a/skip.tmp", "a/_SUCCESS", "b/x.txt", "dst/")
+	os.WriteFile(filepath.Join(root, "list"), []byte(root+"/a\n\nfile://"+root+"/b\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "filters"), []byte(`.*\.tmp`+"\n"+`.*/_SUCCESS`+"\n"), 0o644)
+	code, rep, e := runDistcpIn(t, root, "-f", "$R/list", "-filters", "$R/filters", "$R/dst")
+	if code != 0 {
+		t.Fatal(e)
+	}
+	sameTree(t, treeOf(t, filepath.Join(root, "dst")), map[string]string{".": "/", "a": "/", "a/keep.txt": "a/keep.txt", "b": "/", "b/x.txt": "b/x.txt"})
+	if rep.Counters["COPY"] != 2 {
+		t.Errorf("counters = %v", rep.Counters)
+	}
+}
+
+// Which copies gozie makes itself: all paths local, after the name-node
+// and the generic -fs.
+func TestDistcpIsLocal(t *testing.T) {
+	tests := []struct {
+		nn    string
+		args  []string
+		local bool
+	}{
+		{"", []string{"/a", "/b"}, true},
+		{"file:///", []string{"-update", "/a", "file:///b"}, true},
+		{"hdfs://nn:8020", []string{"/a", "/b"}, false},
+		{"hdfs://nn:8020", []string{"file:///a", "file:///b"}, true},
+		{"", []string{"/a", "hdfs://nn/b"}, false},
+		{"", []string{"s3a://bucket/a", "/b"}, false},
+		{"", []string{"-fs", "hdfs://nn", "/a", "/b"}, false},
+		{"", []string{"-m", "3", "-bandwidth", "10", "/a", "/b"}, true},
+		{"", []string{"-bogus", "/a", "hdfs://nn/b"}, false},
+		{"", []string{"-bogus", "/a", "/b"}, true},
+	}
+	for _, tt := range tests {
+		if got := distcpIsLocal(tt.args, tt.nn, t.TempDir()); got != tt.local {
+			t.Errorf("nn %q args %q: local = %v, want %v", tt.nn, tt.args, got, tt.local)
+		}
+	}
+}
