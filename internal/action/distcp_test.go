@@ -420,6 +420,19 @@ func TestDistcpHadoop(t *testing.T) {
 			t.Errorf("argv = %q", b)
 		}
 	})
+	t.Run("hadoop fails", func(t *testing.T) {
+		home := t.TempDir()
+		os.MkdirAll(filepath.Join(home, "bin"), 0o755)
+		os.WriteFile(filepath.Join(home, "bin/hadoop"), []byte("#!/bin/sh\necho 'ERROR tools.DistCp: Invalid arguments: no such bucket' >&2\nexit 255\n"), 0o755)
+		opts := testLauncher(t)
+		opts.Site = map[string]string{hadoopHome: home}
+		a, n := distcpAction(t, body)
+		res := runToEnd(t, NewDistcp(opts), a, n)
+		if res.Status != Error || res.ErrorCode != "JA018" || !strings.Contains(res.ErrorMessage, "exit code [255]") ||
+			!strings.Contains(res.ErrorMessage, "no such bucket") {
+			t.Errorf("result = %+v", res)
+		}
+	})
 	t.Run("missing", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
 		for _, site := range []map[string]string{nil, {hadoopHome: t.TempDir()}} {
