@@ -2,6 +2,8 @@ package action
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,10 +73,12 @@ const (
 const DefaultGlobMax = 1000
 
 // Files the fs executor keeps in the action's WorkDir so that a replayed
-// Start neither repeats a finished action nor fails on work it had done.
+// Start neither repeats a finished action nor fails on work it had done:
+// the outcome of a finished run, and the journal of the commands run so
+// far (fsjournal.go explains the recovery rule).
 const (
-	fsStartedFile = "fs-started"
 	fsResultFile  = "fs-result.json"
+	fsJournalFile = "fs-journal"
 )
 
 type fsExecutor struct{}
@@ -112,16 +116,7 @@ func (fsExecutor) Start(ctx context.Context, a *Context) (Result, error) {
 	if out, ok := readFSOutcome(a.WorkDir); ok {
 		return fsReport(res, out)
 	}
-	recovery := false
-	if a.WorkDir != "" {
-		marker := filepath.Join(a.WorkDir, fsStartedFile)
-		if _, err := os.Stat(marker); err == nil {
-			recovery = true
-		} else if err := os.MkdirAll(a.WorkDir, 0o755); err == nil {
-			_ = os.WriteFile(marker, nil, 0o644)
-		}
-	}
-	err := runFS(ctx, a, recovery)
+	err := runFS(ctx, a)
 	var out fsOutcome
 	if err != nil {
 		var xe *ExecError
@@ -179,18 +174,16 @@ func (e fsExecutor) Check(_ context.Context, a *Context, externalID string) (Res
 // Kill does nothing: the commands ran inside Start.
 func (fsExecutor) Kill(context.Context, *Context, string) error { return nil }
 
-func runFS(ctx context.Context, a *Context, recovery bool) error {
+func runFS(ctx context.Context, a *Context) error {
 	if a.Element == nil {
 		return Errorf(ErrorKindError, CodeSchema, "fs action without body")
 	}
+	// Every path is checked for syntax before any command runs (spec
+	// 3.2.4); whether a path exists is a question for the command's own
+	// turn, since earlier commands of the action may create it.
 	cmds, err := planFS(a)
 	if err != nil {
 		return err
-	}
-	if !recovery {
-		if err := precheckFS(cmds); err != nil {
-			return err
-		}
 	}
 	max := DefaultGlobMax
 	if a.Conf != nil {
@@ -200,11 +193,35 @@ func runFS(ctx context.Context, a *Context, recovery bool) error {
 			}
 		}
 	}
-	for _, c := range cmds {
+	j, err := openFSJournal(a, cmds)
+	if err != nil {
+		return err
+	}
+	defer j.close()
+	for i, c := range cmds {
 		if err := ctx.Err(); err != nil {
 			return &ExecError{Kind: Transient, Code: CodeIO, Msg: err.Error(), Err: err}
 		}
-		if err := execFS(c, recovery, max); err != nil {
+		state := j.state(i)
+		if state == fsDone {
+			continue // done by an earlier run of this action
+		}
+		if err := j.begin(i); err != nil {
+			return err
+		}
+		if fsCrashHook != nil && fsCrashHook(i, false) {
+			return errFSCrash
+		}
+		// A command that began but was not recorded as done may have
+		// done all or part of its work before the crash: Oozie's recovery
+		// rule, a move whose source is already gone passes.
+		if err := execFS(c, state == fsBegun, max); err != nil {
+			return err
+		}
+		if fsCrashHook != nil && fsCrashHook(i, true) {
+			return errFSCrash
+		}
+		if err := j.done(i); err != nil {
 			return err
 		}
 	}
@@ -312,79 +329,6 @@ func resolveMoveTarget(source, raw string) (string, error) {
 	}
 	local, _ := fsys.Local(source)
 	return strings.TrimSuffix(source, local) + raw, nil
-}
-
-// precheckFS checks that sources exist and move targets are free before
-// anything runs, for every path that no earlier command of the action
-// creates, moves or deletes (those are checked when their turn comes).
-func precheckFS(cmds []fsCommand) error {
-	var touched []string
-	for _, c := range cmds {
-		base := localBase(c.path)
-		unaffected := !overlaps(touched, base)
-		switch c.op {
-		case "move":
-			if unaffected {
-				m, err := fsys.Glob(c.path)
-				if err != nil {
-					return fsIOError(c.path, err, CodeFSMove)
-				}
-				if len(m) == 0 {
-					return Errorf(ErrorKindError, CodeFSMoveNoSource, "move, source path [%s] does not exist", c.path)
-				}
-			}
-			if !overlaps(touched, localBase(c.target)) {
-				if err := checkMoveTarget(c); err != nil {
-					return err
-				}
-			}
-			touched = append(touched, base, localBase(c.target))
-		case "chmod", "chgrp":
-			if unaffected {
-				m, err := fsys.Glob(c.path)
-				if err != nil {
-					return fsIOError(c.path, err, "")
-				}
-				if len(m) == 0 {
-					return Errorf(ErrorKindError, CodeFSNoMatch, "%s, path(s) that matches [%s] does not exist", c.op, c.path)
-				}
-			}
-		case "setrep":
-		default:
-			touched = append(touched, base)
-		}
-	}
-	return nil
-}
-
-func checkMoveTarget(c fsCommand) error {
-	lt, _ := fsys.Local(c.target)
-	fi, err := os.Stat(lt)
-	if err == nil {
-		if !fi.IsDir() {
-			return Errorf(ErrorKindError, CodeFSMove, "move, could not move [%s] to [%s]: target already exists", c.path, c.target)
-		}
-		return nil
-	}
-	if pi, err := os.Stat(filepath.Dir(lt)); err != nil || !pi.IsDir() {
-		return Errorf(ErrorKindError, CodeFSMove, "move, could not move [%s] to [%s]: parent directory of the target does not exist", c.path, c.target)
-	}
-	return nil
-}
-
-func localBase(p string) string {
-	l, _ := fsys.Local(fsys.GlobBase(p))
-	return filepath.Clean(l)
-}
-
-// overlaps reports whether p equals, contains or lies inside any of paths.
-func overlaps(paths []string, p string) bool {
-	for _, q := range paths {
-		if q == p || strings.HasPrefix(p, strings.TrimSuffix(q, "/")+"/") || strings.HasPrefix(q, strings.TrimSuffix(p, "/")+"/") {
-			return true
-		}
-	}
-	return false
 }
 
 func execFS(c fsCommand, recovery bool, max int) error {
@@ -575,4 +519,159 @@ func writeFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return nil
+}
+
+// The recovery rule. Oozie marks an fs action's run with a recovery
+// directory before the first command: when the marker is already there
+// the action is being run again after a failure or a crash, and a move
+// whose source has gone (moved by the earlier run) no longer fails. gozie
+// keeps a finer record, a journal in the WorkDir: each command is written
+// down when it begins and when it is done. A run of the action after a
+// crash (the same WorkDir) or a retry after a transient failure (the
+// previous attempt's WorkDir, which holds no outcome) skips the commands
+// that are done, runs the one that had begun under Oozie's recovery rule
+// and the rest normally. A re-run of a workflow whose fs action had ended
+// (its WorkDir holds the outcome) starts afresh, like Oozie's new run.
+
+// fsCmdState is what the journal says of one command.
+type fsCmdState int
+
+const (
+	fsNotRun fsCmdState = iota
+	fsBegun
+	fsDone
+)
+
+// fsCrashHook, when set by a test, is called before (done=false) and after
+// (done=true) command i runs; returning true makes the run stop there, as
+// if the server had died.
+var fsCrashHook func(i int, done bool) bool
+
+var errFSCrash = errors.New("fs action stopped by the test's crash hook")
+
+type fsJournal struct {
+	f      *os.File // nil: no WorkDir, nothing is recorded
+	fps    []string // fingerprint of each command
+	states []fsCmdState
+}
+
+// fingerprint identifies a command, so that a journal is applied only to
+// the commands it was written for.
+func (c fsCommand) fingerprint() string {
+	h := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%o\x00%s\x00%t\x00%t", c.op, c.path, c.target, c.perm, c.group, c.dirFiles, c.recursive))
+	return hex.EncodeToString(h[:8])
+}
+
+// openFSJournal reads what earlier runs of the action recorded and opens
+// the journal for appending.
+func openFSJournal(a *Context, cmds []fsCommand) (*fsJournal, error) {
+	j := &fsJournal{states: make([]fsCmdState, len(cmds))}
+	for _, c := range cmds {
+		j.fps = append(j.fps, c.fingerprint())
+	}
+	if a.WorkDir == "" {
+		return j, nil
+	}
+	path := filepath.Join(a.WorkDir, fsJournalFile)
+	data, err := os.ReadFile(path)
+	inherited := false
+	if errors.Is(err, fs.ErrNotExist) {
+		if prev := previousAttemptDir(a); prev != "" && !exists(filepath.Join(prev, fsResultFile)) {
+			data, _ = os.ReadFile(filepath.Join(prev, fsJournalFile))
+			inherited = len(data) > 0
+		}
+	} else if err != nil {
+		return nil, Errorf(Transient, CodeIO, "reading the fs journal: %v", err)
+	}
+	valid := j.parse(data)
+	if err := os.MkdirAll(a.WorkDir, 0o755); err != nil {
+		return nil, Errorf(Transient, CodeIO, "creating the working directory: %v", err)
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if !valid || inherited {
+		// Written for other commands (a changed body), or another
+		// attempt's: start this journal from what applies.
+		flags |= os.O_TRUNC
+	}
+	if j.f, err = os.OpenFile(path, flags, 0o644); err != nil {
+		return nil, Errorf(Transient, CodeIO, "opening the fs journal: %v", err)
+	}
+	if inherited && valid {
+		for i, st := range j.states {
+			if st >= fsBegun {
+				if err := j.write('B', i); err != nil {
+					return nil, err
+				}
+			}
+			if st == fsDone {
+				if err := j.write('D', i); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return j, nil
+}
+
+// previousAttemptDir returns the WorkDir of the attempt before a's when
+// the engine's layout (.../<attempt>) is recognizable, else "".
+func previousAttemptDir(a *Context) string {
+	if a.Attempt <= 0 || filepath.Base(a.WorkDir) != strconv.Itoa(a.Attempt) {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(a.WorkDir), strconv.Itoa(a.Attempt-1))
+}
+
+// parse applies journal lines "B i fp" and "D i fp". A line cut short by
+// a crash is ignored; a line that names another command than the action
+// has makes the whole journal void (false), and nothing is skipped.
+func (j *fsJournal) parse(data []byte) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			continue
+		}
+		i, err := strconv.Atoi(f[1])
+		if err != nil || i < 0 || i >= len(j.fps) || f[2] != j.fps[i] {
+			if len(f[2]) == 16 {
+				clear(j.states)
+				return false
+			}
+			continue // torn line
+		}
+		switch {
+		case f[0] == "B" && j.states[i] == fsNotRun:
+			j.states[i] = fsBegun
+		case f[0] == "D":
+			j.states[i] = fsDone
+		}
+	}
+	return true
+}
+
+func (j *fsJournal) state(i int) fsCmdState { return j.states[i] }
+
+func (j *fsJournal) begin(i int) error { return j.write('B', i) }
+
+func (j *fsJournal) done(i int) error {
+	j.states[i] = fsDone
+	return j.write('D', i)
+}
+
+// write appends one line. It is not synced: the journal must survive the
+// server being killed, which the page cache guarantees (writeFileAtomic).
+func (j *fsJournal) write(kind byte, i int) error {
+	if j.f == nil {
+		return nil
+	}
+	if _, err := fmt.Fprintf(j.f, "%c %d %s\n", kind, i, j.fps[i]); err != nil {
+		return Errorf(Transient, CodeIO, "writing the fs journal: %v", err)
+	}
+	return nil
+}
+
+func (j *fsJournal) close() {
+	if j.f != nil {
+		j.f.Close()
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/workflow"
@@ -98,14 +99,35 @@ func TestFSAction(t *testing.T) {
 			`<configuration><property><name>some.property</name><value>v</value></property></configuration><mkdir path='$R/nn'/>`,
 			exist: []string{"nn"}},
 		{name: "name-node without scheme", body: `<name-node>namenode-host</name-node><mkdir path='/x'/>`, code: "FS001"},
-		// Every path is checked before any command runs: the mkdir must
-		// not happen when a later command is invalid.
+		// Every path's syntax is checked before any command runs: the
+		// mkdir must not happen when a later path is invalid.
 		{name: "validation before execution: bad path", body: `<mkdir path='$R/first'/><delete path='rel'/>`,
 			code: "FS011", missing: []string{"first"}},
-		{name: "validation before execution: missing source", body: `<mkdir path='$R/first'/><move source='$R/none' target='$R/x'/>`,
-			code: "FS006", missing: []string{"first"}},
-		{name: "validation before execution: chmod missing", body: `<mkdir path='$R/first'/><chmod path='$R/none' permissions='755'/>`,
-			code: "FS009", missing: []string{"first"}},
+		{name: "validation before execution: bad mask", body: `<mkdir path='$R/first'/><chmod path='$R/first' permissions='999x'/>`,
+			code: "FS010", missing: []string{"first"}},
+		{name: "validation before execution: other fs target", files: []string{"in"},
+			body: `<mkdir path='$R/first'/><move source='$R/in' target='hdfs://nn/x'/>`, code: "FS007", missing: []string{"first"}},
+		// Existence is checked when a command's turn comes (Oozie's
+		// FsActionExecutor): earlier commands have run by then.
+		{name: "existence checked in turn: missing source", body: `<mkdir path='$R/first'/><move source='$R/none' target='$R/x'/>`,
+			code: "FS006", exist: []string{"first"}},
+		{name: "existence checked in turn: chmod missing", body: `<mkdir path='$R/first'/><chmod path='$R/none' permissions='755'/>`,
+			code: "FS009", exist: []string{"first"}},
+		{name: "mkdir then move into it", files: []string{"x"}, body: `<mkdir path='$R/a'/><move source='$R/x' target='$R/a/'/>`,
+			exist: []string{"a/x"}, missing: []string{"x"}},
+		{name: "touchz then chmod and chgrp it", body: `<touchz path='$R/t'/><chmod path='$R/t' permissions='600'/><chgrp path='$R/t' group='` + strconv.Itoa(os.Getgid()) + `'/>`,
+			exist: []string{"t"}},
+		{name: "delete then move onto the freed name", files: []string{"in", "out"},
+			body: `<delete path='$R/out'/><move source='$R/in' target='$R/out'/>`, exist: []string{"out"}, missing: []string{"in"}},
+		{name: "move onto a file a previous command made", files: []string{"in"},
+			body: `<touchz path='$R/out'/><move source='$R/in' target='$R/out'/>`, code: "FS008", exist: []string{"in", "out"}},
+		{name: "move into a dir that already holds the name", files: []string{"in", "d/in"},
+			body: `<move source='$R/in' target='$R/d'/>`, code: "FS008", exist: []string{"in"}},
+		{name: "spec example 3.2.4", files: []string{"usr/tucu/temp-data/x", "usr/tucu/input-data/f", "usr/tucu/archives/"},
+			body: `<delete path='$R/usr/tucu/temp-data'/><mkdir path='$R/usr/tucu/temp-data'/>` +
+				`<move source='$R/usr/tucu/input-data' target='$R/usr/tucu/archives/0001'/>` +
+				`<chmod path='$R/usr/tucu/archives/0001' permissions='-rwxrw-rw-' dir-files='false'/>`,
+			exist: []string{"usr/tucu/temp-data", "usr/tucu/archives/0001/f"}, missing: []string{"usr/tucu/temp-data/x", "usr/tucu/input-data"}},
 		{name: "commands run in document order", files: []string{"a"},
 			body:  `<move source='$R/a' target='$R/b'/><move source='$R/b' target='$R/c'/><touchz path='$R/c2'/><chmod path='$R/c' permissions='600'/>`,
 			exist: []string{"c", "c2"}, missing: []string{"a", "b"}},
@@ -245,5 +267,104 @@ func TestFSGlobMax(t *testing.T) {
 	var xe *ExecError
 	if _, err := NewFS().Start(context.Background(), a); !errors.As(err, &xe) || xe.Code != "FS013" {
 		t.Errorf("err = %v, want FS013", err)
+	}
+}
+
+// A run that dies half way is run again in the same WorkDir (a server
+// crash) or in the next attempt's (a retry after a transient failure): it
+// succeeds, neither redoing what was done (the touched file keeps its
+// time, the move does not fail on its vanished source) nor undoing it.
+func TestFSCrashResume(t *testing.T) {
+	body := `<touchz path='$R/flag'/><mkdir path='$R/a'/><move source='$R/in' target='$R/a/'/>` +
+		`<move source='$R/a/in' target='$R/b'/><delete path='$R/old'/><touchz path='$R/last'/>`
+	tests := []struct {
+		name    string
+		crashAt int
+		after   bool // crash after the command ran (not yet journaled as done)
+		retry   bool // run again as the next attempt instead of the same one
+	}{
+		{name: "before first move", crashAt: 2},
+		{name: "after first move, not journaled", crashAt: 2, after: true},
+		{name: "after second move, not journaled", crashAt: 3, after: true},
+		{name: "before delete", crashAt: 4},
+		{name: "retry after the first move", crashAt: 2, after: true, retry: true},
+		{name: "retry before the second move", crashAt: 3, retry: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			mkTree(t, root, "in", "old/x")
+			jobDir := t.TempDir()
+			a := &Context{ActionID: "j@a", Element: actionBody(t, "<fs>"+strings.ReplaceAll(body, "$R", root)+"</fs>"),
+				WorkDir: filepath.Join(jobDir, "0")}
+			fsCrashHook = func(i int, done bool) bool { return i == tt.crashAt && done == tt.after }
+			_, err := NewFS().Start(context.Background(), a)
+			fsCrashHook = nil
+			var xe *ExecError
+			if !errors.As(err, &xe) || xe.Kind != Transient {
+				t.Fatalf("crashed run: err = %v, want a transient failure", err)
+			}
+			// Mark the touched file so that a second touchz would show.
+			old := time.Now().Add(-time.Hour).Truncate(time.Second)
+			os.Chtimes(filepath.Join(root, "flag"), old, old)
+			if tt.retry {
+				a.Attempt, a.WorkDir = 1, filepath.Join(jobDir, "1")
+			}
+			res, err := NewFS().Start(context.Background(), a)
+			if err != nil || res.Status != OK {
+				t.Fatalf("resumed run: %+v, %v", res, err)
+			}
+			if fi, err := os.Stat(filepath.Join(root, "flag")); err != nil || !fi.ModTime().Equal(old) {
+				t.Errorf("flag was touched again (or is gone): %v", err)
+			}
+			for _, p := range []string{"a", "b", "last"} {
+				if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+					t.Errorf("%s missing: %v", p, err)
+				}
+			}
+			for _, p := range []string{"in", "a/in", "old"} {
+				if _, err := os.Stat(filepath.Join(root, p)); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s should be gone", p)
+				}
+			}
+		})
+	}
+}
+
+// A re-run of an fs action that had ended (its attempt recorded an
+// outcome) starts afresh, as Oozie's new run does: its moves meet their
+// vanished sources.
+func TestFSRerunAfterEnd(t *testing.T) {
+	root, jobDir := t.TempDir(), t.TempDir()
+	mkTree(t, root, "in")
+	a := &Context{ActionID: "j@a", Element: actionBody(t, "<fs><move source='"+root+"/in' target='"+root+"/out'/></fs>"),
+		WorkDir: filepath.Join(jobDir, "0")}
+	if _, err := NewFS().Start(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	a.Attempt, a.WorkDir = 1, filepath.Join(jobDir, "1")
+	var xe *ExecError
+	if _, err := NewFS().Start(context.Background(), a); !errors.As(err, &xe) || xe.Code != "FS006" {
+		t.Errorf("re-run: err = %v, want FS006", err)
+	}
+}
+
+// A journal written for another body (the workflow changed between runs)
+// is not applied.
+func TestFSJournalOtherBody(t *testing.T) {
+	root, work := t.TempDir(), t.TempDir()
+	fsCrashHook = func(i int, done bool) bool { return i == 1 && !done }
+	a := &Context{Element: actionBody(t, "<fs><mkdir path='"+root+"/x'/><mkdir path='"+root+"/y'/></fs>"), WorkDir: work}
+	NewFS().Start(context.Background(), a)
+	fsCrashHook = nil
+	os.Remove(filepath.Join(root, "x"))
+	a.Element = actionBody(t, "<fs><mkdir path='"+root+"/x2'/><mkdir path='"+root+"/y'/></fs>")
+	if _, err := NewFS().Start(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"x2", "y"} {
+		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+			t.Errorf("%s missing: %v", p, err)
+		}
 	}
 }
