@@ -86,6 +86,14 @@ func gitEnv(dir string, a *Context) ([]string, error) {
 	if err != nil {
 		return nil, Errorf(ErrorKindError, CodeUnsupportedFS, "git key-path [%s]: %v", kp, err)
 	}
+	if !filepath.IsAbs(src) {
+		// Relative to the application, like the action's other files.
+		appDir, err := appDirOf(a.AppPath)
+		if err != nil {
+			return nil, err
+		}
+		src = filepath.Join(appDir, src)
+	}
 	data, err := os.ReadFile(src)
 	if err != nil {
 		return nil, Errorf(ErrorKindError, CodeFileNotFound, "git key-path [%s]: %v", kp, err)
