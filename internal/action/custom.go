@@ -118,7 +118,7 @@ func (p customProgram) build(dir string, a *Context) (*LaunchSpec, error) {
 	}
 	var buf bytes.Buffer
 	buf.WriteString(xml.Header)
-	writeElement(&buf, body, "")
+	writeElement(&buf, body, "", 0)
 	buf.WriteByte('\n')
 	actionPath := filepath.Join(dir, customActionFile)
 	if err := writeFileAtomic(actionPath, buf.Bytes()); err != nil {
@@ -143,10 +143,12 @@ func (p customProgram) result(dir string, _ *Context, st LaunchStatus) Result {
 	return r
 }
 
-// writeElement writes e as XML, declaring its namespace where it differs
-// from its parent's. Text comes before the children: Element keeps the
-// character data of an element as one string.
-func writeElement(buf *bytes.Buffer, e *workflow.Element, parentNS string) {
+// writeElement writes e as XML, indented by depth, declaring its
+// namespace where it differs from its parent's. Element keeps the
+// character data of an element as one string: an element with children
+// has its whitespace between them replaced by the indentation, and any
+// other text written before its children.
+func writeElement(buf *bytes.Buffer, e *workflow.Element, parentNS string, depth int) {
 	buf.WriteByte('<')
 	buf.WriteString(e.Name.Local)
 	if e.Name.Space != parentNS {
@@ -162,14 +164,22 @@ func writeElement(buf *bytes.Buffer, e *workflow.Element, parentNS string) {
 		buf.WriteString(xmlEscaper.Replace(at.Value))
 		buf.WriteByte('"')
 	}
-	if e.Text == "" && len(e.Children) == 0 {
+	text := e.Text
+	if len(e.Children) > 0 && strings.TrimSpace(text) == "" {
+		text = ""
+	}
+	if text == "" && len(e.Children) == 0 {
 		buf.WriteString("/>")
 		return
 	}
 	buf.WriteByte('>')
-	buf.WriteString(xmlEscaper.Replace(e.Text))
+	buf.WriteString(xmlEscaper.Replace(text))
 	for _, c := range e.Children {
-		writeElement(buf, c, e.Name.Space)
+		buf.WriteString("\n" + strings.Repeat("  ", depth+1))
+		writeElement(buf, c, e.Name.Space, depth+1)
+	}
+	if len(e.Children) > 0 {
+		buf.WriteString("\n" + strings.Repeat("  ", depth))
 	}
 	buf.WriteString("</" + e.Name.Local + ">")
 }

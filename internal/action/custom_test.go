@@ -56,7 +56,7 @@ func TestCustomAction(t *testing.T) {
 	}{
 		{name: "ok", body: `<hello xmlns="` + helloNS + `"><greeting>hi &amp; bye</greeting>
 <other a="1"/></hello>`,
-			status: OK, data: map[string]string{"greeting": "hi &amp; bye", "lines": "3"}},
+			status: OK, data: map[string]string{"greeting": "hi &amp; bye", "lines": "5"}},
 		{name: "fails", body: `<hello xmlns="` + helloNS + `"><greeting>x</greeting><fail/></hello>`,
 			status: Error, code: "JA018", msg: "Custom action <hello>: executable [", data: nil},
 	}
