@@ -55,31 +55,46 @@ var childIDPatterns = map[string][]*regexp.Regexp{
 	"spark": {yarnAppID, sparkAppID},
 }
 
-// maxScanLine bounds one line of tool output that is searched for ids;
-// longer lines are searched in pieces.
-const maxScanLine = 1 << 20
+// scanChunk is how much of a line of tool output is searched for ids at
+// once; a longer line is searched in pieces that overlap by scanOverlap
+// bytes, so that an id across the cut is still found.
+const (
+	scanChunk   = 64 * 1024
+	scanOverlap = 256
+)
 
 // childIDs returns the external ids found in the program's stdout and
 // stderr, each once, in the order of first appearance.
 func childIDs(dir string, patterns []*regexp.Regexp) []string {
 	var ids []string
 	seen := map[string]bool{}
+	search := func(b []byte) {
+		for _, p := range patterns {
+			for _, m := range p.FindAllSubmatch(b, -1) {
+				if id := string(m[1]); !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
+			}
+		}
+	}
 	for _, name := range []string{StdoutFile, StderrFile} {
 		f, err := os.Open(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64*1024), maxScanLine)
-		for sc.Scan() {
-			line := sc.Bytes()
-			for _, p := range patterns {
-				for _, m := range p.FindAllSubmatch(line, -1) {
-					if id := string(m[1]); !seen[id] {
-						seen[id] = true
-						ids = append(ids, id)
-					}
-				}
+		r := bufio.NewReaderSize(f, scanChunk)
+		var carry []byte // the end of the previous piece of a long line
+		for {
+			piece, err := r.ReadSlice('\n')
+			search(append(carry, piece...))
+			carry = carry[:0]
+			if err == bufio.ErrBufferFull {
+				carry = append(carry, piece[max(0, len(piece)-scanOverlap):]...)
+				continue
+			}
+			if err != nil {
+				break
 			}
 		}
 		f.Close()

@@ -399,10 +399,13 @@ func TestSplitSparkOpts(t *testing.T) {
 func TestChildIDs(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, StdoutFile), []byte("x Submitted application application_1_0001\nHadoopJobId: job_1_0002\nSubmitted application application_1_0001\n"), 0o644)
-	long := bytes.Repeat([]byte("y"), 200000)
+	// A line of megabytes, with an id across the first cut of the search
+	// and one at its end.
+	long := bytes.Repeat([]byte("y"), 2<<20)
+	copy(long[scanChunk-10:], "HadoopJobId: job_1_0004 ")
 	os.WriteFile(filepath.Join(dir, StderrFile), append(long, []byte(" Running job: job_1_0003\n")...), 0o644)
 	got := childIDs(dir, childIDPatterns["pig"])
-	if want := []string{"application_1_0001", "job_1_0002", "job_1_0003"}; !reflect.DeepEqual(got, want) {
+	if want := []string{"application_1_0001", "job_1_0002", "job_1_0004", "job_1_0003"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ids = %q, want %q", got, want)
 	}
 }
