@@ -40,4 +40,7 @@ func RegisterBuiltins(r *Registry, opts Options) {
 	for t, b := range builtins {
 		r.Register(t, b(l))
 	}
+	for _, h := range registerHooks {
+		h(r, l)
+	}
 }

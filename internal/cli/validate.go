@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/workflow"
@@ -91,6 +92,11 @@ func workflowOptions(props *conf.Config) workflow.Options {
 		jobConf[name] = v
 	}
 	opts.JobConf = jobConf
+	// Custom action types (gozie.action.executable.<element>) are server
+	// keys too: offline they come from the same properties.
+	for name := range action.CustomTypes(jobConf) {
+		opts.ExtensionActions[name] = true
+	}
 	return opts
 }
 

@@ -40,6 +40,11 @@ func (e *Engine) parseOptions(props *conf.Config) workflow.Options {
 	return opts
 }
 
+// ActionTypes returns the action types this engine has executors for:
+// what submission accepts outside the workflow namespace (custom types
+// of the server's configuration included), for validation elsewhere.
+func (e *Engine) ActionTypes() []string { return e.actions.Types() }
+
 // parentInfo describes the sub-workflow action that submits a child job.
 type parentInfo struct {
 	jobID, actionID string

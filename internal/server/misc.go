@@ -110,6 +110,9 @@ func (s *Server) handleValidate(w http.ResponseWriter, r *http.Request, c *call)
 	// answers with the same text for either.
 	opts := workflow.DefaultOptions()
 	opts.ExtensionActions = workflow.DefaultExtensionActions()
+	for _, t := range s.engine.ActionTypes() {
+		opts.ExtensionActions[t] = true // custom types of the configuration too
+	}
 	opts.MaxDefinitionLength = int(s.engine.MaxDefinitionBytes())
 	_, err = workflow.Parse(body, opts)
 	if err != nil && strings.Contains(string(body), "coordinator-app") {
@@ -170,6 +173,9 @@ func (s *Server) dryrunWorkflow(ctx context.Context, props *conf.Config) error {
 	}
 	opts := workflow.DefaultOptions()
 	opts.ExtensionActions = workflow.DefaultExtensionActions()
+	for _, t := range s.engine.ActionTypes() {
+		opts.ExtensionActions[t] = true // custom types of the configuration too
+	}
 	opts.MaxDefinitionLength = int(s.engine.MaxDefinitionBytes())
 	app, err := workflow.Parse(data, opts)
 	if err != nil {

@@ -16,6 +16,7 @@ var extensionNamespaces = map[string][]string{
 	"sqoop":  {"0.2", "0.3", "0.4", "1.0"},
 	"spark":  {"0.1", "0.2", "1.0"},
 	"distcp": {"0.1", "0.2", "1.0"},
+	"git":    {"1.0"},
 }
 
 // ExtensionNamespace returns the namespace of an extension action type and
@@ -56,6 +57,7 @@ var extensionRequirement = map[string][][]string{
 	"sqoop":  {{"command", "arg"}},
 	"spark":  {{"master"}, {"name"}, {"jar"}},
 	"distcp": nil,
+	"git":    {{"git-uri"}, {"destination-uri"}},
 }
 
 // slaTypes are the <sla:info> content models of the SLA schemas 0.1 and 0.2.

@@ -127,18 +127,31 @@ func TestServerDefaults(t *testing.T) {
 }
 
 func TestExtensionActionsOption(t *testing.T) {
-	x := wfXML("0.5", `<start to="a"/><action name="a"><git xmlns="uri:oozie:git-action:1.0"><git-uri>u</git-uri></git><ok to="e"/><error to="e"/></action><end name="e"/>`)
+	x := wfXML("0.5", `<start to="a"/><action name="a"><hello xmlns="uri:example:hello-action:0.1"><greeting>u</greeting></hello><ok to="e"/><error to="e"/></action><end name="e"/>`)
 	if _, err := Parse([]byte(x), DefaultOptions()); ErrorCode(err) != "E0723" {
-		t.Fatalf("git not registered: %v", err)
+		t.Fatalf("hello not registered: %v", err)
 	}
 	opts := DefaultOptions()
-	opts.ExtensionActions["git"] = true
+	opts.ExtensionActions["hello"] = true
 	app, err := Parse([]byte(x), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := app.Node("a").Action; a.Type != "git" || a.Namespace != "uri:oozie:git-action:1.0" || a.BuiltIn() {
+	if a := app.Node("a").Action; a.Type != "hello" || a.Namespace != "uri:example:hello-action:0.1" || a.BuiltIn() {
 		t.Errorf("generic action = %+v", a)
+	}
+}
+
+// git (uri:oozie:git-action:1.0) is a known extension: accepted by
+// default, its required elements checked.
+func TestGitExtension(t *testing.T) {
+	ok := wfXML("0.5", `<start to="a"/><action name="a"><git xmlns="uri:oozie:git-action:1.0"><name-node>file:///</name-node><git-uri>u</git-uri><destination-uri>/d</destination-uri></git><ok to="e"/><error to="e"/></action><end name="e"/>`)
+	if _, err := Parse([]byte(ok), DefaultOptions()); err != nil {
+		t.Errorf("git: %v", err)
+	}
+	bad := wfXML("0.5", `<start to="a"/><action name="a"><git xmlns="uri:oozie:git-action:1.0"><git-uri>u</git-uri></git><ok to="e"/><error to="e"/></action><end name="e"/>`)
+	if _, err := Parse([]byte(bad), DefaultOptions()); ErrorCode(err) != "E0701" || !strings.Contains(err.Error(), "destination-uri") {
+		t.Errorf("git without destination-uri: %v", err)
 	}
 }
 

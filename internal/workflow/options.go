@@ -51,7 +51,7 @@ const DefaultMaxNodeNameLength = 128
 func DefaultExtensionActions() map[string]bool {
 	return map[string]bool{
 		"shell": true, "email": true, "ssh": true, "hive": true, "hive2": true,
-		"sqoop": true, "spark": true, "distcp": true,
+		"sqoop": true, "spark": true, "distcp": true, "git": true,
 	}
 }
 
