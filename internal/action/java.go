@@ -62,7 +62,7 @@ func (p javaProgram) build(dir string, a *Context) (*LaunchSpec, error) {
 // "Main Class [JavaMain], exit code [n]"; an exception thrown out of main
 // (the class not found included) is JA018. Every message names the
 // program's stderr file.
-func (javaProgram) result(dir string, a *Context, st LaunchStatus) Result {
+func (javaProgram) result(dir string, _ *Context, st LaunchStatus) Result {
 	errPath := filepath.Join(dir, StderrFile)
 	r := Result{ExternalID: dir, Done: true, ExternalStatus: "FAILED/KILLED", Status: Error, ErrorCode: CodeLauncher}
 	switch {
@@ -74,7 +74,13 @@ func (javaProgram) result(dir string, a *Context, st LaunchStatus) Result {
 	case st.Signal != "":
 		r.ErrorMessage = fmt.Sprintf("Main Class [%s], exit code [%d], killed by signal [%s]", javaMain, st.ExitCode, st.Signal)
 	case st.ExitCode != 0:
-		if thrown := uncaughtException(errPath); thrown != "" && st.ExitCode == 1 {
+		// The JVM exits with 1 when main throws; only then is its report
+		// looked for at the end of stderr.
+		thrown := ""
+		if st.ExitCode == 1 {
+			thrown = uncaughtException(errPath)
+		}
+		if thrown != "" {
 			r.ErrorMessage = fmt.Sprintf("Main Class [%s], main() threw exception, %s", javaMain, thrown)
 		} else {
 			r.ErrorCode = exitCodeError(st.ExitCode)
@@ -91,7 +97,7 @@ func (javaProgram) result(dir string, a *Context, st LaunchStatus) Result {
 
 // stderrTailBytes is how much of the end of stderr is searched for the
 // JVM's report of an uncaught exception: the stack trace comes last.
-const stderrTailBytes = 64 << 10
+const stderrTailBytes = 1 << 20
 
 // uncaughtException reads the end of a JVM's stderr and returns
 // "class: message" when the JVM ended because main threw (the text after

@@ -315,6 +315,7 @@ func TestUncaughtException(t *testing.T) {
 		{"Exception in thread \"main\" x.Y: printed by the program\nthen it went on\n", ""},
 		{"Error: Could not find or load main class a.B\nCaused by: java.lang.ClassNotFoundException: a.B\n", "java.lang.ClassNotFoundException: Class a.B not found"},
 		{"Error: Main method not found in class a.B, please define the main method as:\n   public static void main(String[] args)\n", "java.lang.NoSuchMethodException: a.B.main([Ljava.lang.String;)"},
+		{"Exception in thread \"main\" java.lang.StackOverflowError\n" + strings.Repeat("\tat gz.Probe.recurse(Probe.java:99)\n", 10000), "java.lang.StackOverflowError"},
 		{"some error\n", ""},
 		{"", ""},
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -576,47 +575,57 @@ func launcherEnvVars(c *conf.Config) ([]string, error) {
 	return env, nil
 }
 
-// ignoredLauncherProps are launcher settings that only steer a cluster's
-// scheduler (queue, container size, priority, attempts, ACLs, class
-// loader isolation from Hadoop's own jars): a local JVM gives the same
-// result without them, so they are ignored and the launcher log says so.
-var ignoredLauncherProps = func() func(c *conf.Config, actionType string) []string {
-	hints := []string{
-		"oozie.launcher.queue", "oozie.launcher.memory.mb", "oozie.launcher.vcores",
-		"oozie.launcher.priority", "oozie.launcher.max.attempts", "oozie.launcher.log.level",
-		"oozie.launcher.view.acl", "oozie.launcher.modify.acl",
-		"oozie.launcher.mapred.job.queue.name", "oozie.launcher.mapreduce.job.queuename",
-		"oozie.launcher.mapreduce.map.memory.mb", "oozie.launcher.mapreduce.map.cpu.vcores",
-		"oozie.launcher.mapreduce.job.priority", "oozie.launcher.mapreduce.map.maxattempts",
-		"oozie.launcher.mapreduce.job.ubertask.enable",
-		"oozie.launcher.yarn.app.mapreduce.am.resource.mb",
-		"oozie.launcher.yarn.app.mapreduce.am.command-opts",
-		"oozie.launcher.yarn.app.mapreduce.am.env",
-		"oozie.launcher.mapreduce.job.acl-view-job", "oozie.launcher.mapreduce.job.acl-modify-job",
-		"oozie.launcher.mapreduce.job.classloader", "oozie.launcher.mapreduce.user.classpath.first",
-		"oozie.launcher.mapreduce.task.classpath.user.precedence",
+// launcherHints are launcher settings that only steer a cluster's
+// scheduler (queue, container size, priority, attempts, ACLs) or isolate
+// user jars from Hadoop's own (a local JVM has none): a local JVM gives
+// the same result without them, so they are ignored and the launcher log
+// says so.
+var launcherHints = []string{
+	"oozie.launcher.log.level",
+	"oozie.launcher.mapred.job.queue.name",
+	"oozie.launcher.mapreduce.job.acl-modify-job",
+	"oozie.launcher.mapreduce.job.acl-view-job",
+	"oozie.launcher.mapreduce.job.classloader",
+	"oozie.launcher.mapreduce.job.priority",
+	"oozie.launcher.mapreduce.job.queuename",
+	"oozie.launcher.mapreduce.job.ubertask.enable",
+	"oozie.launcher.mapreduce.map.cpu.vcores",
+	"oozie.launcher.mapreduce.map.maxattempts",
+	"oozie.launcher.mapreduce.map.memory.mb",
+	"oozie.launcher.mapreduce.task.classpath.user.precedence",
+	"oozie.launcher.mapreduce.user.classpath.first",
+	"oozie.launcher.max.attempts",
+	"oozie.launcher.memory.mb",
+	"oozie.launcher.modify.acl",
+	"oozie.launcher.priority",
+	"oozie.launcher.queue",
+	"oozie.launcher.vcores",
+	"oozie.launcher.view.acl",
+	"oozie.launcher.yarn.app.mapreduce.am.command-opts",
+	"oozie.launcher.yarn.app.mapreduce.am.env",
+	"oozie.launcher.yarn.app.mapreduce.am.resource.mb",
+}
+
+// ignoredLauncherProps returns the launcher-log lines naming the
+// settings of c that were ignored.
+func ignoredLauncherProps(c *conf.Config, actionType string) []string {
+	if c == nil {
+		return nil
 	}
-	sort.Strings(hints)
-	return func(c *conf.Config, actionType string) []string {
-		if c == nil {
-			return nil
+	var set, notes []string
+	for _, k := range launcherHints {
+		if c.Has(k) {
+			set = append(set, k)
 		}
-		var set []string
-		for _, k := range hints {
-			if c.Has(k) {
-				set = append(set, k)
-			}
-		}
-		var notes []string
-		if len(set) > 0 {
-			notes = append(notes, "ignored launcher settings that have no meaning for a local JVM: "+strings.Join(set, ", "))
-		}
-		if actionType == "java" && c.Has(propLauncherMain) {
-			notes = append(notes, propLauncherMain+" ignored: the java action's <main-class> has priority (workflow specification 3.2.6.1)")
-		}
-		return notes
 	}
-}()
+	if len(set) > 0 {
+		notes = append(notes, "ignored launcher settings that have no meaning for a local JVM: "+strings.Join(set, ", "))
+	}
+	if actionType == "java" && c.Has(propLauncherMain) {
+		notes = append(notes, propLauncherMain+" ignored: the java action's <main-class> has priority (workflow specification 3.2.6.1)")
+	}
+	return notes
+}
 
 // refuseUnsupported fails an action whose configuration asks for launcher
 // behaviour gozie does not have and whose absence would change what the
