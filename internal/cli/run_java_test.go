@@ -61,6 +61,35 @@ func buildExample(t *testing.T, app string) string {
 func TestRunJavaMain(t *testing.T) {
 	repoRoot(t)
 	app := buildExample(t, "examples/apps/java-main")
+	runJavaMain(t, app, "greeting=hello")
+}
+
+// TestRunJavaMainLauncher: the <launcher> element of schema 1.0 reaches
+// the JVM (its java-opts become oozie.launcher.javaopts), used when the
+// action has no <java-opts> of its own.
+func TestRunJavaMainLauncher(t *testing.T) {
+	repoRoot(t)
+	app := buildExample(t, "examples/apps/java-main")
+	wf := filepath.Join(app, "workflow.xml")
+	b, err := os.ReadFile(wf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), "<java-opts>-Dstats.greeting=hello</java-opts>", "", 1)
+	s = strings.Replace(s, "<configuration>", "<launcher><java-opts>-Dstats.greeting=from-launcher</java-opts></launcher>\n            <configuration>", 1)
+	if s == string(b) || !strings.Contains(s, "<launcher>") {
+		t.Fatal("example workflow changed: cannot add <launcher>")
+	}
+	if err := os.WriteFile(wf, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runJavaMain(t, app, "greeting=from-launcher")
+}
+
+// runJavaMain runs the java-main example from app and checks the captured
+// output of its java action.
+func runJavaMain(t *testing.T, app, greeting string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	code := runRun([]string{"-config", "examples/apps/java-main/job.properties", "-D", "oozie.wf.application.path=" + app,
 		"-data", t.TempDir(), "-json"}, &out, &errOut)
@@ -84,7 +113,7 @@ func TestRunJavaMain(t *testing.T) {
 			if a.Type != "java" || a.Status != "OK" {
 				t.Errorf("stats: type %s status %s", a.Type, a.Status)
 			}
-			for _, kv := range []string{"lines=3", "words=9", "label=example", "greeting=hello"} {
+			for _, kv := range []string{"lines=3", "words=9", "label=example", greeting} {
 				if !strings.Contains(a.Data, kv) {
 					t.Errorf("stats data %q lacks %s", a.Data, kv)
 				}
