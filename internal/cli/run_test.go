@@ -55,6 +55,10 @@ func TestRunExamples(t *testing.T) {
 			// A shell action runs in its own work directory, so a relative
 			// input path that fs:* functions resolve from the current
 			// directory must be made absolute for cp to find it.
+			// An app that ships sources runs from a built copy.
+			if _, err := os.Stat(filepath.Join(app, "build.sh")); err == nil {
+				args = append(args, "-D", "oozie.wf.application.path="+buildExample(t, app))
+			}
 			if data := filepath.Join(app, "data"); filepath.Base(app) == "decision-filesize" {
 				abs, _ := filepath.Abs(data)
 				args = append(args, "-D", "inputDir="+abs)

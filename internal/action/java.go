@@ -1,0 +1,149 @@
+package action
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// javaMain is the class Oozie's messages name for a java action: its
+// launcher runs the user's main class through JavaMain, and messages read
+// like Oozie's so that searches for them still work.
+const javaMain = "org.apache.oozie.action.hadoop.JavaMain"
+
+// javaProgram is the java action (workflow specification 3.2.6): the
+// public static void main(String[]) of <main-class> runs in a JVM of its
+// own in the action's working directory, with <arg>s, <java-opts> or
+// <java-opt>s, <file>s and <archive>s, the class path of jvm.go, and
+// <capture-output/> read from the file named by the system property
+// oozie.action.output.properties.
+type javaProgram struct{ opts Options }
+
+func init() {
+	registerBuiltin("java", func(l *launchers) Executor { return newProcess(l, javaProgram{l.opts}) })
+}
+
+// NewJava returns the executor of the java action on launchers of its own
+// (tests; RegisterBuiltins shares one set among all action types).
+func NewJava(opts Options) Executor {
+	return newProcess(newLaunchers(opts), javaProgram{opts})
+}
+
+func (p javaProgram) build(dir string, a *Context) (*LaunchSpec, error) {
+	body := a.Element
+	mainClass := body.ChildText("main-class")
+	if mainClass == "" {
+		return nil, Errorf(ErrorKindError, CodeSchema, "java action without <main-class>")
+	}
+	if err := runPrepare(body); err != nil {
+		return nil, err
+	}
+	if _, err := stageFiles(dir, a, ""); err != nil {
+		return nil, err
+	}
+	var args []string
+	for _, e := range body.ChildrenNamed("arg") {
+		args = append(args, e.TrimText())
+	}
+	jvm, err := p.opts.newJVM(dir, a, jvmRequest{ActionType: "java", MainClass: mainClass, Args: args})
+	if err != nil {
+		return nil, err
+	}
+	writeLauncherNotes(dir, jvm.Notes)
+	return jvm.launchSpec(body.Child("capture-output") != nil, p.opts.MaxOutput), nil
+}
+
+// result reads the outcome as Oozie's launcher reports it (Oozie 5
+// LauncherAM and JavaActionExecutor.check): exit 0 is OK; System.exit(n)
+// is an error whose code is n itself (JA019 for -1) and whose message is
+// "Main Class [JavaMain], exit code [n]"; an exception thrown out of main
+// (the class not found included) is JA018. Every message names the
+// program's stderr file.
+func (javaProgram) result(dir string, _ *Context, st LaunchStatus) Result {
+	errPath := filepath.Join(dir, StderrFile)
+	r := Result{ExternalID: dir, Done: true, ExternalStatus: "FAILED/KILLED", Status: Error, ErrorCode: CodeLauncher}
+	switch {
+	case st.Error != "":
+		if st.ErrorCode != "" {
+			r.ErrorCode = st.ErrorCode
+		}
+		r.ErrorMessage = st.Error
+	case st.Signal != "":
+		r.ErrorMessage = fmt.Sprintf("Main Class [%s], exit code [%d], killed by signal [%s]", javaMain, st.ExitCode, st.Signal)
+	case st.ExitCode != 0:
+		// The JVM exits with 1 when main throws; only then is its report
+		// looked for at the end of stderr.
+		thrown := ""
+		if st.ExitCode == 1 {
+			thrown = uncaughtException(errPath)
+		}
+		if thrown != "" {
+			r.ErrorMessage = fmt.Sprintf("Main Class [%s], main() threw exception, %s", javaMain, thrown)
+		} else {
+			r.ErrorCode = exitCodeError(st.ExitCode)
+			r.ErrorMessage = fmt.Sprintf("Main Class [%s], exit code [%d]", javaMain, st.ExitCode)
+		}
+	default:
+		return Result{ExternalID: dir, ExternalStatus: "SUCCEEDED", Done: true, Status: OK, Data: st.Output,
+			ChildIDs: readChildIDs(dir)}
+	}
+	r.ErrorMessage += "; stderr: " + errPath
+	r.ChildIDs = readChildIDs(dir)
+	return r
+}
+
+// stderrTailBytes is how much of the end of stderr is searched for the
+// JVM's report of an uncaught exception: the stack trace comes last.
+const stderrTailBytes = 1 << 20
+
+// uncaughtException reads the end of a JVM's stderr and returns
+// "class: message" when the JVM ended because main threw (the text after
+// `Exception in thread "main" `, or the launcher's own "Error: Could not
+// find or load main class X" / "Main method not found" reports), "" when
+// the program ended otherwise.
+func uncaughtException(stderrPath string) string {
+	f, err := os.Open(stderrPath)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > stderrTailBytes {
+		_, _ = f.Seek(fi.Size()-stderrTailBytes, io.SeekStart)
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, stderrTailBytes))
+	lines := strings.Split(strings.TrimRight(string(bytes.ToValidUTF8(b, []byte("?"))), "\r\n"), "\n")
+	const thrown = `Exception in thread "main" `
+	for i := len(lines) - 1; i >= 0; i-- {
+		line := strings.TrimRight(lines[i], "\r")
+		switch {
+		case strings.HasPrefix(line, thrown):
+			// Only a stack trace may follow the JVM's report; anything else
+			// means the program printed the text itself and went on.
+			for _, after := range lines[i+1:] {
+				if !isStackTraceLine(after) {
+					return ""
+				}
+			}
+			return strings.TrimSpace(line[len(thrown):])
+		case strings.HasPrefix(line, "Error: Could not find or load main class "):
+			cls := strings.TrimSpace(strings.TrimPrefix(line, "Error: Could not find or load main class "))
+			return "java.lang.ClassNotFoundException: Class " + cls + " not found"
+		case strings.HasPrefix(line, "Error: Main method not found in class "):
+			cls, _, _ := strings.Cut(strings.TrimPrefix(line, "Error: Main method not found in class "), ",")
+			return "java.lang.NoSuchMethodException: " + strings.TrimSpace(cls) + ".main([Ljava.lang.String;)"
+		}
+	}
+	return ""
+}
+
+// isStackTraceLine reports whether a line belongs to a Java stack trace
+// (frames, causes, suppressed exceptions, "... n more").
+func isStackTraceLine(s string) bool {
+	s = strings.TrimRight(s, "\r")
+	t := strings.TrimSpace(s)
+	return t == "" || s != strings.TrimLeft(s, " \t") ||
+		strings.HasPrefix(t, "Caused by:") || strings.HasPrefix(t, "Suppressed:")
+}
