@@ -199,6 +199,9 @@ func TestJavaAction(t *testing.T) {
 		{name: "share library for java", body: probe + `<arg>class:gz.share.Shared</arg><capture-output/>`,
 			job:    map[string]string{"oozie.use.system.libpath": "true", "oozie.action.sharelib.for.java": "extra"},
 			status: OK, data: map[string]string{"class.gz.share.Shared": "from-share"}},
+		{name: "default share library absent", body: probe + `<capture-output/>`,
+			job:    map[string]string{"oozie.use.system.libpath": "true"}, // no java/ under the root: nothing added
+			status: OK},
 		{name: "share library off in the action", body: probe + `<arg>class:gz.share.Shared</arg>`,
 			conf:   map[string]string{"oozie.use.system.libpath": "false"},
 			job:    map[string]string{"oozie.use.system.libpath": "true", "oozie.action.sharelib.for.java": "extra"},
@@ -267,8 +270,6 @@ func TestJavaStartErrors(t *testing.T) {
 			"JA008", "gozie.java.home is set to [/nonexistent/jdk]"},
 		{"missing share library", probe, nil, map[string]string{"oozie.use.system.libpath": "true", "oozie.action.sharelib.for.java": "nothere"},
 			map[string]string{"gozie.sharelib.dir": share}, "JA008", "share library [nothere]"},
-		{"share library without root", probe, map[string]string{"oozie.use.system.libpath": "true"}, nil, nil,
-			"JA008", "gozie.sharelib.dir"},
 		{"missing libpath", probe, nil, map[string]string{"oozie.libpath": "/nonexistent/libs"}, nil, "JA008", "/nonexistent/libs"},
 		{"config class", probe, map[string]string{"oozie.action.config.class": "x.Cfg"}, nil, nil, "E0701", "OozieActionConfigurator"},
 		{"bad launcher env", probe, map[string]string{"oozie.launcher.env": "NOVALUE"}, nil, nil, "E0701", "oozie.launcher.env"},
@@ -325,5 +326,22 @@ func TestUncaughtException(t *testing.T) {
 		if got := uncaughtException(p); got != tt.want {
 			t.Errorf("uncaughtException(%q) = %q, want %q", tt.stderr, got, tt.want)
 		}
+	}
+}
+
+// TestClassPathWithoutShareLibRoot: oozie.use.system.libpath=true on a
+// server without gozie.sharelib.dir leaves the share library out instead
+// of failing: applications set it once for all their actions.
+func TestClassPathWithoutShareLibRoot(t *testing.T) {
+	dir := t.TempDir()
+	job := conf.New()
+	job.Set("oozie.use.system.libpath", "true")
+	a := &Context{Type: "java", JobConf: job, Conf: conf.New(), AppPath: t.TempDir()}
+	cp, err := buildClassPath(dir, a, "java", "java", Options{})
+	if err != nil {
+		t.Fatalf("buildClassPath: %v", err)
+	}
+	if len(cp) != 1 || cp[0] != dir {
+		t.Errorf("class path = %v, want only the working directory", cp)
 	}
 }

@@ -271,16 +271,20 @@ func buildClassPath(dir string, a *Context, actionType, defaultShareLib string, 
 		}
 	}
 
-	if useSystemLib(a, opts) {
-		root := opts.site(shareLibDirKey)
-		if root == "" {
-			return nil, Errorf(ErrorKindError, CodeFileNotFound,
-				"%s is true but the server has no share library: set %s to its local directory", useSystemLibPath, shareLibDirKey)
-		}
-		names := shareLibNames(a, actionType, defaultShareLib, opts)
+	// Without a share library root the share library is empty: most
+	// applications set oozie.use.system.libpath=true once for all their
+	// actions, and an action that needs nothing from it must still run.
+	// A directory named explicitly that is missing is an error; the
+	// type's default one may be absent, as Oozie's java share library
+	// often is.
+	if root := opts.site(shareLibDirKey); root != "" && useSystemLib(a, opts) {
+		names, explicit := shareLibNames(a, actionType, defaultShareLib, opts)
 		for _, name := range names {
 			sub := filepath.Join(root, name)
 			if fi, err := os.Stat(sub); err != nil || !fi.IsDir() {
+				if !explicit {
+					continue
+				}
 				return nil, Errorf(ErrorKindError, CodeFileNotFound,
 					"share library [%s] of the %s action not found: no directory %s under %s [%s]", name, actionType, name, shareLibDirKey, root)
 			}
@@ -371,24 +375,25 @@ func useSystemLib(a *Context, opts Options) bool {
 // action configuration, then oozie.action.sharelib.for.<type> in the
 // action configuration, the job properties and the server configuration,
 // then the type's default.
-func shareLibNames(a *Context, actionType, def string, opts Options) []string {
+// explicit is false when the names are the type's default.
+func shareLibNames(a *Context, actionType, def string, opts Options) (names []string, explicit bool) {
 	key := shareLibForPrefix + actionType
 	if a.Conf != nil {
 		for _, k := range []string{launcherShareLib, key} {
 			if v := splitList(a.Conf.GetDefault(k, "")); len(v) > 0 {
-				return v
+				return v, true
 			}
 		}
 	}
 	if a.JobConf != nil {
 		if v := splitList(a.JobConf.GetDefault(key, "")); len(v) > 0 {
-			return v
+			return v, true
 		}
 	}
 	if v := splitList(opts.site(key)); len(v) > 0 {
-		return v
+		return v, true
 	}
-	return splitList(def)
+	return splitList(def), false
 }
 
 // splitList splits a comma list, trimming and dropping empty entries.
