@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gozie/gozie/internal/smtptest"
 )
 
 // runLauncherEnv makes this test binary act as `gozie launch` when the
@@ -55,6 +57,11 @@ func TestRunExamples(t *testing.T) {
 			// A shell action runs in its own work directory, so a relative
 			// input path that fs:* functions resolve from the current
 			// directory must be made absolute for cp to find it.
+			// The email example needs a mail server: one of the test's own.
+			if filepath.Base(app) == "email" {
+				_, site := emailExampleSite(t, smtptest.Options{})
+				args = append(args, "-site", site)
+			}
 			if data := filepath.Join(app, "data"); filepath.Base(app) == "decision-filesize" {
 				abs, _ := filepath.Abs(data)
 				args = append(args, "-D", "inputDir="+abs)
