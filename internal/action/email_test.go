@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/smtptest"
 )
 
@@ -488,6 +489,12 @@ func TestEmailRegistered(t *testing.T) {
 		"oozie.email.smtp.socket.timeout.ms", "oozie.email.attachment.enabled"} {
 		if !slices.Contains(names, k) {
 			t.Errorf("server key %s not declared", k)
+		}
+	}
+	// admin/configuration and admin/os-env mask what redact calls secret.
+	for _, k := range []string{"oozie.email.smtp.password", "GOZIE_OOZIE_EMAIL_SMTP_PASSWORD"} {
+		if !redact.SecretName(k) {
+			t.Errorf("%s would be shown by admin/configuration", k)
 		}
 	}
 }
