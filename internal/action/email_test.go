@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/smtptest"
@@ -340,6 +341,7 @@ func TestEmailTLSAndAuth(t *testing.T) {
 		{"starttls required", smtptest.Options{TLS: serverTLS}, []string{"gozie.email.smtp.starttls.required", "true", "gozie.email.smtp.tls.ca", ca}, true},
 		{"implicit tls", smtptest.Options{TLS: serverTLS, Implicit: true}, []string{"gozie.email.smtp.ssl.enable", "true", "gozie.email.smtp.tls.ca", ca}, true},
 		{"clear on loopback", smtptest.Options{}, nil, false},
+		{"login only", smtptest.Options{Mechanisms: []string{"LOGIN"}}, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -368,6 +370,65 @@ func TestEmailTLSAndAuth(t *testing.T) {
 			t.Fatal("a message was delivered")
 		}
 	})
+}
+
+// TestEmailSilentServer: a server that accepts the connection and never
+// answers holds the action for oozie.email.smtp.socket.timeout.ms only;
+// a server stopping (the context cancelled) makes the error transient, so
+// that the action runs again after the restart.
+func TestEmailSilentServer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan net.Conn, 4)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		close(accepted)
+		for c := range accepted {
+			c.Close()
+		}
+	})
+	host, port, _ := net.SplitHostPort(l.Addr().String())
+	site := map[string]string{"oozie.email.smtp.host": host, "oozie.email.smtp.port": port, "oozie.email.smtp.socket.timeout.ms": "300"}
+	body := `<to>a@x.org</to><subject>s</subject><body>b</body>`
+
+	start := time.Now()
+	_, err = NewEmail(Options{Site: site}).Start(context.Background(), emailAction(t, t.TempDir(), email02, body))
+	var xe *ExecError
+	if !errors.As(err, &xe) || xe.Code != CodeEmailSend || xe.Kind != ErrorKindError || !strings.Contains(xe.Msg, "timeout") {
+		t.Fatalf("error %v, want EM007 naming the timeout", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %v with a 300 ms timeout", d)
+	}
+
+	site["oozie.email.smtp.socket.timeout.ms"] = "60000"
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		// Stop once the executor is connected and waiting.
+		if c, ok := <-accepted; ok {
+			accepted <- c
+			cancel()
+		}
+	}()
+	a := emailAction(t, t.TempDir(), email02, body)
+	_, err = NewEmail(Options{Site: site}).Start(ctx, a)
+	if !errors.As(err, &xe) || xe.Kind != Transient {
+		t.Fatalf("error %v, want a transient one", err)
+	}
+	if _, ok := readEmailOutcome(a.WorkDir); ok {
+		t.Fatal("an interrupted send was recorded: it would not run again")
+	}
 }
 
 // TestEmailAttachmentsDisabled: with oozie.email.attachment.enabled=false

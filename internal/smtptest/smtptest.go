@@ -16,6 +16,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"io"
+	"log"
 	"math/big"
 	"net"
 	"os"
@@ -40,6 +41,9 @@ type Options struct {
 	// first byte); without it AUTH is allowed in clear on loopback.
 	TLS      *tls.Config
 	Implicit bool
+	// Mechanisms are the AUTH mechanisms offered: PLAIN (the default),
+	// LOGIN, or both.
+	Mechanisms []string
 }
 
 // Message is one message the server accepted.
@@ -68,6 +72,9 @@ func Start(t testing.TB, o Options) *Server {
 		return &session{srv: s, tls: isTLS, conn: c}, nil
 	}))
 	srv.Domain = "localhost"
+	// Clients the tests make fail on purpose (an untrusted certificate)
+	// would otherwise fill the test output with the server's complaints.
+	srv.ErrorLog = log.New(io.Discard, "", 0)
 	srv.ReadTimeout = 30 * time.Second
 	srv.WriteTimeout = 30 * time.Second
 	srv.TLSConfig = o.TLS
@@ -124,17 +131,49 @@ func (s *session) AuthMechanisms() []string {
 	if s.srv.opts.User == "" {
 		return nil
 	}
+	if len(s.srv.opts.Mechanisms) > 0 {
+		return s.srv.opts.Mechanisms
+	}
 	return []string{sasl.Plain}
 }
 
 func (s *session) Auth(mech string) (sasl.Server, error) {
-	return sasl.NewPlainServer(func(identity, user, password string) error {
+	check := func(user, password string) error {
 		if user != s.srv.opts.User || password != s.srv.opts.Password {
 			return smtp.ErrAuthFailed
 		}
 		s.authUser = user
 		return nil
-	}), nil
+	}
+	if mech == sasl.Login {
+		return &loginServer{check: check}, nil
+	}
+	return sasl.NewPlainServer(func(_, user, password string) error { return check(user, password) }), nil
+}
+
+// loginServer is the server side of the LOGIN mechanism, which go-sasl
+// provides only as a client: it asks for the user name (unless the client
+// sent it with AUTH), then the password.
+type loginServer struct {
+	step  int
+	user  string
+	check func(user, password string) error
+}
+
+func (l *loginServer) Next(response []byte) ([]byte, bool, error) {
+	l.step++
+	switch {
+	case l.step == 1 && response == nil:
+		return []byte("Username:"), false, nil
+	case l.step == 1:
+		l.step++
+		l.user = string(response)
+		return []byte("Password:"), false, nil
+	case l.step == 2:
+		l.user = string(response)
+		return []byte("Password:"), false, nil
+	}
+	return nil, true, l.check(l.user, string(response))
 }
 
 func (s *session) Mail(from string, _ *smtp.MailOptions) error {
