@@ -474,7 +474,7 @@ func (m *emailMessage) render(id string, files []emailFile, now time.Time) ([]by
 	if len(m.cc) > 0 {
 		header("Cc", addressList(m.cc))
 	}
-	header("Subject", mime.QEncoding.Encode("utf-8", oneLine(m.subject)))
+	header("Subject", fold(mime.QEncoding.Encode("utf-8", oneLine(m.subject)), len("Subject: ")))
 	header("Date", now.Format(time.RFC1123Z))
 	header("Message-ID", id)
 	header("MIME-Version", "1.0")
@@ -537,6 +537,28 @@ func addressList(l []*mail.Address) string {
 // hold line breaks, which would otherwise end the header (or inject one).
 func oneLine(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\r' || r == '\n' }), " ")
+}
+
+// fold breaks a header value at spaces into lines of at most 78
+// characters where it can (a word longer than that stays whole), so that
+// a long subject keeps within SMTP's line limit; readers join the lines
+// back with the space. used is what the line already holds (the name).
+func fold(v string, used int) string {
+	var b strings.Builder
+	n := used
+	for i, w := range strings.Split(v, " ") {
+		if i > 0 {
+			if n+1+len(w) > 78 {
+				b.WriteString("\r\n")
+				n = 0
+			}
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
 
 func writeQP(w io.Writer, s string) error {

@@ -167,6 +167,15 @@ func TestEmailSend(t *testing.T) {
 			text:    "<p>done</p>",
 		},
 		{
+			name:    "long subjects fold",
+			ns:      email02,
+			body:    "<to>a@x.org</to><subject>" + strings.Repeat("weekly report ", 80) + strings.Repeat("für März ", 80) + "</subject><body>b</body>",
+			rcpts:   []string{"a@x.org"},
+			headers: map[string]string{"Subject": strings.TrimSpace(strings.Repeat("weekly report ", 80) + strings.Repeat("für März ", 80))},
+			ctype:   "text/plain; charset=utf-8",
+			text:    "b",
+		},
+		{
 			name: "0.2 long body with line breaks",
 			ns:   email02,
 			body: "<to>a@x.org</to><subject>s</subject><body>line one\nline two " + strings.Repeat("é", 100) + "</body>" +
