@@ -3,6 +3,8 @@ module github.com/gozie/gozie
 go 1.26.0
 
 require (
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.25.1
 	github.com/jackc/pgx/v5 v5.12.0
 	modernc.org/sqlite v1.60.1
 )

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gozie/gozie/internal/smtptest"
 )
 
 // runLauncherEnv makes this test binary act as `gozie launch` when the
@@ -58,6 +60,11 @@ func TestRunExamples(t *testing.T) {
 			// An app that ships sources runs from a built copy.
 			if _, err := os.Stat(filepath.Join(app, "build.sh")); err == nil {
 				args = append(args, "-D", "oozie.wf.application.path="+buildExample(t, app))
+			}
+			// The email example needs a mail server: one of the test's own.
+			if filepath.Base(app) == "email" {
+				_, site := emailExampleSite(t, smtptest.Options{})
+				args = append(args, "-site", site)
 			}
 			if data := filepath.Join(app, "data"); filepath.Base(app) == "decision-filesize" {
 				abs, _ := filepath.Abs(data)
