@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gozie/gozie/internal/schedule"
@@ -42,5 +43,107 @@ func TestHoursInDayDaysInMonthStepByDatasetFrequency(t *testing.T) {
 		if err != nil || d != r.days {
 			t.Errorf("%s: daysInMonth(%d) = %d, %v; want %d", r.name, r.n, d, err, r.days)
 		}
+	}
+}
+
+// firstAction submits xml with props and materializes its first action.
+func firstAction(t *testing.T, xml string, props map[string]string) (*ActionPlan, error) {
+	t.Helper()
+	a, job, err := submit(t, xml, props, nil)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := a.Materialize(PlanState{}, PlanOptions{Now: a.Start}, job)
+	if err != nil {
+		return nil, err
+	}
+	if len(plan.Actions) == 0 {
+		t.Fatal("no action materialized")
+	}
+	return plan.Actions[0], nil
+}
+
+const hourDayDS = `<datasets><dataset name="h" frequency="${coord:hours(1)}" initial-instance="2009-01-01T00:00Z" timezone="UTC"><uri-template>hdfs://nn/h/${YEAR}${MONTH}${DAY}${HOUR}${MINUTE}</uri-template></dataset>
+<dataset name="d" frequency="${coord:days(1)}" initial-instance="2009-01-01T00:00Z" timezone="UTC"><uri-template>hdfs://nn/d/${YEAR}${MONTH}${DAY}</uri-template></dataset></datasets>`
+
+// instanceApp is a job starting 2009-01-02T10:30Z (not on an hourly
+// boundary of dataset h) with one data-in and one data-out.
+func instanceApp(in, out string) string {
+	return app("0.4", `name="c" frequency="${coord:days(1)}" start="2009-01-02T10:30Z" end="2009-01-05T00:00Z" timezone="UTC"`,
+		hourDayDS+`<input-events><data-in name="in" dataset="h">`+in+`</data-in></input-events>`+
+			`<output-events><data-out name="out" dataset="d">`+out+`</data-out></output-events>`)
+}
+
+// Issue 13 points 2, 3 and 4: single <instance>s that fall between
+// instances round down; instance text given through a property is parsed
+// like literal text; coord:dateOffset/dateTzOffset nest in coord:absolute.
+func TestSingleInstanceForms(t *testing.T) {
+	rows := []struct {
+		name     string
+		in, out  string
+		props    map[string]string
+		wantIn   string
+		wantOut  string
+		wantCode string
+	}{
+		{name: "offset rounds down (data-in)",
+			in:     `<instance>${coord:offset(-90, "MINUTE")}</instance>`,
+			out:    `<instance>${coord:current(0)}</instance>`,
+			wantIn: "hdfs://nn/h/200901020800", wantOut: "hdfs://nn/d/20090102"},
+		{name: "offset rounds down (data-out)",
+			in:     `<instance>${coord:current(0)}</instance>`,
+			out:    `<instance>${coord:offset(30, "HOUR")}</instance>`,
+			wantIn: "hdfs://nn/h/200901021000", wantOut: "hdfs://nn/d/20090103"},
+		{name: "offset on a boundary",
+			in:     `<instance>${coord:offset(-60, "MINUTE")}</instance>`,
+			out:    `<instance>${coord:current(0)}</instance>`,
+			wantIn: "hdfs://nn/h/200901020900", wantOut: "hdfs://nn/d/20090102"},
+		{name: "range ends through properties",
+			in:     `<start-instance>${startInst}</start-instance><end-instance>${endInst}</end-instance>`,
+			out:    `<instance>${outInst}</instance>`,
+			props:  map[string]string{"startInst": "coord:offset(-2,HOUR)", "endInst": "${coord:current(0)}", "outInst": "coord:offset(-1,DAY)"},
+			wantIn: "hdfs://nn/h/200901021000#hdfs://nn/h/200901020900#hdfs://nn/h/200901020800", wantOut: "hdfs://nn/d/20090101"},
+		{name: "absolute through a property",
+			in:     `<start-instance>${startInst}</start-instance><end-instance>${coord:current(-9)}</end-instance>`,
+			out:    `<instance>${outInst}</instance>`,
+			props:  map[string]string{"startInst": "coord:absolute('2009-01-02T00:00Z')", "outInst": "coord:endOfMonths(-1)"},
+			wantIn: "hdfs://nn/h/200901020100#hdfs://nn/h/200901020000", wantOut: "hdfs://nn/d/20090101"},
+		{name: "datetime through a property",
+			in:     `<instance>${inInst}</instance>`,
+			out:    `<instance>${coord:current(0)}</instance>`,
+			props:  map[string]string{"inInst": "2009-01-01T05:00Z"},
+			wantIn: "hdfs://nn/h/200901010500", wantOut: "hdfs://nn/d/20090102"},
+		{name: "dateOffset nested in absolute",
+			in:     `<start-instance>${coord:absolute(coord:dateOffset(coord:nominalTime(), -150, 'MINUTE'))}</start-instance><end-instance>${coord:current(-1)}</end-instance>`,
+			out:    `<instance>${coord:absolute(coord:dateTzOffset('2009-01-01T00:00Z', 'Asia/Kolkata'))}</instance>`,
+			wantIn: "hdfs://nn/h/200901020900#hdfs://nn/h/200901020800", wantOut: "hdfs://nn/d/2009010105"},
+		{name: "a marker never leaks into an error",
+			in:       `<instance>${coord:absolute(coord:current(0))}</instance>`,
+			out:      `<instance>${coord:current(0)}</instance>`,
+			wantCode: "E1010"},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			x := instanceApp(r.in, r.out)
+			if r.name == "dateOffset nested in absolute" {
+				x = strings.Replace(x, "${DAY}</uri-template></dataset></datasets>", "${DAY}${HOUR}</uri-template></dataset></datasets>", 1)
+			}
+			p, err := firstAction(t, x, r.props)
+			if r.wantCode != "" {
+				if ErrorCode(err) != r.wantCode || strings.ContainsAny(err.Error(), "\x00\x01") {
+					t.Fatalf("err = %q, want code %s and no marker", err, r.wantCode)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(p.InputURIs["in"], "#"); got != r.wantIn {
+				t.Errorf("in = %s, want %s", got, r.wantIn)
+			}
+			if got := strings.Join(p.OutputURIs["out"], "#"); got != r.wantOut {
+				t.Errorf("out = %s, want %s", got, r.wantOut)
+			}
+		})
 	}
 }

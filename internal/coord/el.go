@@ -191,6 +191,9 @@ func buildRegistries() {
 		echo("formatTime", s2, quoteFirstSpaced), echo("epochTime", s2, quoteFirstSpaced),
 		echo("dateOffset", s3, quoteFirstSpaced), echo("dateTzOffset", s2, quoteFirstSpaced),
 	}
+	// coord:nominalTime and coord:actualTime may appear in instances, nested
+	// in coord:absolute(coord:dateOffset(...)).
+	timeOfActionEchoes := []fn{echo("nominalTime", nil, nil), echo("actualTime", nil, nil)}
 	dataEchoes := []fn{
 		echo("dataIn", s1, quoteAll), echo("dataOut", s1, quoteAll),
 		echo("nominalTime", nil, nil), echo("actualTime", nil, nil),
@@ -232,7 +235,7 @@ func buildRegistries() {
 	defs := map[Phase][]fn{
 		PhaseSubmitFreq:       cat(common, freq),
 		PhaseSubmitNoFuncs:    common,
-		PhaseSubmitInstances:  cat(common, instanceEchoes, timeEchoes),
+		PhaseSubmitInstances:  cat(common, instanceEchoes, timeEchoes, timeOfActionEchoes),
 		PhaseSubmitData:       cat(common, instanceEchoes, timeEchoes, dataEchoes),
 		PhaseSLASubmit:        cat(common, timeEchoes, dataEchoes),
 		PhaseActionCreate:     cat(common, resolvedInstances, actionTime, actionInfo),

@@ -267,7 +267,13 @@ func (a *App) resolveEvent(ev *DataEvent, act *Action, vars confVars) ([]string,
 			uris = append(uris, uri)
 			continue
 		}
-		res, err := ResolveRange(ctx, pr[0], pr[1])
+		var res Resolved
+		var err error
+		if ev.IsRange() {
+			res, err = ResolveRange(ctx, pr[0], pr[1])
+		} else {
+			res, err = ResolveInstance(ctx, pr[0])
+		}
 		if err != nil {
 			return nil, "", codedError(err, CodeInstanceRange, fmt.Sprintf("%s [%s]: ", map[bool]string{true: "data-out", false: "data-in"}[ev.Output], ev.Name))
 		}
