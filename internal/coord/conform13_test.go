@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"github.com/gozie/gozie/internal/conf"
 	"strings"
 	"testing"
 
@@ -143,6 +144,63 @@ func TestSingleInstanceForms(t *testing.T) {
 			}
 			if got := strings.Join(p.OutputURIs["out"], "#"); got != r.wantOut {
 				t.Errorf("out = %s, want %s", got, r.wantOut)
+			}
+		})
+	}
+}
+
+// Issue 13 points 4 (initial-instance), 5 and 7: coord:dateOffset and
+// coord:dateTzOffset in a dataset's initial-instance (Oozie's
+// coord-job-submit-initial-instance group), EL in the dataset attribute of
+// an event, and include files without a namespace.
+func TestSubmitDatasetForms(t *testing.T) {
+	inc := `<datasets><dataset name="x" frequency="${coord:days(1)}" initial-instance="2009-01-01T00:00Z" timezone="UTC"><uri-template>hdfs://nn/x/${YEAR}${MONTH}${DAY}</uri-template></dataset></datasets>`
+	rows := []struct {
+		name     string
+		body     string
+		props    map[string]string
+		files    map[string]string
+		ds       string // dataset of event "in"
+		initial  string // its initial instance
+		wantCode string
+	}{
+		{name: "dateOffset in initial-instance",
+			body:  `<datasets><dataset name="a" frequency="${coord:days(1)}" initial-instance="${coord:dateOffset(startTime, -2, 'DAY')}" timezone="UTC"><uri-template>hdfs://nn/a</uri-template></dataset></datasets><input-events><data-in name="in" dataset="a"><instance>${coord:current(0)}</instance></data-in></input-events>`,
+			props: map[string]string{"startTime": "2009-01-01T00:00Z"}, ds: "a", initial: "2008-12-30T00:00Z"},
+		{name: "dateTzOffset in initial-instance",
+			body: `<datasets><dataset name="a" frequency="${coord:days(1)}" initial-instance="${coord:dateTzOffset('2009-01-01T00:00Z', 'America/New_York')}" timezone="UTC"><uri-template>hdfs://nn/a</uri-template></dataset></datasets><input-events><data-in name="in" dataset="a"><instance>${coord:current(0)}</instance></data-in></input-events>`,
+			ds:   "a", initial: "2008-12-31T19:00Z"},
+		{name: "EL in the dataset attribute",
+			body:  `<datasets><dataset name="a-1" frequency="${coord:days(1)}" initial-instance="2009-01-01T00:00Z" timezone="UTC"><uri-template>hdfs://nn/a</uri-template></dataset></datasets><input-events><data-in name="in" dataset="${dsName}-1"><instance>${coord:current(0)}</instance></data-in></input-events>`,
+			props: map[string]string{"dsName": "a"}, ds: "a-1", initial: "2009-01-01T00:00Z"},
+		{name: "include without a namespace",
+			body:  `<datasets><include>ds.xml</include></datasets><input-events><data-in name="in" dataset="x"><instance>${coord:current(0)}</instance></data-in></input-events>`,
+			files: map[string]string{"/app/ds.xml": inc}, ds: "x", initial: "2009-01-01T00:00Z"},
+		{name: "include with a foreign root still refused",
+			body:     `<datasets><include>ds.xml</include></datasets>`,
+			files:    map[string]string{"/app/ds.xml": `<datasets xmlns="uri:other"/>`},
+			wantCode: "E0701"},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			a, _, err := submit(t, app("0.4", "", r.body), r.props, r.files)
+			if r.wantCode != "" {
+				if ErrorCode(err) != r.wantCode {
+					t.Fatalf("err = %v, want %s", err, r.wantCode)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Inputs) != 1 || a.Inputs[0].DS == nil || a.Inputs[0].DS.Name != r.ds {
+				t.Fatalf("input dataset = %+v, want %s", a.Inputs, r.ds)
+			}
+			if got := format(a.Inputs[0].DS.InitialInstance); got != r.initial {
+				t.Errorf("initial-instance = %s, want %s", got, r.initial)
+			}
+			if _, err := Load(a.Definition, conf.FromMap(r.props)); err != nil {
+				t.Errorf("Load(definition): %v", err)
 			}
 		})
 	}

@@ -28,12 +28,17 @@ const (
 	PhaseSLACreate                     // coord-sla-create
 	PhaseActionStart                   // coord-action-start: latest/future, dataIn/dataOut
 	PhaseURITemplate                   // uri-template: ${YEAR} ... ${MINUTE} of an instance
+	// PhaseSubmitInitialInstance is coord-job-submit-initial-instance: a
+	// dataset's initial-instance, nofuncs plus coord:dateOffset and
+	// coord:dateTzOffset.
+	PhaseSubmitInitialInstance
 )
 
 var phaseNames = []string{
 	"coord-job-submit-freq", "coord-job-submit-nofuncs", "coord-job-submit-instances",
 	"coord-job-submit-data", "coord-sla-submit", "coord-action-create",
 	"coord-action-create-inst", "coord-sla-create", "coord-action-start", "uri-template",
+	"coord-job-submit-initial-instance",
 }
 
 // String returns Oozie's name of the phase.
@@ -243,6 +248,10 @@ func buildRegistries() {
 		PhaseSLACreate:        cat(common, actionTime, actionInfo),
 		PhaseActionStart:      cat(common, start, actionTime, actionInfo),
 		PhaseURITemplate:      nil,
+		PhaseSubmitInitialInstance: cat(common, []fn{
+			{"dateOffset", []el.Type{el.String, el.Long, el.String}, withContext(dateOffsetFn)},
+			{"dateTzOffset", s2, withContext(dateTzOffsetFn)},
+		}),
 	}
 	registries = make([]*el.Registry, len(phaseNames))
 	for p := range registries {

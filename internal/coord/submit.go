@@ -187,7 +187,12 @@ func (rv resolver) frequency(what, text string) (schedule.Frequency, error) {
 
 // time evaluates and parses a datetime attribute.
 func (rv resolver) time(what, text string) (time.Time, error) {
-	s, err := rv.eval(PhaseSubmitNoFuncs, what, text)
+	return rv.timeIn(PhaseSubmitNoFuncs, what, text)
+}
+
+// timeIn evaluates a datetime attribute in phase p and parses it.
+func (rv resolver) timeIn(p Phase, what, text string) (time.Time, error) {
+	s, err := rv.eval(p, what, text)
 	if err != nil {
 		return time.Time{}, err
 	}
