@@ -205,3 +205,28 @@ func TestSubmitDatasetForms(t *testing.T) {
 		})
 	}
 }
+
+// Issue 13 point 9: reserved names as job properties (or in
+// config-default.xml, with user.name) are refused with E0808.
+func TestSubmitDisallowedProperties(t *testing.T) {
+	rows := []struct {
+		props    map[string]string
+		files    map[string]string
+		wantCode string
+	}{
+		{props: map[string]string{"HOUR": "1"}, wantCode: "E0808"},
+		{props: map[string]string{"YEAR": "2009"}, wantCode: "E0808"},
+		{props: map[string]string{"MINUTES": "1"}, wantCode: "E0808"},
+		{props: map[string]string{"GB": "1"}, wantCode: "E0808"},
+		{props: map[string]string{"REDUCE_OUT": "1"}, wantCode: "E0808"},
+		{files: map[string]string{"/app/config-default.xml": `<configuration><property><name>DAY</name><value>1</value></property></configuration>`}, wantCode: "E0808"},
+		{files: map[string]string{"/app/config-default.xml": `<configuration><property><name>user.name</name><value>x</value></property></configuration>`}, wantCode: "E0808"},
+		{props: map[string]string{"hour": "1", "HOURLY": "1"}},
+	}
+	for _, r := range rows {
+		_, _, err := submit(t, app("0.4", "", ""), r.props, r.files)
+		if ErrorCode(err) != r.wantCode || (r.wantCode != "" && !strings.Contains(err.Error(), "Disallowed user property")) {
+			t.Errorf("props %v files %v: err = %v, want code %q", r.props, r.files, err, r.wantCode)
+		}
+	}
+}
