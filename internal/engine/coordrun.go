@@ -501,7 +501,7 @@ func (e *Engine) checkInputs(c *coordChange, app *coord.App, props *conf.Config,
 				c.touch(a, a.Status)
 			}
 		}
-		missing := strings.Join(r.Missing, "#")
+		missing := r.MissingDependencies()
 		if missing != a.MissingDependencies {
 			a.MissingDependencies = missing
 			c.touch(a, a.Status)
