@@ -122,6 +122,10 @@ func TestSingleInstanceForms(t *testing.T) {
 			in:       `<instance>${coord:absolute(coord:current(0))}</instance>`,
 			out:      `<instance>${coord:current(0)}</instance>`,
 			wantCode: "E1010"},
+		{name: "a marker never leaks into an error (text around a call)",
+			in:       `<instance>${coord:current(0)}/x</instance>`,
+			out:      `<instance>${coord:current(0)}</instance>`,
+			wantCode: "E1010"},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
@@ -131,7 +135,7 @@ func TestSingleInstanceForms(t *testing.T) {
 			}
 			p, err := firstAction(t, x, r.props)
 			if r.wantCode != "" {
-				if ErrorCode(err) != r.wantCode || strings.ContainsAny(err.Error(), "\x00\x01") {
+				if ErrorCode(err) != r.wantCode || strings.ContainsAny(err.Error(), "\x00\x01") || strings.Contains(err.Error(), `\x00`) {
 					t.Fatalf("err = %q, want code %s and no marker", err, r.wantCode)
 				}
 				return
@@ -283,6 +287,22 @@ func TestMissingDependenciesMarker(t *testing.T) {
 		}
 		if got := res.MissingDependencies(); got != r.want {
 			t.Errorf("%s: missingDependencies = %q, want %q", r.in, got, r.want)
+		}
+	}
+}
+
+// Issue 13 point 10: demark turns internal markers back into calls,
+// nested ones too, and leaves no marker byte.
+func TestDemark(t *testing.T) {
+	rows := []struct{ in, want string }{
+		{"invalid datetime \"" + markStart + "current" + markSep + "0" + markEnd + "\"", `invalid datetime "coord:current(0)"`},
+		{markStart + "absolute" + markSep + markStart + "current" + markSep + "0" + markEnd + markEnd + "/x", "coord:absolute(coord:current(0))/x"},
+		{markStart + "offset" + markSep + "-1" + markSep + "DAY" + markEnd, "coord:offset(-1, DAY)"},
+		{"stray " + markStart + "x" + markSep, "stray x"},
+	}
+	for _, r := range rows {
+		if got := demark(r.in); got != r.want {
+			t.Errorf("demark(%q) = %q, want %q", r.in, got, r.want)
 		}
 	}
 }

@@ -99,13 +99,13 @@ func parseInstanceText(ctx *ELContext, text string, again bool) (instanceRef, er
 	if err != nil {
 		return instanceRef{}, err
 	}
-	body, isMarker := strings.CutPrefix(v, "\x00")
+	body, isMarker := strings.CutPrefix(v, markStart)
 	if isMarker {
-		body, isMarker = strings.CutSuffix(body, "\x01")
+		body, isMarker = strings.CutSuffix(body, markEnd)
 	}
-	if !isMarker || strings.Contains(body, "\x01") {
+	if !isMarker || strings.ContainsAny(body, markStart+markEnd) {
 		v = strings.TrimSpace(v)
-		if !strings.ContainsAny(v, "\x00\x01") {
+		if !strings.ContainsAny(v, markStart+markEnd) {
 			if again && strings.Contains(v, "coord:") {
 				return parseInstanceText(ctx, v, false)
 			}
@@ -113,9 +113,9 @@ func parseInstanceText(ctx *ELContext, text string, again bool) (instanceRef, er
 				return instanceRef{fn: "literal", at: t}, nil
 			}
 		}
-		return instanceRef{}, fmt.Errorf("instance %q: expected one coord:current, coord:offset, coord:absolute, coord:endOfDays/Weeks/Months, coord:latest or coord:future call, got %q", text, v)
+		return instanceRef{}, fmt.Errorf("instance %q: expected one coord:current, coord:offset, coord:absolute, coord:endOfDays/Weeks/Months, coord:latest or coord:future call, got %q", text, demark(v))
 	}
-	parts := strings.Split(body, "\x00")
+	parts := strings.Split(body, markSep)
 	ref := instanceRef{fn: parts[0]}
 	args := parts[1:]
 	ints := func(k int) ([]int, error) {
@@ -175,36 +175,54 @@ func parseInstanceText(ctx *ELContext, text string, again bool) (instanceRef, er
 	return ref, nil
 }
 
-// markerRE matches one marker the marker registry's functions return.
-var markerRE = regexp.MustCompile("\x00([A-Za-z]+)((?:\x00[^\x00\x01]*?)*)(?:\x01|$)")
+// A marker is markStart, the function name, markSep and an argument per
+// argument, then markEnd: "\x02current\x00-1\x01". Arguments never hold
+// markStart, so the innermost marker of a nesting is found first.
+const (
+	markStart = "\x02"
+	markSep   = "\x00"
+	markEnd   = "\x01"
+)
+
+// markerRE matches one innermost marker.
+var markerRE = regexp.MustCompile("\x02([A-Za-z]+)((?:\x00[^\x00\x01\x02]*)*)\x01")
 
 // demark rewrites the internal markers of buildMarkerRegistry back into the
-// calls they stand for ("\x00current\x00-1" -> "coord:current(-1)"), so
-// that no error message shows them.
+// calls they stand for ("\x02current\x00-1\x01" -> "coord:current(-1)"),
+// innermost first, and drops any stray marker byte, so that no error
+// message shows them.
 func demark(s string) string {
-	if !strings.Contains(s, "\x00") {
-		return s
+	for strings.Contains(s, markStart) {
+		t := markerRE.ReplaceAllStringFunc(s, func(m string) string {
+			parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(m, markStart), markEnd), markSep)
+			return "coord:" + parts[0] + "(" + strings.Join(parts[1:], ", ") + ")"
+		})
+		if t == s {
+			break
+		}
+		s = t
 	}
-	return markerRE.ReplaceAllStringFunc(s, func(m string) string {
-		m = strings.TrimSuffix(m, "\x01")
-		parts := strings.Split(m, "\x00")
-		return "coord:" + parts[1] + "(" + strings.Join(parts[2:], ", ") + ")"
-	})
+	return strings.Map(func(r rune) rune {
+		if r == 0 || r == 1 || r == 2 {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // buildMarkerRegistry defines the instance functions as markers
-// ("\x00current\x00-1") so that parseInstance learns which function an
+// ("\x02current\x00-1\x01") so that parseInstance learns which function an
 // instance calls after EL has evaluated its arguments; hoursInDay,
 // daysInMonth and tzOffset are real, since arguments use them.
 func buildMarkerRegistry() {
 	r := Registry(PhaseActionCreate).Clone()
 	mark := func(name string, params []el.Type) {
 		r.Define("coord", name, params, func(c *el.Call) (any, error) {
-			parts := []string{"", name}
+			parts := []string{name}
 			for _, a := range c.Args {
 				parts = append(parts, el.ToString(a))
 			}
-			return strings.Join(parts, "\x00") + "\x01", nil
+			return markStart + strings.Join(parts, markSep) + markEnd, nil
 		})
 	}
 	mark("current", l1)
