@@ -72,8 +72,11 @@ var (
 // instance ("literal").
 func parseInstance(ctx *ELContext, text string) (instanceRef, error) {
 	ref, err := parseInstanceText(ctx, text, true)
-	if err != nil {
+	if err != nil && strings.ContainsAny(err.Error(), markStart+markSep+markEnd) {
 		return instanceRef{}, errors.New(demark(err.Error()))
+	}
+	if err != nil {
+		return instanceRef{}, err
 	}
 	return ref, nil
 }
