@@ -37,8 +37,9 @@ type instanceRef struct {
 
 var absoluteRE = regexp.MustCompile(`^\s*(?:\$\{)?\s*coord:absolute\(\s*['"]?([^'")]*?)['"]?\s*\)\s*\}?\s*$`)
 
-// markerVars makes MINUTE..YEAR usable unquoted in coord:offset, as job
-// properties often write them.
+// markerVars makes MINUTE..YEAR usable unquoted in coord:offset, as
+// instance texts (and job properties holding them, coord:offset(-4,DAY))
+// often write them; a submission refuses them as property names (E0808).
 type markerVars struct{ job el.Resolver }
 
 func (v markerVars) Lookup(name string) (any, bool) {
