@@ -22,6 +22,7 @@ const (
 	CodeDatasetClash   = "E1020" // duplicate dataset names (spec 10.1.1)
 	CodeNoApp          = "E0504" // the application path is missing
 	CodeReadApp        = "E0505" // the coordinator definition cannot be read
+	CodeDisallowed     = "E0808" // a job property uses a reserved name
 )
 
 // Error is a coordinator parse, submission or materialization failure with

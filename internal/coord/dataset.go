@@ -220,9 +220,11 @@ func (in Instances) offsetIndex(n int, unit string, forward bool) (int, bool, er
 	return k, true, nil
 }
 
-// HoursInDay is coord:hoursInDay(n): the hours of the local day n days from
-// the nominal time in the dataset's zone; -1 when the nominal time precedes
-// the initial instance.
+// HoursInDay is coord:hoursInDay(n): the hours of the local day, in the
+// dataset's zone, of the nominal time moved n times the dataset's frequency
+// in the dataset's unit (as Oozie steps it: for an hourly dataset n counts
+// hours, for a daily one days); -1 when the nominal time precedes the
+// initial instance.
 func (in Instances) HoursInDay(n int) (int, error) {
 	if err := in.check(); err != nil {
 		return 0, err
@@ -231,11 +233,12 @@ func (in Instances) HoursInDay(n int) (int, error) {
 		return -1, nil
 	}
 	loc := in.DS.Location
-	return schedule.HoursInDay(schedule.AddDays(in.Action.NominalTime, n, loc), loc), nil
+	return schedule.HoursInDay(in.stepNominal(n), loc), nil
 }
 
-// DaysInMonth is coord:daysInMonth(n): the days of the month n months from
-// the nominal time in the dataset's zone; -1 before the initial instance.
+// DaysInMonth is coord:daysInMonth(n): the days of the month, in the
+// dataset's zone, of the nominal time moved n times the dataset's frequency
+// in the dataset's unit; -1 before the initial instance.
 func (in Instances) DaysInMonth(n int) (int, error) {
 	if err := in.check(); err != nil {
 		return 0, err
@@ -244,7 +247,13 @@ func (in Instances) DaysInMonth(n int) (int, error) {
 		return -1, nil
 	}
 	loc := in.DS.Location
-	return schedule.DaysInMonth(schedule.AddMonths(in.Action.NominalTime, n, loc), loc), nil
+	return schedule.DaysInMonth(in.stepNominal(n), loc), nil
+}
+
+// stepNominal moves the nominal time n dataset frequencies in the dataset's
+// unit and zone, the day or month hoursInDay and daysInMonth look at.
+func (in Instances) stepNominal(n int) time.Time {
+	return schedule.Step(in.Action.NominalTime, in.DS.Unit, n*in.DS.Frequency, in.DS.Location)
 }
 
 // TZOffset is coord:tzOffset(): the dataset zone's offset minus the job

@@ -93,7 +93,7 @@ func resolveDataset(ds rawDataset, rv resolver) (*Dataset, error) {
 	if f.Unit == schedule.CronUnit {
 		return nil, errorf(CodeInvalidAttrs, "Invalid coordinator application attributes, %sfrequency [%s]: datasets do not take cron frequencies", what, ds.freq)
 	}
-	init, err := rv.time(what+"initial-instance", ds.initial)
+	init, err := rv.timeIn(PhaseSubmitInitialInstance, what+"initial-instance", ds.initial)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +137,13 @@ func (a *App) resolveEvents(r *rawApp, rv resolver) error {
 		kind string
 	}{{r.inputs, "input-events"}, {r.outputs, "output-events"}} {
 		for _, ev := range group.evs {
+			// Oozie resolves the dataset attribute with the job
+			// configuration before looking the dataset up.
+			name, err := rv.eval(PhaseSubmitNoFuncs, group.kind+" ["+ev.Name+"] dataset", ev.Dataset)
+			if err != nil {
+				return err
+			}
+			ev.Dataset = strings.TrimSpace(name)
 			ds, ok := a.Datasets[ev.Dataset]
 			if !ok {
 				return errorf(CodeUnsupportedApp, "Dataset [%s] referenced by %s [%s] is not defined", ev.Dataset, group.kind, ev.Name)

@@ -25,7 +25,8 @@ type DryRunAction struct {
 	// unresolved latest/future inputs stays as EL text).
 	RunConf string
 
-	runConf *conf.Config // RunConf before encoding
+	runConf    *conf.Config // RunConf before encoding
+	unresolved int          // the last entries of Missing that are latest/future ranges
 }
 
 // DryRunResult is a whole dry run.
@@ -83,7 +84,7 @@ func DryRunEach(props *conf.Config, opts SubmitOptions, exists func(string) (boo
 		if chk, ferr = a.CheckInputs(p, job, exists, opts.Now); ferr != nil {
 			return false
 		}
-		da := DryRunAction{Plan: chk.Plan, Missing: chk.Missing, Status: StatusWaiting}
+		da := DryRunAction{Plan: chk.Plan, Missing: chk.Missing, Status: StatusWaiting, unresolved: len(chk.Unresolved)}
 		if chk.Ready {
 			da.Status = StatusReady
 		}
@@ -151,13 +152,13 @@ type actionJSON struct {
 
 // MarshalJSON encodes a dry-run action with the REST coordinator action
 // keys (actionNumber, nominalTime, createdTime, status, missingDependencies
-// '#'-separated, createdConf, runConf) plus inputURIs and outputURIs by
+// '#'-separated with Oozie's "!!" before unresolved latest/future ranges, createdConf, runConf) plus inputURIs and outputURIs by
 // event name and, when built, actionXml.
 func (da DryRunAction) MarshalJSON() ([]byte, error) {
 	p := da.Plan
 	return json.Marshal(actionJSON{
 		ActionNumber: p.Number, NominalTime: restTime(p.NominalTime), CreatedTime: restTime(p.CreatedTime),
-		Status: da.Status, MissingDependencies: strings.Join(da.Missing, "#"),
+		Status: da.Status, MissingDependencies: JoinMissing(da.Missing, da.unresolved),
 		InputURIs: p.InputURIs, OutputURIs: p.OutputURIs,
 		CreatedConf: p.CreatedConf, RunConf: da.RunConf, ActionXML: p.ActionXML,
 	})

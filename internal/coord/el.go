@@ -28,12 +28,17 @@ const (
 	PhaseSLACreate                     // coord-sla-create
 	PhaseActionStart                   // coord-action-start: latest/future, dataIn/dataOut
 	PhaseURITemplate                   // uri-template: ${YEAR} ... ${MINUTE} of an instance
+	// PhaseSubmitInitialInstance is coord-job-submit-initial-instance: a
+	// dataset's initial-instance, nofuncs plus coord:dateOffset and
+	// coord:dateTzOffset.
+	PhaseSubmitInitialInstance
 )
 
 var phaseNames = []string{
 	"coord-job-submit-freq", "coord-job-submit-nofuncs", "coord-job-submit-instances",
 	"coord-job-submit-data", "coord-sla-submit", "coord-action-create",
 	"coord-action-create-inst", "coord-sla-create", "coord-action-start", "uri-template",
+	"coord-job-submit-initial-instance",
 }
 
 // String returns Oozie's name of the phase.
@@ -191,6 +196,9 @@ func buildRegistries() {
 		echo("formatTime", s2, quoteFirstSpaced), echo("epochTime", s2, quoteFirstSpaced),
 		echo("dateOffset", s3, quoteFirstSpaced), echo("dateTzOffset", s2, quoteFirstSpaced),
 	}
+	// coord:nominalTime and coord:actualTime may appear in instances, nested
+	// in coord:absolute(coord:dateOffset(...)).
+	timeOfActionEchoes := []fn{echo("nominalTime", nil, nil), echo("actualTime", nil, nil)}
 	dataEchoes := []fn{
 		echo("dataIn", s1, quoteAll), echo("dataOut", s1, quoteAll),
 		echo("nominalTime", nil, nil), echo("actualTime", nil, nil),
@@ -232,7 +240,7 @@ func buildRegistries() {
 	defs := map[Phase][]fn{
 		PhaseSubmitFreq:       cat(common, freq),
 		PhaseSubmitNoFuncs:    common,
-		PhaseSubmitInstances:  cat(common, instanceEchoes, timeEchoes),
+		PhaseSubmitInstances:  cat(common, instanceEchoes, timeEchoes, timeOfActionEchoes),
 		PhaseSubmitData:       cat(common, instanceEchoes, timeEchoes, dataEchoes),
 		PhaseSLASubmit:        cat(common, timeEchoes, dataEchoes),
 		PhaseActionCreate:     cat(common, resolvedInstances, actionTime, actionInfo),
@@ -240,6 +248,10 @@ func buildRegistries() {
 		PhaseSLACreate:        cat(common, actionTime, actionInfo),
 		PhaseActionStart:      cat(common, start, actionTime, actionInfo),
 		PhaseURITemplate:      nil,
+		PhaseSubmitInitialInstance: cat(common, []fn{
+			{"dateOffset", []el.Type{el.String, el.Long, el.String}, withContext(dateOffsetFn)},
+			{"dateTzOffset", s2, withContext(dateTzOffsetFn)},
+		}),
 	}
 	registries = make([]*el.Registry, len(phaseNames))
 	for p := range registries {

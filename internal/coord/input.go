@@ -17,7 +17,8 @@ const (
 // CheckInputs checks the inputs of a materialized action at now: it first
 // resolves pending coord:latest/future instances with exists (latest
 // searches back from the action's creation time, future forward from its
-// nominal time), then checks the dependencies in order. As in Oozie the
+// nominal time), then checks the dependencies in order. An output event
+// naming a coord:latest or coord:future instance fails the check (E1021). As in Oozie the
 // check stops at the first missing URI: it and everything after it are
 // reported missing. The action is READY when nothing is missing and nothing
 // is unresolved; otherwise it is TIMEDOUT once it has waited more than the
@@ -27,6 +28,11 @@ const (
 func (a *App) CheckInputs(p *ActionPlan, props *conf.Config, exists func(uri string) (bool, error), now time.Time) (*CheckResult, error) {
 	if exists == nil {
 		exists = func(string) (bool, error) { return false, nil }
+	}
+	for _, ev := range a.Outputs {
+		if u := p.OutputUnresolved[ev.Name]; u != "" {
+			return nil, errorf(CodeUnsupportedApp, "Coord Action Input Check Error: data-out [%s]: coord:latest and coord:future cannot name an output instance: %s", ev.Name, u)
+		}
 	}
 	np := *p
 	var existErr error
@@ -109,6 +115,7 @@ func (a *App) CheckInputs(p *ActionPlan, props *conf.Config, exists func(uri str
 		}
 	}
 	res.Missing = append(res.Missing, np.Unresolved...)
+	res.Unresolved = np.Unresolved
 	res.Ready = len(res.Missing) == 0
 	if !res.Ready {
 		res.TimedOut = a.timedOut(np.NominalTime, np.CreatedTime, now)

@@ -108,7 +108,21 @@ func runDataEvent(t *testing.T, v map[string]any) {
 		},
 		Vars: el.MapVars{},
 	}
-	res, err := ResolveRange(ctx, str(v, "start_instance"), str(v, "end_instance"))
+	if vars, ok := v["variables"].(map[string]any); ok {
+		mv := el.MapVars{}
+		for k, x := range vars {
+			mv[k] = x
+		}
+		ctx.Vars = mv
+	}
+	var res Resolved
+	var err error
+	if inst, ok := v["instance"].(string); ok {
+		// A single <instance> (data-in or data-out).
+		res, err = ResolveInstance(ctx, inst)
+	} else {
+		res, err = ResolveRange(ctx, str(v, "start_instance"), str(v, "end_instance"))
+	}
 	if v["expected_error"] == true {
 		if err == nil {
 			t.Fatalf("resolved %v, want an error", res)

@@ -201,7 +201,11 @@ func (a *App) planAction(n int, nominal, created time.Time, props *conf.Config, 
 			return nil, err
 		}
 		if unresolved != "" {
-			return nil, errorf(CodeUnsupportedApp, "output event [%s]: latest and future instances are not allowed in output-events: %s", ev.Name, unresolved)
+			// Oozie keeps the instance unresolved; its input check fails.
+			if p.OutputUnresolved == nil {
+				p.OutputUnresolved = map[string]string{}
+			}
+			p.OutputUnresolved[ev.Name] = unresolved
 		}
 		p.OutputURIs[ev.Name] = uris
 	}
@@ -267,7 +271,13 @@ func (a *App) resolveEvent(ev *DataEvent, act *Action, vars confVars) ([]string,
 			uris = append(uris, uri)
 			continue
 		}
-		res, err := ResolveRange(ctx, pr[0], pr[1])
+		var res Resolved
+		var err error
+		if ev.IsRange() {
+			res, err = ResolveRange(ctx, pr[0], pr[1])
+		} else {
+			res, err = ResolveInstance(ctx, pr[0])
+		}
 		if err != nil {
 			return nil, "", codedError(err, CodeInstanceRange, fmt.Sprintf("%s [%s]: ", map[bool]string{true: "data-out", false: "data-in"}[ev.Output], ev.Name))
 		}
@@ -409,7 +419,7 @@ func (a *App) actionXML(p *ActionPlan) string {
 			b.WriteString(xmlText(u))
 		}
 		b.WriteString("</uris>\n")
-		if u := p.UnresolvedByEvent[e.ev.Name]; u != "" && !e.ev.Output {
+		if u := p.unresolved(e.ev); u != "" {
 			b.WriteString("      <unresolved-instances>" + xmlText(u) + "</unresolved-instances>\n")
 		}
 		b.WriteString(e.close)
@@ -446,6 +456,14 @@ func (p *ActionPlan) uris(ev *DataEvent) []string {
 		return p.OutputURIs[ev.Name]
 	}
 	return p.InputURIs[ev.Name]
+}
+
+// unresolved returns the action's unresolved latest/future text of an event.
+func (p *ActionPlan) unresolved(ev *DataEvent) string {
+	if ev.Output {
+		return p.OutputUnresolved[ev.Name]
+	}
+	return p.UnresolvedByEvent[ev.Name]
 }
 
 // freqUnitName is the freq_timeunit attribute of an action: the base unit

@@ -178,13 +178,14 @@ func parseDatasets(d *node, ns string) ([]string, []rawDataset, error) {
 }
 
 // parseDatasetsFile reads an included dataset definitions file, whose root
-// is <datasets> in a coordinator namespace.
+// is <datasets> in a coordinator namespace or in none (the form spec 10.1.1
+// shows; Oozie reads include files without a schema).
 func parseDatasetsFile(data []byte) ([]string, []rawDataset, error) {
 	root, err := parseTree(data)
 	if err != nil {
 		return nil, nil, err
 	}
-	if root.Local != "datasets" || !coordNamespaces[root.Space] {
+	if root.Local != "datasets" || (root.Space != "" && !coordNamespaces[root.Space]) {
 		return nil, nil, schemaError(root.Line, root.Col, "cvc-elt.1.a: Cannot find the declaration of element '%s'.", root.Local)
 	}
 	return parseDatasets(root, root.Space)

@@ -1,6 +1,9 @@
 package coord
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // SubmitOptions are the server-side inputs of a submission.
 type SubmitOptions struct {
@@ -87,14 +90,22 @@ type ActionPlan struct {
 	InputURIs, OutputURIs map[string][]string
 	// UnresolvedByEvent maps a data-in name to its unresolved range text.
 	UnresolvedByEvent map[string]string
+	// OutputUnresolved maps a data-out name to the coord:latest or
+	// coord:future instance it names, which Oozie keeps unresolved at
+	// materialization; the input check refuses the action (E1021).
+	OutputUnresolved map[string]string `json:",omitempty"`
 
 	vars confVars // the job variables, for the action XML
 }
 
 // CheckResult is the outcome of an input check.
 type CheckResult struct {
-	// Missing are the dependencies still absent, in order.
+	// Missing are the dependencies still absent, in order, then the
+	// latest/future ranges still unresolved (the Unresolved tail).
 	Missing []string
+	// Unresolved are the latest/future ranges still unresolved, also the
+	// last entries of Missing.
+	Unresolved []string
 	// Ready is set when nothing is missing and every latest/future range
 	// resolved.
 	Ready bool
@@ -102,6 +113,26 @@ type CheckResult struct {
 	TimedOut bool
 	// Plan is the action after latest/future resolution.
 	Plan *ActionPlan
+}
+
+// MissingDependencies renders Missing as Oozie stores an action's
+// missingDependencies: the absent URIs '#'-separated, then, when some
+// latest/future instances are still unresolved, "!!" and those
+// '#'-separated.
+func (r *CheckResult) MissingDependencies() string {
+	return JoinMissing(r.Missing, len(r.Unresolved))
+}
+
+// JoinMissing joins missing dependencies whose last unresolved entries are
+// latest/future ranges, with Oozie's "!!" between resolved and unresolved.
+func JoinMissing(missing []string, unresolved int) string {
+	unresolved = min(max(unresolved, 0), len(missing))
+	k := len(missing) - unresolved
+	s := strings.Join(missing[:k], "#")
+	if unresolved > 0 {
+		s += "!!" + strings.Join(missing[k:], "#")
+	}
+	return s
 }
 
 // ActionState is what execution-policy decisions need of an action.

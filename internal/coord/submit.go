@@ -54,6 +54,9 @@ func Submit(props *conf.Config, opts SubmitOptions) (*App, *conf.Config, error) 
 	if strings.TrimSpace(appURI) == "" {
 		return nil, nil, errorf(CodeNoUser, "Missing configuration property [%s]", PropAppPath)
 	}
+	if err := checkDisallowed(props, disallowedUserProps); err != nil {
+		return nil, nil, err
+	}
 	if opts.ReadFile == nil {
 		return nil, nil, errorf(CodeReadApp, "no file reader to read %s", appURI)
 	}
@@ -81,6 +84,9 @@ func Submit(props *conf.Config, opts SubmitOptions) (*App, *conf.Config, error) 
 		dc, err := conf.ParseXML(bytes.NewReader(def), path.Join(appDir, "config-default.xml"))
 		if err != nil {
 			return nil, nil, errorf(CodeSchema, "config-default.xml: %v", err)
+		}
+		if err := checkDisallowed(dc, disallowedDefaultProps); err != nil {
+			return nil, nil, err
 		}
 		job.MergeDefaults(dc)
 	}
@@ -119,6 +125,30 @@ func Load(definition string, props *conf.Config) (*App, error) {
 	}
 	a.Definition = definition
 	return a, nil
+}
+
+// disallowedUserProps are the names a coordinator job configuration may not
+// set (Oozie's CoordSubmitXCommand list): the URI template and EL
+// constants, which a property would shadow.
+var disallowedUserProps = []string{
+	"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "DAYS", "HOURS", "MINUTES",
+	"KB", "MB", "GB", "TB", "PB", "RECORDS", "MAP_IN", "MAP_OUT", "REDUCE_IN",
+	"REDUCE_OUT", "GROUPS",
+}
+
+// disallowedDefaultProps are the names config-default.xml may not set: the
+// user list and user.name.
+var disallowedDefaultProps = append(append([]string(nil), disallowedUserProps...), PropUser)
+
+// checkDisallowed refuses a configuration that sets one of names, with
+// Oozie's E0808.
+func checkDisallowed(c *conf.Config, names []string) error {
+	for _, n := range names {
+		if c.Has(n) {
+			return errorf(CodeDisallowed, "Disallowed user property [%s]", n)
+		}
+	}
+	return nil
 }
 
 // uriPath returns the path part of an application URI (file:///a/b,
@@ -187,7 +217,12 @@ func (rv resolver) frequency(what, text string) (schedule.Frequency, error) {
 
 // time evaluates and parses a datetime attribute.
 func (rv resolver) time(what, text string) (time.Time, error) {
-	s, err := rv.eval(PhaseSubmitNoFuncs, what, text)
+	return rv.timeIn(PhaseSubmitNoFuncs, what, text)
+}
+
+// timeIn evaluates a datetime attribute in phase p and parses it.
+func (rv resolver) timeIn(p Phase, what, text string) (time.Time, error) {
+	s, err := rv.eval(p, what, text)
 	if err != nil {
 		return time.Time{}, err
 	}

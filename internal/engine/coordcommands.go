@@ -23,6 +23,7 @@ import (
 const (
 	CodeCoordChange       = "E1015" // an invalid change value
 	CodeCoordChangeKilled = "E1016" // a killed (or ignored) job cannot be changed
+	CodeCoordChangeDelete = "E1022" // change would delete an action that is not WAITING or READY
 	CodeCoordRerun        = "E1018"
 	CodeCoordIgnore       = "E1024"
 )
@@ -137,12 +138,22 @@ func (e *Engine) CoordChange(ctx context.Context, id, value string) error {
 		if v.end.Before(j.StartTime) {
 			return changeValueError(value, "[endtime] cannot be before the job's start time [%s]", fmtUTC(j.StartTime))
 		}
-		if j.LastActionNumber > 0 && !v.end.After(j.LastActionTime) {
-			return changeValueError(value, "[endtime] must be after the nominal time of the last materialized action [%s]", fmtUTC(j.LastActionTime))
-		}
 	}
-	if v.hasPause && !v.pause.IsZero() && v.pause.Before(now) {
-		return changeValueError(value, "[pausetime] [%s] must be a non-past time", fmtUTC(v.pause))
+	// As in Oozie 5, an end or pause time at or before materialized
+	// actions is accepted: those actions are deleted, which only WAITING
+	// and READY ones can be (E1022 otherwise); a pause time in the past is
+	// accepted too.
+	var cut time.Time
+	if v.hasEnd {
+		cut = v.end
+	}
+	if v.hasPause && !v.pause.IsZero() && (cut.IsZero() || v.pause.Before(cut)) {
+		cut = v.pause
+	}
+	if !cut.IsZero() && j.LastActionNumber > 0 && !cut.After(j.LastActionTime) {
+		if err := e.dropCoordActionsFrom(ctx, c, cut); err != nil {
+			return err
+		}
 	}
 
 	if v.hasEnd {
@@ -186,6 +197,52 @@ func (e *Engine) CoordChange(ctx context.Context, id, value string) error {
 		}
 	}
 	return e.commitCoord(ctx, c)
+}
+
+// dropCoordActionsFrom deletes the job's actions nominally at or after cut,
+// all of which must be WAITING or READY (E1022 names the first that is
+// not), and moves the job's last action and next materialization time back
+// to the first of them, so that materialization resumes there if the job
+// still reaches it.
+func (e *Engine) dropCoordActionsFrom(ctx context.Context, c *coordChange, cut time.Time) error {
+	j := c.job
+	acts, err := e.coordActions(ctx, j.ID, store.CoordActionFilter{NominalFrom: cut})
+	if err != nil {
+		return err
+	}
+	if len(acts) == 0 {
+		return nil
+	}
+	first := acts[0]
+	for _, a := range acts {
+		if a.Status != store.CoordActionWaiting && a.Status != store.CoordActionReady {
+			return errorf(CodeCoordChangeDelete, "Cannot delete running/completed coordinator action: [%s]", a.ID)
+		}
+		if a.Number < first.Number {
+			first = a
+		}
+	}
+	for _, a := range acts {
+		c.deleted = append(c.deleted, a.ID)
+		c.log(a.ID, "INFO", "action deleted: nominal time %s is at or after the new end or pause time %s", fmtUTC(a.NominalTime), fmtUTC(cut))
+	}
+	j.LastActionNumber = first.Number - 1
+	j.NextMaterializedTime = first.NominalTime
+	j.LastActionTime = time.Time{}
+	if j.LastActionNumber > 0 {
+		prev, err := e.coordActions(ctx, j.ID, store.CoordActionFilter{NominalTo: first.NominalTime, Desc: true, Limit: 2})
+		if err != nil {
+			return err
+		}
+		for _, p := range prev {
+			if p.Number == j.LastActionNumber {
+				j.LastActionTime = p.NominalTime
+			}
+		}
+	}
+	j.DoneMaterialization = !j.NextMaterializedTime.Before(j.EndTime)
+	c.jobDirty = true
+	return nil
 }
 
 func fmtUTC(t time.Time) string { return t.UTC().Format("2006-01-02T15:04Z") }

@@ -33,17 +33,15 @@ func TestCoordChangeValidation(t *testing.T) {
 		{"endtime=2026-03-02T22:00Z;endtime=2026-03-02T23:00Z", CodeCoordChange},
 		{"endtime=tomorrow", CodeCoordChange},
 		{"endtime=", CodeCoordChange},
-		{"endtime=2026-03-01T00:00Z", CodeCoordChange},   // before the start
-		{"endtime=" + fmtUTC(last), CodeCoordChange},     // not after the last action
-		{"concurrency=two", CodeCoordChange},             // not an integer
-		{"concurrency=-2", CodeCoordChange},              // below -1
-		{"concurrency=0", CodeCoordChange},               // nothing could ever run
-		{"pausetime=2026-03-02T09:00Z", CodeCoordChange}, // in the past
-		{"pausetime=03/02/2026", CodeCoordChange},        // not ISO
-		{"status=SUCCEEDED", CodeCoordChange},            // RUNNING or IGNORED only
-		{"status=RUNNING", CodeCoordChange},              // the job is not FAILED/KILLED/IGNORED
-		{"status=IGNORED", CodeCoordChange},              // the job is not FAILED/KILLED
-		{"concurrency=2;color=red", CodeCoordChange},     // one bad key spoils all
+		{"endtime=2026-03-01T00:00Z", CodeCoordChange}, // before the start
+		{"concurrency=two", CodeCoordChange},           // not an integer
+		{"concurrency=-2", CodeCoordChange},            // below -1
+		{"concurrency=0", CodeCoordChange},             // nothing could ever run
+		{"pausetime=03/02/2026", CodeCoordChange},      // not ISO
+		{"status=SUCCEEDED", CodeCoordChange},          // RUNNING or IGNORED only
+		{"status=RUNNING", CodeCoordChange},            // the job is not FAILED/KILLED/IGNORED
+		{"status=IGNORED", CodeCoordChange},            // the job is not FAILED/KILLED
+		{"concurrency=2;color=red", CodeCoordChange},   // one bad key spoils all
 		{"endtime=2026-03-02T22:00Z;concurrency=3;pausetime=2026-03-02T15:00Z", ""},
 		{"pausetime=", ""},
 		{"concurrency=-1", ""},
@@ -123,10 +121,14 @@ func TestCoordChangePauseTime(t *testing.T) {
 	if j.LastActionNumber != 2 {
 		t.Errorf("%d actions before the pause time, want 2", j.LastActionNumber)
 	}
-	// A pause time already reached cannot be set, clearing it resumes at
-	// once (no tick needed).
-	if err := h.e.CoordChange(ctx, id, "pausetime="+fmtUTC(pause)); ErrorCode(err) != CodeCoordChange {
+	// A pause time already reached is accepted, as in Oozie 5 (nothing
+	// at or after it to delete); clearing it resumes at once (no tick
+	// needed).
+	if err := h.e.CoordChange(ctx, id, "pausetime="+fmtUTC(pause)); err != nil {
 		t.Errorf("past pause time: %v", err)
+	}
+	if s := h.coordJob(id).Status; s != store.CoordPaused {
+		t.Errorf("past pause time set again: %s, want PAUSED", s)
 	}
 	if err := h.e.CoordChange(ctx, id, "pausetime="); err != nil {
 		t.Fatal(err)
@@ -603,5 +605,65 @@ func TestCoordRerunAfterPendingKill(t *testing.T) {
 	}
 	if s := h.wfStatus(a.ExternalID); s != store.JobRunning {
 		t.Errorf("rerun workflow %s after a late kill of the old run, want RUNNING", s)
+	}
+}
+
+// TestCoordChangeBeforeMaterialized (issue 13 point 11): as in Oozie 5, an
+// end time at or before materialized actions and a pause time in the past
+// are accepted; the WAITING/READY actions nominally at or after the new
+// time are deleted and materialization rewinds to the first of them. An
+// action past that point that already started makes the change fail with
+// E1022 and changes nothing.
+func TestCoordChangeBeforeMaterialized(t *testing.T) {
+	ctx := context.Background()
+	at := func(h int) time.Time { return time.Date(2026, 3, 2, h, 0, 0, 0, time.UTC) }
+	rows := []struct {
+		name       string
+		value      string
+		code       string
+		wantLast   int    // LastActionNumber after
+		wantStatus string // job status after a step
+	}{
+		{"end before a running action", "endtime=" + fmtUTC(at(8)), CodeCoordChangeDelete, -1, store.CoordRunning},
+		{"end at the second action", "endtime=" + fmtUTC(at(9)), "", 1, store.CoordRunning},
+		{"end between actions", "endtime=2026-03-02T09:30Z", "", 2, store.CoordRunning},
+		{"pause time in the past", "pausetime=2026-03-02T08:30Z", "", 1, store.CoordPaused},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+			h.publish(at(8)) // action 1 runs (and holds); the others wait
+			id, err := h.e.Run(ctx, h.coordProps(holdWorkflow, "start", "2026-03-02T08:00Z", "end", "2026-03-02T20:00Z"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.advance(2*time.Hour, 15*time.Minute, nil)
+			if a := h.actionByNumber(id, 1); a.Status != store.CoordActionRunning {
+				t.Fatalf("action 1: %s, want RUNNING", a.Status)
+			}
+			before := h.coordJob(id).LastActionNumber
+			if before < 3 {
+				t.Fatalf("only %d actions materialized", before)
+			}
+			err = h.e.CoordChange(ctx, id, r.value)
+			if ErrorCode(err) != r.code {
+				t.Fatalf("change %q: %v, want code %q", r.value, err, r.code)
+			}
+			h.settle()
+			j := h.coordJob(id)
+			want := r.wantLast
+			if want < 0 {
+				want = before
+			}
+			if j.LastActionNumber != want || len(h.actions(id)) != want {
+				t.Errorf("after %q: last action %d, %d actions; want %d", r.value, j.LastActionNumber, len(h.actions(id)), want)
+			}
+			if r.code == "" && !j.NextMaterializedTime.Equal(at(8+want)) {
+				t.Errorf("after %q: next materialization %s, want %s", r.value, fmtUTC(j.NextMaterializedTime), fmtUTC(at(8+want)))
+			}
+			if j.Status != r.wantStatus {
+				t.Errorf("after %q: status %s, want %s", r.value, j.Status, r.wantStatus)
+			}
+		})
 	}
 }

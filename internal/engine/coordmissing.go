@@ -122,10 +122,11 @@ func decodePlan(a *store.CoordAction) (*coord.ActionPlan, error) {
 	return p, nil
 }
 
-// splitDeps splits the stored "#"-separated dependency list.
+// splitDeps splits the stored "#"-separated dependency list, whose
+// unresolved latest/future part follows "!!".
 func splitDeps(s string) []string {
 	var out []string
-	for _, d := range strings.Split(s, "#") {
+	for _, d := range strings.Split(strings.ReplaceAll(s, "!!", "#"), "#") {
 		if d = strings.TrimSpace(d); d != "" {
 			out = append(out, d)
 		}

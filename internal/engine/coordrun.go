@@ -21,6 +21,7 @@ type coordChange struct {
 	extra    coordExtra
 	jobDirty bool
 	actions  []*store.CoordAction
+	deleted  []string // ids of actions to delete
 	touched  map[string]bool
 	// before holds the stored status of each changed action, so counts
 	// read from the store can be corrected without reading again.
@@ -158,7 +159,7 @@ func (c *coordChange) stepSoon() {
 // commitCoord writes a change in one transaction, then performs its
 // effects.
 func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
-	if c.jobDirty || len(c.actions) > 0 {
+	if c.jobDirty || len(c.actions) > 0 || len(c.deleted) > 0 {
 		c.job.LastModTime = c.now
 		c.jobDirty = true
 	}
@@ -183,6 +184,11 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 		}
 		for _, a := range c.actions {
 			if err := tx.PutCoordAction(ctx, a); err != nil {
+				return err
+			}
+		}
+		for _, id := range c.deleted {
+			if err := tx.DeleteCoordAction(ctx, id); err != nil {
 				return err
 			}
 		}
@@ -327,6 +333,16 @@ func (e *Engine) coordStep(ctx context.Context, c *coordChange) error {
 	})
 	if err != nil {
 		return err
+	}
+	// Actions this transition deletes are gone already.
+	if len(c.deleted) > 0 {
+		acts = slices.DeleteFunc(acts, func(a *store.CoordAction) bool {
+			if slices.Contains(c.deleted, a.ID) {
+				counts[a.Status]--
+				return true
+			}
+			return false
+		})
 	}
 	// Actions this transition already changed are not in the store yet:
 	// work on the changed copies.
@@ -501,7 +517,7 @@ func (e *Engine) checkInputs(c *coordChange, app *coord.App, props *conf.Config,
 				c.touch(a, a.Status)
 			}
 		}
-		missing := strings.Join(r.Missing, "#")
+		missing := r.MissingDependencies()
 		if missing != a.MissingDependencies {
 			a.MissingDependencies = missing
 			c.touch(a, a.Status)

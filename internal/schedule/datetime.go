@@ -118,33 +118,43 @@ func ParseTime(s string) (time.Time, error) { return UTC.Parse(s) }
 // FormatTime prints t as a UTC Oozie datetime.
 func FormatTime(t time.Time) string { return t.UTC().Format(Layout) }
 
-// parseLocal reads "yyyy-MM-ddTHH:mm" as a UTC wall time and returns the rest.
+// parseLocal reads "yyyy-MM-ddTHH:mm" as a UTC wall time and returns the
+// rest. Like Oozie's SimpleDateFormat, whose numeric fields take one digit
+// as well as two, the month, day, hour and minute may be written with a
+// single digit (2009-1-1T7:05Z).
 func parseLocal(s string) (time.Time, string, error) {
-	const n = len("2006-01-02T15:04")
 	bad := func(why string) (time.Time, string, error) {
 		return time.Time{}, "", fmt.Errorf("invalid datetime %q: %s", s, why)
 	}
-	if len(s) < n {
-		return bad("expected yyyy-MM-ddTHH:mm followed by Z or a GMT offset")
-	}
-	if s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' {
-		return bad("expected yyyy-MM-ddTHH:mm followed by Z or a GMT offset")
-	}
-	num := func(i, j int) int {
-		v := 0
-		for k := i; k < j; k++ {
-			c := s[k]
-			if c < '0' || c > '9' {
+	const shape = "expected yyyy-MM-ddTHH:mm followed by Z or a GMT offset"
+	i := 0
+	// field reads between lo and hi digits followed by sep (0: none).
+	field := func(lo, hi int, sep byte) int {
+		v, n := 0, 0
+		for i < len(s) && n < hi && s[i] >= '0' && s[i] <= '9' {
+			v = v*10 + int(s[i]-'0')
+			i++
+			n++
+		}
+		if n < lo {
+			return -1
+		}
+		if sep != 0 {
+			if i >= len(s) || s[i] != sep {
 				return -1
 			}
-			v = v*10 + int(c-'0')
+			i++
 		}
 		return v
 	}
-	y, mo, d, h, mi := num(0, 4), num(5, 7), num(8, 10), num(11, 13), num(14, 16)
+	y := field(4, 4, '-')
+	mo := field(1, 2, '-')
+	d := field(1, 2, 'T')
+	h := field(1, 2, ':')
+	mi := field(1, 2, 0)
 	switch {
 	case y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0:
-		return bad("expected digits in yyyy-MM-ddTHH:mm")
+		return bad(shape)
 	case mo < 1 || mo > 12:
 		return bad("month must be 01-12")
 	case d < 1 || d > daysIn(y, time.Month(mo)):
@@ -154,7 +164,7 @@ func parseLocal(s string) (time.Time, string, error) {
 	case mi > 59:
 		return bad("minute must be 00-59")
 	}
-	return time.Date(y, time.Month(mo), d, h, mi, 0, 0, time.UTC), s[n:], nil
+	return time.Date(y, time.Month(mo), d, h, mi, 0, 0, time.UTC), s[i:], nil
 }
 
 // parseOffset reads (+|-)hhmm into seconds east of UTC.

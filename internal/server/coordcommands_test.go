@@ -40,9 +40,9 @@ func TestCoordCommandsOverREST(t *testing.T) {
 	}{
 		{"change by a stranger", func() resp { return put("v2", "bob", "", "action", "change", "value", "concurrency=3") }, 401, "E0509"},
 		{"change unknown key", func() resp { return put("v2", "joe", "", "action", "change", "value", "color=red") }, 400, "E1015"},
-		{"change past pause time", func() resp {
+		{"change pause time before a running action", func() resp {
 			return put("v2", "joe", "", "action", "change", "value", "pausetime=2020-01-01T00:00Z")
-		}, 400, "E1015"},
+		}, 400, "E1022"},
 		{"ignore in v1", func() resp { return put("v1", "joe", "", "action", "ignore", "type", "action", "scope", "2") }, 400, "E0302"},
 		{"ignore type date", func() resp { return put("v2", "joe", "", "action", "ignore", "type", "date", "scope", "2") }, 400, "E1024"},
 		{"ignore a WAITING action", func() resp { return put("v2", "joe", "", "action", "ignore", "type", "action", "scope", "2") }, 400, "E1024"},

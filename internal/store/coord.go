@@ -150,6 +150,10 @@ type CoordTx interface {
 	CoordAction(ctx context.Context, id string) (*CoordAction, error)
 	// PutCoordAction inserts or replaces a coordinator action.
 	PutCoordAction(ctx context.Context, a *CoordAction) error
+	// DeleteCoordAction removes a coordinator action (change moving the
+	// end or pause time before materialized actions); a missing one is no
+	// error.
+	DeleteCoordAction(ctx context.Context, id string) error
 	// CoordActions lists the actions of a job matching f, by number.
 	CoordActions(ctx context.Context, jobID string, f CoordActionFilter) ([]*CoordAction, error)
 	// CountCoordActions counts the actions of a job by status.

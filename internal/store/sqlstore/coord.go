@@ -41,6 +41,7 @@ var coordQueries = map[string]string{
 	"getCoordAction": `SELECT ` + coordActionColumns + ` FROM coord_actions WHERE id = ?`,
 	"putCoordAction": `INSERT INTO coord_actions (` + coordActionColumns + `) VALUES (` + placeholders(18) + `)
 		ON CONFLICT (id) DO UPDATE SET ` + excludedSet(coordActionColumns),
+	"deleteCoordAction": `DELETE FROM coord_actions WHERE id = ?`,
 	"countCoordActions": `SELECT status, COUNT(*) FROM coord_actions WHERE job_id = ? GROUP BY status`,
 }
 
@@ -174,6 +175,10 @@ func (t *tx) PutCoordAction(ctx context.Context, a *store.CoordAction) error {
 	return t.exec(ctx, "putCoordAction", a.ID, a.JobID, a.Number, a.Status, ms(a.NominalTime), ms(a.CreatedTime),
 		ms(a.LastModTime), a.ExternalID, a.ExternalStatus, a.MissingDependencies, a.CreatedConf, a.RunConf,
 		a.ActionXML, a.Plan, a.ErrorCode, a.ErrorMessage, a.TrackerURI, a.ConsoleURL)
+}
+
+func (t *tx) DeleteCoordAction(ctx context.Context, id string) error {
+	return t.exec(ctx, "deleteCoordAction", id)
 }
 
 func (t *tx) queryCoordActions(ctx context.Context, q string, args ...any) ([]*store.CoordAction, error) {

@@ -182,6 +182,13 @@ func testCoordActionRoundTrip(t *testing.T, s store.Store) {
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("missing action: err = %v, want ErrNotFound", err)
 	}
+	// Delete removes it; deleting what is not there is no error.
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.DeleteCoordAction(ctx, a.ID) })
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.DeleteCoordAction(ctx, a.ID) })
+	err = s.View(ctx, func(tx store.Tx) error { _, err := tx.CoordAction(ctx, a.ID); return err })
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("deleted action: err = %v, want ErrNotFound", err)
+	}
 }
 
 func testCoordActionListing(t *testing.T, s store.Store) {
