@@ -189,6 +189,24 @@ func TestForkJoinRules(t *testing.T) {
 		{"decision branches may meet", `<start to="d"/><decision name="d"><switch><case to="a">${x}</case><default to="b"/></switch></decision>` +
 			fsAction("a", "c", "k") + fsAction("b", "c", "k") + fsAction("c", "end", "k") + killNode + `<end name="end"/>`,
 			nil, true, "", ""},
+		// Oozie's validator (LiteWorkflowValidator) counts only nodes other
+		// than kill, join and end for E0743 (issue 13, point 12).
+		{"decisions in fork paths may share a kill node", `<start to="f"/><fork name="f"><path start="a"/><path start="b"/></fork>` +
+			fsAction("a", "da", "k") + fsAction("b", "db", "k") +
+			`<decision name="da"><switch><case to="k">${x}</case><case to="k">${y}</case><default to="j"/></switch></decision>` +
+			`<decision name="db"><switch><case to="k">${x}</case><default to="j"/></switch></decision>` +
+			`<join name="j" to="end"/>` + killNode + `<end name="end"/>`,
+			nil, true, "", ""},
+		{"ok paths in a fork may share a kill node", `<start to="f"/><fork name="f"><path start="a"/><path start="b"/><path start="c"/></fork>` +
+			fsAction("a", "k", "k") + fsAction("b", "k", "k") + fsAction("c", "j", "k") +
+			`<join name="j" to="end"/>` + killNode + `<end name="end"/>`,
+			nil, true, "", ""},
+		{"decisions in fork paths may not share an action", `<start to="f"/><fork name="f"><path start="a"/><path start="b"/></fork>` +
+			fsAction("a", "da", "k") + fsAction("b", "db", "k") +
+			`<decision name="da"><switch><case to="x">${x}</case><default to="j"/></switch></decision>` +
+			`<decision name="db"><switch><case to="x">${x}</case><default to="j"/></switch></decision>` +
+			fsAction("x", "j", "k") + `<join name="j" to="end"/>` + killNode + `<end name="end"/>`,
+			nil, true, "E0743", "[x]"},
 		{"nested forks", `<start to="f"/><fork name="f"><path start="a"/><path start="g"/></fork>
 			<fork name="g"><path start="b"/><path start="c"/></fork>` +
 			fsAction("a", "j", "k") + fsAction("b", "jg", "k") + fsAction("c", "jg", "k") +
