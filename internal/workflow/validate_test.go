@@ -248,3 +248,31 @@ func TestErrorLocation(t *testing.T) {
 		t.Errorf("message %q", e.Error())
 	}
 }
+
+// TestAppNameAnyString: every schema version, 0.1-0.3 included, takes any
+// string as the workflow name, as the XSDs Oozie ships declare it; EL in the
+// name is resolved at submission, not by the parser (issue 13, point 13).
+func TestAppNameAnyString(t *testing.T) {
+	tests := []struct{ version, name string }{
+		{"0.1", "${wfName}"},
+		{"0.2", "daily load ${date}"},
+		{"0.2.5", "1-starts-with-a-digit"},
+		{"0.3", "${wf_name}-v2"},
+		{"0.3", strings.Repeat("n", 60)},
+		{"0.5", "${wfName}"},
+		{"1.0", "any name at all"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version+"/"+tt.name, func(t *testing.T) {
+			x := `<workflow-app xmlns="uri:oozie:workflow:` + tt.version + `" name="` + tt.name + `">` +
+				`<start to="a"/>` + fsAction("a", "end", "k") + killNode + `<end name="end"/></workflow-app>`
+			app, err := Parse([]byte(x), DefaultOptions())
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if app.Name != tt.name {
+				t.Errorf("name = %q, want %q", app.Name, tt.name)
+			}
+		})
+	}
+}

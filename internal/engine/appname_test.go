@@ -1,0 +1,39 @@
+package engine
+
+import (
+	"context"
+	"testing"
+)
+
+// TestSubmitResolvesAppName: a workflow name written with EL is accepted by
+// every schema version, 0.1-0.3 included (their XSDs in Oozie declare the
+// name a string), and resolved with the job properties at submission
+// (issue 13, point 13).
+func TestSubmitResolvesAppName(t *testing.T) {
+	tests := []struct {
+		version, name, want string
+	}{
+		{"0.1", "${wfName}", "daily-load"},
+		{"0.2", "${wfName}-${env}", "daily-load-prod"},
+		{"0.3", "load ${env}", "load prod"},
+		{"1.0", "${wfName}", "daily-load"},
+		{"0.3", "${undefined}", "${undefined}"}, // kept as written
+	}
+	h := newHarness(t)
+	for i, tt := range tests {
+		t.Run(tt.version+"/"+tt.name, func(t *testing.T) {
+			x := `<workflow-app xmlns="uri:oozie:workflow:` + tt.version + `" name="` + tt.name + `">` +
+				`<start to="a"/>` + testAction("a", "end", "k") +
+				`<kill name="k"><message>x</message></kill><end name="end"/></workflow-app>`
+			dir := h.writeApp("appname"+string(rune('a'+i)), x, nil)
+			id, err := h.e.Submit(context.Background(), props(dir, "wfName", "daily-load", "env", "prod"))
+			if err != nil {
+				t.Fatalf("Submit: %v", err)
+			}
+			j, _ := h.job(id)
+			if j.AppName != tt.want {
+				t.Errorf("app name = %q, want %q", j.AppName, tt.want)
+			}
+		})
+	}
+}
