@@ -19,8 +19,9 @@
 //  4. model building: one start, one end, decisions with a default, kill
 //     nodes with a message (E0701);
 //  5. <global> and server defaults applied to action bodies; actions that
-//     need a cluster and still lack one fail with E0701 "No job-tracker
-//     defined" / "No name-node defined";
+//     need a cluster and still lack one fail with E0701 "No name-node
+//     defined" / "No job-tracker or resource-manager defined" (checked in
+//     that order, as Oozie's parser does);
 //  6. graph checks (Validate): E0705, E0724, E0723, E0706, E0708, E0707, then
 //     the fork/join rules (E0730, E0733, E0737, E0742, E0743, E0744, E0757)
 //     when both oozie.validate.ForkJoin and oozie.wf.validate.ForkJoin allow.

@@ -99,8 +99,16 @@ func TestParseErrors(t *testing.T) {
 			nil, "E0701", "'pig' is not complete"},
 		{"sub-workflow without app-path", wfXML("0.5", `<start to="a"/><action name="a"><sub-workflow/><ok to="e"/><error to="e"/></action><end name="e"/>`),
 			nil, "E0701", "app-path"},
+		// Oozie's parser checks the name-node first, then the job-tracker
+		// or resource-manager (issue 13, point 14).
 		{"mr without cluster", wfXML("0.5", `<start to="a"/><action name="a"><map-reduce/><ok to="e"/><error to="e"/></action><end name="e"/>`),
-			nil, "E0701", "No job-tracker defined"},
+			nil, "E0701", "XML schema error, No name-node defined"},
+		{"mr without job-tracker", wfXML("0.5", `<start to="a"/><action name="a"><map-reduce><name-node>nn</name-node></map-reduce><ok to="e"/><error to="e"/></action><end name="e"/>`),
+			nil, "E0701", "XML schema error, No job-tracker or resource-manager defined"},
+		{"1.0 java without resource-manager", wfXML("1.0", `<start to="a"/><action name="a"><java><name-node>nn</name-node><main-class>M</main-class></java><ok to="e"/><error to="e"/></action><end name="e"/>`),
+			nil, "E0701", "XML schema error, No job-tracker or resource-manager defined"},
+		{"shell without name-node", wfXML("0.5", `<start to="a"/><action name="a"><shell xmlns="uri:oozie:shell-action:0.3"><job-tracker>jt</job-tracker><exec>x</exec></shell><ok to="e"/><error to="e"/></action><end name="e"/>`),
+			nil, "E0701", "XML schema error, No name-node defined"},
 		{"fork with one path", wfXML("0.5", `<start to="f"/><fork name="f"><path start="a"/></fork>`+fsAction("a", "j", "k")+`<join name="j" to="e"/>`+killNode+`<end name="e"/>`),
 			nil, "E0701", "'fork' is not complete"},
 		{"email without to", wfXML("0.5", `<start to="a"/><action name="a"><email xmlns="uri:oozie:email-action:0.2"><subject>s</subject><body>b</body></email><ok to="e"/><error to="e"/></action><end name="e"/>`),
