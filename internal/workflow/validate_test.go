@@ -284,3 +284,38 @@ func TestAppNameAnyString(t *testing.T) {
 		})
 	}
 }
+
+// TestSqoopCommandOrArgs: the sqoop schemas make <command> and <arg>
+// alternatives, so a body with both is refused (issue 13, point 15).
+func TestSqoopCommandOrArgs(t *testing.T) {
+	sqoop := func(version, inner string) string {
+		return wfXML("0.5", `<start to="a"/><action name="a"><sqoop xmlns="uri:oozie:sqoop-action:`+version+`">`+
+			`<job-tracker>jt</job-tracker><name-node>nn</name-node>`+inner+`</sqoop><ok to="end"/><error to="k"/></action>`+
+			killNode+`<end name="end"/>`)
+	}
+	tests := []struct {
+		name, version, inner string
+		want                 string // "" = valid
+	}{
+		{"command", "0.2", `<command>import --table t</command>`, ""},
+		{"args", "0.4", `<arg>import</arg><arg>--table</arg><arg>t</arg>`, ""},
+		{"command then arg", "0.2", `<command>import</command><arg>--table</arg>`, "starting with element 'arg'"},
+		{"arg then command", "0.4", `<arg>import</arg><command>import</command>`, "starting with element 'command'"},
+		{"both in 1.0", "1.0", `<command>import</command><arg>x</arg><file>f</file>`, "cannot both appear in 'sqoop'"},
+		{"neither", "0.3", ``, "is not complete"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(sqoop(tt.version, tt.inner)), DefaultOptions())
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if ErrorCode(err) != CodeSchema || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v; want E0701 containing %q", err, tt.want)
+			}
+		})
+	}
+}
