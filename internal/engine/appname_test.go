@@ -2,7 +2,11 @@ package engine
 
 import (
 	"context"
+	"encoding/xml"
 	"testing"
+
+	"github.com/gozie/gozie/internal/el"
+	"github.com/gozie/gozie/internal/workflow"
 )
 
 // TestSubmitResolvesAppName: a workflow name written with EL is accepted by
@@ -18,6 +22,7 @@ func TestSubmitResolvesAppName(t *testing.T) {
 		{"0.3", "load ${env}", "load prod"},
 		{"1.0", "${wfName}", "daily-load"},
 		{"0.3", "${undefined}", "${undefined}"}, // kept as written
+		{"0.2", "#{wfName}", "daily-load"},        // deferred syntax, as Jasper EL
 	}
 	h := newHarness(t)
 	for i, tt := range tests {
@@ -35,5 +40,27 @@ func TestSubmitResolvesAppName(t *testing.T) {
 				t.Errorf("app name = %q, want %q", j.AppName, tt.want)
 			}
 		})
+	}
+}
+
+// TestResolveElementDeferred: EL written as #{...} in action bodies and
+// attributes is evaluated like ${...} when the node runs (issue 13,
+// point 16).
+func TestResolveElementDeferred(t *testing.T) {
+	ev := &el.Evaluator{Funcs: el.Basic(), Vars: el.MapVars{"in": "/data", "n": int64(2)}}
+	tests := []struct{ text, attr, wantText, wantAttr string }{
+		{"#{in}/x", "#{n + 1}", "/data/x", "3"},
+		{"${in}/x", "plain", "/data/x", "plain"},
+		{`\#{in}`, "#", "#{in}", "#"},
+	}
+	for _, tt := range tests {
+		e := &workflow.Element{Name: xml.Name{Local: "arg"}, Text: tt.text, Attrs: []xml.Attr{{Name: xml.Name{Local: "v"}, Value: tt.attr}}}
+		out, err := resolveElement(ev, e)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.text, err)
+		}
+		if out.Text != tt.wantText || out.Attr("v") != tt.wantAttr {
+			t.Errorf("%q/%q resolved to %q/%q, want %q/%q", tt.text, tt.attr, out.Text, out.Attr("v"), tt.wantText, tt.wantAttr)
+		}
 	}
 }
