@@ -22,7 +22,7 @@ func TestSubmitResolvesAppName(t *testing.T) {
 		{"0.3", "load ${env}", "load prod"},
 		{"1.0", "${wfName}", "daily-load"},
 		{"0.3", "${undefined}", "${undefined}"}, // kept as written
-		{"0.2", "#{wfName}", "daily-load"},        // deferred syntax, as Jasper EL
+		{"0.2", "#{wfName}", "daily-load"},      // deferred syntax, as Jasper EL
 	}
 	h := newHarness(t)
 	for i, tt := range tests {
