@@ -105,6 +105,7 @@ func (a *App) CheckInputs(p *ActionPlan, props *conf.Config, exists func(uri str
 		}
 		if !ok {
 			res.Missing = append(res.Missing, np.Dependencies[i:]...)
+			res.NotChecked = len(np.Dependencies) - i - 1
 			break
 		}
 	}

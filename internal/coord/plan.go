@@ -95,6 +95,10 @@ type ActionPlan struct {
 type CheckResult struct {
 	// Missing are the dependencies still absent, in order.
 	Missing []string
+	// NotChecked counts the entries of Missing after the first that were
+	// not checked: the check stops at the first missing dependency, as
+	// Oozie's input check does, and lists the rest as they are.
+	NotChecked int
 	// Ready is set when nothing is missing and every latest/future range
 	// resolved.
 	Ready bool
