@@ -180,7 +180,7 @@ func (a *App) RunConf(p *ActionPlan, props *conf.Config) (*conf.Config, error) {
 	vars := runVars{data: data, job: confVars{props}}
 	act := &Action{NominalTime: p.NominalTime, ActualTime: p.CreatedTime, Location: a.Location, ID: p.ID, Name: a.Name}
 	eval := func(what, text string) (string, error) {
-		if !strings.Contains(text, "${") {
+		if !el.HasExpr(text) {
 			return text, nil
 		}
 		ctx := &ELContext{Action: act, Processing: a.Processing, Vars: vars}

@@ -76,7 +76,7 @@ func parseInstance(ctx *ELContext, text string) (instanceRef, error) {
 		return instanceRef{fn: "absolute", at: t}, nil
 	}
 	src := strings.TrimSpace(text)
-	if !strings.Contains(src, "${") {
+	if !el.HasExpr(src) {
 		src = "${" + src + "}"
 	}
 	markerOnce.Do(buildMarkerRegistry)
