@@ -19,11 +19,15 @@ func runnableActionTypes() []string {
 }
 
 // unrunnableActions returns one warning per action node of app whose type
-// the schema accepts but this build does not run: such a workflow
-// validates, but a server refuses it at submission with E0723.
-func unrunnableActions(app *workflow.App) []string {
+// the schema accepts but this build does not run (custom names the custom
+// types configured, which run too): such a workflow validates, but a
+// server refuses it at submission with E0723.
+func unrunnableActions(app *workflow.App, custom map[string]string) []string {
 	runs := map[string]bool{}
 	for _, t := range runnableActionTypes() {
+		runs[t] = true
+	}
+	for t := range custom {
 		runs[t] = true
 	}
 	var out []string

@@ -26,7 +26,7 @@ func TestUnrunnableActions(t *testing.T) {
 		nodes []*workflow.Node
 		want  []string // substrings, one per expected warning
 	}{
-		{"all runnable", []*workflow.Node{node("a", "shell"), node("b", "fs"), node("c", "sub-workflow"),
+		{"all runnable", []*workflow.Node{node("a", "shell"), node("b", "fs"), node("c", "sub-workflow"), node("d", "custom"),
 			{Name: "end", Kind: workflow.EndNode}}, nil},
 		{"one unknown", []*workflow.Node{node("a", "shell"), node("x", "teleport")},
 			[]string{"node [x] type [teleport]", "E0723", "it runs: "}},
@@ -35,7 +35,7 @@ func TestUnrunnableActions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := unrunnableActions(&workflow.App{Nodes: tt.nodes})
+			got := unrunnableActions(&workflow.App{Nodes: tt.nodes}, map[string]string{"custom": "/bin/true"})
 			if tt.want == nil {
 				if len(got) != 0 {
 					t.Fatalf("warnings %q, want none", got)

@@ -182,6 +182,10 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	if v := cfg.Int("gozie.conf.expand.total.max.bytes", 0); v > 0 {
 		conf.DefaultExpandLimits.Total = v
 	}
+	maxDef, err := cfg.DefinitionMaxBytes()
+	if err != nil {
+		return err
+	}
 	eng, err := engine.New(engine.Options{
 		Store: st, Actions: reg, DataDir: dir, SystemID: cfg["gozie.system.id"],
 		PollInterval: time.Duration(cfg.Int("gozie.poll.interval.ms", 1000)) * time.Millisecond,
@@ -195,7 +199,7 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 			BatchSize:             cfg.Int("gozie.coord.batch.size", 10000),
 			MinFrequencyMinutes:   cfg.Int("gozie.coord.min.frequency.minutes", 5),
 		},
-		MaxDefinitionBytes: int64(cfg.Int("gozie.definition.max.bytes", int(fsys.DefaultMaxDefinition))),
+		MaxDefinitionBytes: maxDef,
 		MaxConfFileBytes:   int64(cfg.Int("gozie.conf.file.max.bytes", int(fsys.DefaultMaxConfFile))),
 		Expand:             conf.DefaultExpandLimits,
 	})

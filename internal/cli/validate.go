@@ -1,19 +1,15 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/gozie/gozie/internal/action"
-	"github.com/gozie/gozie/internal/conf"
-	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
@@ -42,7 +38,16 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
 	}
-	opts := workflowOptions(props)
+	opts, err := engine.ValidateSettings(props)
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitUsage
+	}
+	// Custom action types (gozie.action.executable.<element>) are server
+	// keys too: offline they come from the same properties.
+	for name := range action.CustomTypes(opts.Workflow.JobConf) {
+		opts.Workflow.ExtensionActions[name] = true
+	}
 
 	paths, err := expandAppDirs(files)
 	if err != nil {
@@ -67,37 +72,6 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
-}
-
-// workflowOptions derives parser options from the property set. Offline
-// there is no server configuration, so the server switches Oozie reads from
-// oozie-site.xml (oozie.validate.ForkJoin, oozie.actions.default.*) are taken
-// from the same properties as the job's own settings.
-func workflowOptions(props *conf.Config) workflow.Options {
-	opts := workflow.DefaultOptions()
-	if v, ok := props.Get(workflow.ServerPropValidateForkJoin); ok {
-		if b, err := strconv.ParseBool(strings.TrimSpace(v)); err == nil {
-			opts.ValidateForkJoin = b
-		}
-	}
-	if v, ok := props.Get(workflow.ServerPropDefaultNameNode); ok {
-		opts.DefaultNameNode = v
-	}
-	if v, ok := props.Get(workflow.ServerPropDefaultJobTrack); ok {
-		opts.DefaultJobTracker = v
-	}
-	jobConf := make(map[string]string, props.Len())
-	for _, name := range props.Names() {
-		v, _ := props.Get(name)
-		jobConf[name] = v
-	}
-	opts.JobConf = jobConf
-	// Custom action types (gozie.action.executable.<element>) are server
-	// keys too: offline they come from the same properties.
-	for name := range action.CustomTypes(jobConf) {
-		opts.ExtensionActions[name] = true
-	}
-	return opts
 }
 
 // expandAppDirs replaces each directory argument by the definition files it
@@ -132,57 +106,22 @@ func expandAppDirs(args []string) ([]string, error) {
 // validateFile checks one definition and returns the name of its root
 // element ("workflow-app", ...) as Oozie's validate reports it, with
 // warnings about what is valid but would not run here (action types this
-// build does not run).
-func validateFile(path string, opts workflow.Options) (string, []string, error) {
+// build does not run). It takes the code path of the server's validate
+// (engine.ValidateDefinition), with the job properties: a coordinator is
+// checked as its submission would be.
+func validateFile(path string, opts engine.ValidateOptions) (string, []string, error) {
 	data, err := readLocalFile(path)
 	if err != nil {
 		return "", nil, err
 	}
-	root, err := rootElement(data)
+	v, err := engine.ValidateDefinition(data, path, opts)
 	if err != nil {
-		return "", nil, err
+		return "", nil, withLocation(err)
 	}
-	switch root {
-	case "workflow-app":
-		app, err := workflow.Parse(data, opts)
-		if err != nil {
-			return "", nil, withLocation(err)
-		}
-		return root, unrunnableActions(app), nil
-	case "coordinator-app":
-		if _, err := coord.ParseApp(data); err != nil {
-			return "", nil, err
-		}
-		return root, nil, nil
-	case "datasets":
-		if err := coord.ValidateDatasets(data); err != nil {
-			return "", nil, err
-		}
-		return root, nil, nil
-	case "bundle-app":
-		return "", nil, fmt.Errorf("%s definitions cannot be validated yet: workflow-app, coordinator-app and datasets are supported in this version", root)
-	default:
-		return "", nil, fmt.Errorf("E0701: XML schema error, unknown root element <%s>; expected workflow-app, coordinator-app or datasets", root)
+	if v.Workflow != nil {
+		return v.Kind, unrunnableActions(v.Workflow, action.CustomTypes(opts.Workflow.JobConf)), nil
 	}
-}
-
-// rootElement returns the local name of the document's first element without
-// parsing the rest, so that the right parser can be chosen.
-func rootElement(data []byte) (string, error) {
-	d := xml.NewDecoder(bytes.NewReader(data))
-	for {
-		tok, err := d.Token()
-		if err != nil {
-			line, col := d.InputPos()
-			if errors.Is(err, io.EOF) {
-				return "", fmt.Errorf("E0701: XML schema error, no root element (line %d, column %d)", line, col)
-			}
-			return "", fmt.Errorf("E0701: XML schema error, %v (line %d, column %d)", err, line, col)
-		}
-		if se, ok := tok.(xml.StartElement); ok {
-			return se.Name.Local, nil
-		}
-	}
+	return v.Kind, nil, nil
 }
 
 // withLocation appends the line and column of a workflow error to its

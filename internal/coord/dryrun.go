@@ -18,6 +18,9 @@ type DryRunAction struct {
 	// Missing are the dependencies absent at the time of the dry run, then
 	// the latest/future instances that could not be resolved.
 	Missing []string
+	// NotChecked counts the entries of Missing after the first one that
+	// were not checked (CheckResult.NotChecked).
+	NotChecked int
 	// Status is READY when nothing is missing, else WAITING.
 	Status string
 	// RunConf is the workflow configuration the action would submit, as
@@ -84,7 +87,7 @@ func DryRunEach(props *conf.Config, opts SubmitOptions, exists func(string) (boo
 		if chk, ferr = a.CheckInputs(p, job, exists, opts.Now); ferr != nil {
 			return false
 		}
-		da := DryRunAction{Plan: chk.Plan, Missing: chk.Missing, Status: StatusWaiting, unresolved: len(chk.Unresolved)}
+		da := DryRunAction{Plan: chk.Plan, Missing: chk.Missing, NotChecked: chk.NotChecked, Status: StatusWaiting, unresolved: len(chk.Unresolved)}
 		if chk.Ready {
 			da.Status = StatusReady
 		}
@@ -236,8 +239,14 @@ func WriteDryRunAction(w io.Writer, a *App, da DryRunAction) error {
 	for _, ev := range a.Outputs {
 		fmt.Fprintf(&b, "  output %s: %s\n", ev.Name, strings.Join(p.OutputURIs[ev.Name], ","))
 	}
-	for _, m := range da.Missing {
-		fmt.Fprintf(&b, "  missing: %s\n", m)
+	// As Oozie's input check, the check stopped at the first missing
+	// dependency: the ones after it are not known to be missing.
+	for i, m := range da.Missing {
+		label := "missing"
+		if i >= 1 && i <= da.NotChecked {
+			label = "not checked yet"
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", label, m)
 	}
 	b.WriteString("  workflow configuration:\n")
 	if da.runConf != nil {

@@ -15,7 +15,7 @@ import (
 // or a five-field cron expression. The unit and end-of flag come from the
 // frequency function that ran, as in Oozie.
 func ParseFrequency(text string, vars el.Resolver) (schedule.Frequency, error) {
-	if !strings.Contains(text, "${") {
+	if !el.HasExpr(text) {
 		return schedule.ValidateFrequency(strings.TrimSpace(text))
 	}
 	ctx := &ELContext{Vars: vars}

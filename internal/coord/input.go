@@ -111,6 +111,7 @@ func (a *App) CheckInputs(p *ActionPlan, props *conf.Config, exists func(uri str
 		}
 		if !ok {
 			res.Missing = append(res.Missing, np.Dependencies[i:]...)
+			res.NotChecked = len(np.Dependencies) - i - 1
 			break
 		}
 	}
@@ -186,7 +187,7 @@ func (a *App) RunConf(p *ActionPlan, props *conf.Config) (*conf.Config, error) {
 	vars := runVars{data: data, job: confVars{props}}
 	act := &Action{NominalTime: p.NominalTime, ActualTime: p.CreatedTime, Location: a.Location, ID: p.ID, Name: a.Name}
 	eval := func(what, text string) (string, error) {
-		if !strings.Contains(text, "${") {
+		if !el.HasExpr(text) {
 			return text, nil
 		}
 		ctx := &ELContext{Action: act, Processing: a.Processing, Vars: vars}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/schedule"
 )
 
@@ -293,7 +294,7 @@ func (a *App) resolveEvent(ev *DataEvent, act *Action, vars confVars) ([]string,
 // literalInstance reads an instance written as a datetime.
 func (a *App) literalInstance(text string) (time.Time, bool) {
 	text = strings.TrimSpace(text)
-	if strings.Contains(text, "coord:") || strings.Contains(text, "${") {
+	if strings.Contains(text, "coord:") || el.HasExpr(text) {
 		return time.Time{}, false
 	}
 	t, err := a.Processing.Parse(text)

@@ -71,6 +71,9 @@ func parseRaw(data []byte) (*rawApp, error) {
 	if err := requireAttrs(root, "name", "frequency", "start", "end", "timezone"); err != nil {
 		return nil, err
 	}
+	if err := allowAttrs(root, "name", "frequency", "start", "end", "timezone"); err != nil {
+		return nil, err
+	}
 	top := []particle{
 		{"parameters", 0, 1}, {"controls", 0, 1}, {"datasets", 0, 1},
 		{"input-events", 0, 1}, {"input-logic", 0, 1}, {"output-events", 0, 1}, {"action", 1, 1},

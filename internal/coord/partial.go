@@ -29,7 +29,7 @@ func deferred(seg *el.Segment) bool {
 // hasEarlySegments reports whether text has a ${} segment that
 // materialization can resolve (one without start-only functions).
 func hasEarlySegments(text string) bool {
-	if !strings.Contains(text, "${") {
+	if !el.HasExpr(text) {
 		return false
 	}
 	tpl, err := el.Parse(text)
@@ -50,7 +50,7 @@ func hasEarlySegments(text string) bool {
 // start phase. It is what the stored action XML shows; the run
 // configuration is always computed from the definition at start.
 func resolveEarly(ctx *ELContext, text string) string {
-	if !strings.Contains(text, "${") {
+	if !el.HasExpr(text) {
 		return text
 	}
 	tpl, err := el.Parse(text)
@@ -73,7 +73,7 @@ func resolveEarly(ctx *ELContext, text string) string {
 				b.WriteString(src)
 				continue
 			}
-			b.WriteString(strings.ReplaceAll(v, "${", `\${`))
+			b.WriteString(strings.NewReplacer("${", `\${`, "#{", `\#{`).Replace(v))
 		}
 	}
 	return b.String()

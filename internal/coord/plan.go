@@ -106,6 +106,10 @@ type CheckResult struct {
 	// Unresolved are the latest/future ranges still unresolved, also the
 	// last entries of Missing.
 	Unresolved []string
+	// NotChecked counts the entries of Missing after the first that were
+	// not checked: the check stops at the first missing dependency, as
+	// Oozie's input check does, and lists the rest as they are.
+	NotChecked int
 	// Ready is set when nothing is missing and every latest/future range
 	// resolved.
 	Ready bool

@@ -94,7 +94,7 @@ func parseInstanceText(ctx *ELContext, text string, again bool) (instanceRef, er
 		return instanceRef{fn: "absolute", at: t}, nil
 	}
 	src := strings.TrimSpace(text)
-	if !strings.Contains(src, "${") {
+	if !el.HasExpr(src) {
 		src = "${" + src + "}"
 	}
 	markerOnce.Do(buildMarkerRegistry)

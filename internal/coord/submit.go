@@ -189,7 +189,7 @@ type resolver struct {
 
 // eval evaluates text in phase p; EL failures are E1004.
 func (rv resolver) eval(p Phase, what, text string) (string, error) {
-	if !strings.Contains(text, "${") {
+	if !el.HasExpr(text) {
 		return text, nil
 	}
 	s, err := Eval(p, &ELContext{Vars: rv.vars, Processing: rv.pz}, text)
@@ -382,7 +382,7 @@ func (a *App) resolveControls(r *rawApp, rv resolver) error {
 func timeoutMinutes(text string, rv resolver) (int, error) {
 	ctx := &ELContext{Vars: rv.vars}
 	s := text
-	if strings.Contains(text, "${") {
+	if el.HasExpr(text) {
 		var err error
 		if s, err = Eval(PhaseSubmitFreq, ctx, text); err != nil {
 			return 0, errorf(CodeEL, "Expression language evaluation error, timeout [%s]: %v", text, err)

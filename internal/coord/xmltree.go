@@ -177,3 +177,32 @@ func requireAttrs(n *node, names ...string) error {
 	}
 	return nil
 }
+
+// xsiNamespace is the XML Schema instance namespace; its attributes
+// (xsi:schemaLocation, ...) are allowed on any element.
+const xsiNamespace = "http://www.w3.org/2001/XMLSchema-instance"
+
+// allowAttrs refuses an attribute of n that is not among names, as schema
+// validation does for a complex type without anyAttribute. Namespace
+// declarations and xsi: attributes are not attributes of the element.
+func allowAttrs(n *node, names ...string) error {
+	for _, a := range n.Attrs {
+		if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") || a.Name.Space == xsiNamespace {
+			continue
+		}
+		ok := a.Name.Space == ""
+		if ok {
+			ok = false
+			for _, name := range names {
+				if a.Name.Local == name {
+					ok = true
+					break
+				}
+			}
+		}
+		if !ok {
+			return schemaError(n.Line, n.Col, "cvc-complex-type.3.2.2: Attribute '%s' is not allowed to appear in element '%s'.", a.Name.Local, n.Local)
+		}
+	}
+	return nil
+}

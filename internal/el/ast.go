@@ -28,9 +28,11 @@ type Text struct {
 
 // Segment is one ${...} segment of a template.
 type Segment struct {
-	Offset int // offset of the "$"
+	Offset int // offset of the "$" (or "#")
 	End    int // offset just after the closing "}"
 	X      Expr
+	// Deferred marks a #{...} segment; it evaluates like ${...}.
+	Deferred bool
 }
 
 // Literal is a constant: nil, string, int64, float64 or bool.
@@ -154,10 +156,17 @@ func (*Index) exprNode()       {}
 func (*CallExpr) exprNode()    {}
 
 // String re-escapes the text so that it parses back to the same node.
-func (n *Text) String() string { return strings.ReplaceAll(n.Text, "${", `\${`) }
+func (n *Text) String() string {
+	return strings.NewReplacer("${", `\${`, "#{", `\#{`).Replace(n.Text)
+}
 
 // String implements Node.
-func (n *Segment) String() string { return "${" + n.X.String() + "}" }
+func (n *Segment) String() string {
+	if n.Deferred {
+		return "#{" + n.X.String() + "}"
+	}
+	return "${" + n.X.String() + "}"
+}
 
 // String implements Node.
 func (n *Literal) String() string {

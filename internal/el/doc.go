@@ -38,6 +38,13 @@
 //     writes, and toJsonStr/toPropertiesStr/toConfigurationStr sort keys
 //     (Java's HashMap order is unspecified), so results are reproducible.
 //   - Regular expressions run on Go's RE2; see ReplaceAll for the gaps.
-//   - "#{" deferred expressions are plain text, and Jasper's quirk of
-//     dropping a backslash in "\{" outside expressions is not reproduced.
+//   - Jasper's quirk of dropping a backslash in "\{" outside expressions is
+//     not reproduced.
+//
+// # Deferred syntax
+//
+// A #{...} segment is parsed and evaluated like ${...}, as Jasper's parser
+// (behind Oozie's evaluator) accepts EL's deferred syntax; "\#{" is a
+// literal "#{", and a text mixing both kinds is a syntax error, as in
+// Jasper.
 package el

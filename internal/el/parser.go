@@ -26,7 +26,10 @@ func (t *Template) Literal() string { return t.lit }
 // Parse parses a mixed template: literal text with ${...} segments. In the
 // literal text "\${" stands for a literal "${" and "\\" before "${" keeps
 // both backslashes (the JSP rules); a "$" not directly followed by "{" is
-// plain text. Errors are *Error values with the column of the problem.
+// plain text. A #{...} segment (EL's deferred syntax) is parsed and
+// evaluated like ${...}, as the Jasper EL in Oozie does, with "\#{" for a
+// literal "#{"; one text may not mix the two kinds. Errors are *Error
+// values with the column of the problem.
 func Parse(text string) (*Template, error) {
 	t, err := parse(text)
 	if err != nil {
@@ -46,6 +49,9 @@ func parse(text string) (t *Template, err error) {
 		}
 		litStart = end
 	}
+	// deferred is the kind of the segments seen so far, mixed whether any
+	// was seen.
+	deferred, mixed := false, false
 	i := 0
 	for i < len(text) {
 		c := text[i]
@@ -53,15 +59,20 @@ func parse(text string) (t *Template, err error) {
 		case c == '\\' && i+1 < len(text) && text[i+1] == '\\':
 			lit.WriteString(`\\`)
 			i += 2
-		case c == '\\' && strings.HasPrefix(text[i+1:], "${"):
-			lit.WriteString("${")
+		case c == '\\' && (strings.HasPrefix(text[i+1:], "${") || strings.HasPrefix(text[i+1:], "#{")):
+			lit.WriteString(text[i+1 : i+3])
 			i += 3
-		case c == '$' && i+1 < len(text) && text[i+1] == '{':
+		case (c == '$' || c == '#') && i+1 < len(text) && text[i+1] == '{':
 			flush(i)
 			seg, end, err := parseSegment(text, i)
 			if err != nil {
 				return nil, err
 			}
+			seg.Deferred = c == '#'
+			if mixed && seg.Deferred != deferred {
+				return nil, &syntaxError{off: i, msg: "a text cannot mix ${...} and #{...} expressions"}
+			}
+			deferred, mixed = seg.Deferred, true
 			t.Nodes = append(t.Nodes, seg)
 			i = end
 			litStart = end
@@ -429,4 +440,10 @@ func funcKey(prefix, name string) string {
 		return name
 	}
 	return prefix + ":" + name
+}
+
+// HasExpr reports whether text may hold an expression: a "${" or a "#{".
+// Callers use it to keep texts without any verbatim, skipping evaluation.
+func HasExpr(text string) bool {
+	return strings.Contains(text, "${") || strings.Contains(text, "#{")
 }

@@ -209,7 +209,7 @@ func resolveElement(ev *el.Evaluator, e *workflow.Element) (*workflow.Element, e
 	out := e.Clone()
 	var walk func(x *workflow.Element) error
 	walk = func(x *workflow.Element) error {
-		if strings.Contains(x.Text, "${") {
+		if el.HasExpr(x.Text) {
 			v, err := ev.EvalString(x.Text)
 			if err != nil {
 				return err
@@ -217,7 +217,7 @@ func resolveElement(ev *el.Evaluator, e *workflow.Element) (*workflow.Element, e
 			x.Text = v
 		}
 		for i, a := range x.Attrs {
-			if strings.Contains(a.Value, "${") {
+			if el.HasExpr(a.Value) {
 				v, err := ev.EvalString(a.Value)
 				if err != nil {
 					return err

@@ -3,10 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
-	"path/filepath"
 
 	"github.com/gozie/gozie/internal/conf"
-	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/fsys"
 )
 
@@ -56,22 +54,7 @@ func readFailure(err error) error {
 // config-default.xml is a configuration file, everything else they read
 // (coordinator.xml, dataset includes) a definition.
 func (e *Engine) coordReadFile(ctx context.Context) func(string) ([]byte, error) {
-	return func(p string) ([]byte, error) {
-		max := e.opts.MaxDefinitionBytes
-		if filepath.Base(p) == "config-default.xml" {
-			max = e.opts.MaxConfFileBytes
-		}
-		data, err := fsys.ReadFileLimit(ctx, stripFileScheme(p), max)
-		var re *fsys.ReadError
-		if errors.As(err, &re) && !re.Mode.IsDir() {
-			// A refusal, as coord.SubmitOptions.ReadFile wants it; a
-			// directory is not one: the app path may name the directory.
-			var ee *Error
-			errors.As(readFailure(err), &ee)
-			return nil, &coord.Error{Code: ee.Code, Msg: ee.Msg}
-		}
-		return data, err
-	}
+	return boundedCoordReader(ctx, e.opts.MaxDefinitionBytes, e.opts.MaxConfFileBytes)
 }
 
 // CheckExpansion refuses a configuration whose ${var} expansion passes the

@@ -172,7 +172,7 @@ func (st *jobState) enterAction(e *Engine, n *workflow.Node) {
 // resolveAttr evaluates EL in an action attribute such as retry-max; a
 // value that does not resolve counts as absent.
 func (st *jobState) resolveAttr(e *Engine, n *workflow.Node, v string) string {
-	if !strings.Contains(v, "${") {
+	if !el.HasExpr(v) {
 		return v
 	}
 	out, err := st.evaluator(e, n.Name).EvalString(v)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/workflow"
 )
@@ -163,7 +164,7 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 		job.ExternalID = strings.TrimSpace(ext)
 	}
 	job.AppName = app.Name
-	if strings.Contains(app.Name, "${") {
+	if el.HasExpr(app.Name) {
 		// The name may use job properties; an unresolvable name is kept
 		// as written rather than refusing the job over a label.
 		st := &jobState{job: job, conf: props, vars: workflow.Variables(props), actions: map[string]*store.Action{}}

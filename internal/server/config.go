@@ -12,6 +12,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/engine"
 )
 
 // ConfigKey is one documented configuration key of gozie-site.xml.
@@ -60,7 +61,8 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.http.write.timeout.s", "120", "how long writing a response may take; job logs and action output extend it for every 64 KiB written"},
 	{"gozie.http.idle.timeout.s", "60", "how long a keep-alive connection may wait for its next request"},
 	{"gozie.http.max.header.bytes", "65536", "largest request line and headers, in bytes (431 above it)"},
-	{"gozie.definition.max.bytes", "100000", "largest workflow.xml, coordinator.xml or dataset include file, in bytes (E0736 above it); Oozie's WorkflowDefinitionMaxLength"},
+	{"gozie.definition.max.bytes", "", "largest workflow.xml, coordinator.xml or dataset include file, in bytes (E0736 above it); when blank, oozie.service.WorkflowAppService.WorkflowDefinitionMaxLength, else 100000"},
+	{"oozie.service.WorkflowAppService.WorkflowDefinitionMaxLength", "", "Oozie's name for the definition length limit, read when gozie.definition.max.bytes is blank"},
 	{"gozie.conf.file.max.bytes", "10485760", "largest config-default.xml or <job-xml> file, in bytes (E0736 above it)"},
 	{"gozie.conf.expand.value.max.bytes", "1048576", "largest ${var} expansion of one configuration value, in bytes (E1004 at submission above it)"},
 	{"gozie.conf.expand.total.max.bytes", "33554432", "largest sum of the expanded values of one job or action configuration, in bytes (E1004 above it)"},
@@ -118,6 +120,10 @@ func LoadConfig(site string, getenv func(string) string) (Config, error) {
 			return nil, fmt.Errorf("configuration key %s: %q is not an integer", k.Name, c[k.Name])
 		}
 	}
+	// Integer keys whose default is blank because another key stands in.
+	if _, err := c.DefinitionMaxBytes(); err != nil {
+		return nil, err
+	}
 	if c["gozie.data.dir"] == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -126,6 +132,14 @@ func LoadConfig(site string, getenv func(string) string) (Config, error) {
 		c["gozie.data.dir"] = filepath.Join(home, ".gozie")
 	}
 	return c, nil
+}
+
+// DefinitionMaxBytes is the definition length limit:
+// gozie.definition.max.bytes when set, else Oozie's
+// oozie.service.WorkflowAppService.WorkflowDefinitionMaxLength when set,
+// else 100000 bytes (engine.DefinitionMaxBytes).
+func (c Config) DefinitionMaxBytes() (int64, error) {
+	return engine.DefinitionMaxBytes(func(k string) (string, bool) { v, ok := c[k]; return v, ok })
 }
 
 // Bool reads a boolean key; anything but "true" (any case) is false.

@@ -125,3 +125,59 @@ func TestConfigKeysDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestDefinitionMaxKeys: Oozie's
+// oozie.service.WorkflowAppService.WorkflowDefinitionMaxLength is a real
+// server key; gozie.definition.max.bytes wins when both are set (issue 13,
+// point 17).
+func TestDefinitionMaxKeys(t *testing.T) {
+	const oozieKey = "oozie.service.WorkflowAppService.WorkflowDefinitionMaxLength"
+	tests := []struct {
+		name    string
+		site    map[string]string
+		env     map[string]string
+		want    int64
+		wantErr string
+	}{
+		{"default", nil, nil, 100000, ""},
+		{"oozie key", map[string]string{oozieKey: "250000"}, nil, 250000, ""},
+		{"gozie key", map[string]string{"gozie.definition.max.bytes": "300000"}, nil, 300000, ""},
+		{"both: gozie wins", map[string]string{oozieKey: "250000", "gozie.definition.max.bytes": "300000"}, nil, 300000, ""},
+		{"oozie key from the environment", nil, map[string]string{EnvName(oozieKey): "120000"}, 120000, ""},
+		{"gozie env over oozie site", map[string]string{oozieKey: "250000"}, map[string]string{"GOZIE_DEFINITION_MAX_BYTES": "150000"}, 150000, ""},
+		{"not an integer", map[string]string{oozieKey: "big"}, nil, 0, oozieKey},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("<configuration>")
+			for k, v := range tt.site {
+				b.WriteString("<property><name>" + k + "</name><value>" + v + "</value></property>")
+			}
+			b.WriteString("</configuration>")
+			site := filepath.Join(t.TempDir(), "gozie-site.xml")
+			if err := os.WriteFile(site, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := LoadConfig(site, func(k string) string {
+				if k == "GOZIE_DATA" {
+					return t.TempDir()
+				}
+				return tt.env[k]
+			})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("LoadConfig: %v; want an error naming %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.DefinitionMaxBytes()
+			if err != nil || got != tt.want {
+				t.Errorf("DefinitionMaxBytes = %d, %v; want %d", got, err, tt.want)
+			}
+		})
+	}
+}

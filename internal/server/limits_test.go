@@ -56,7 +56,7 @@ func TestRequestLimits(t *testing.T) {
 		{"app path FIFO", "POST", "/oozie/v2/jobs?user.name=joe", confXML("oozie.wf.application.path", fifo), 400, "E0710", "named pipe"},
 		{"validate deep coordinator", "POST", "/oozie/v2/validate?file=c.xml&user=joe&user.name=joe",
 			`<coordinator-app xmlns="uri:oozie:coordinator:0.4">` + strings.Repeat("<a>", 1_000_000) + strings.Repeat("</a>", 1_000_000) + `</coordinator-app>`,
-			400, "E0701", "exceeded maximum allowed length [100000]"},
+			400, "E0736", "exceeded the maximum allowed length [100000]"},
 		{"dryrun app path FIFO", "POST", "/oozie/v2/jobs?action=dryrun&user.name=joe", confXML("oozie.wf.application.path", fifo), 400, "E0710", "named pipe"},
 	}
 	for _, tc := range tests {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -11,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/conf"
-	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/workflow"
 )
@@ -106,30 +104,27 @@ func (s *Server) handleValidate(w http.ResponseWriter, r *http.Request, c *call)
 	if err != nil {
 		return err
 	}
-	// Oozie tries the workflow schema, then the coordinator one, and
-	// answers with the same text for either.
-	opts := workflow.DefaultOptions()
-	opts.ExtensionActions = workflow.DefaultExtensionActions()
+	// The code path of gozie validate: the same mistake gets the same
+	// code. There are no job properties here, so a coordinator gets its
+	// schema checks only. Oozie answers with the same text for every kind.
+	opts := engine.ValidateOptions{Workflow: workflow.DefaultOptions(), MaxDefinitionBytes: s.engine.MaxDefinitionBytes()}
+	opts.Workflow.ExtensionActions = workflow.DefaultExtensionActions()
 	for _, t := range s.engine.ActionTypes() {
-		opts.ExtensionActions[t] = true // custom types of the configuration too
+		opts.Workflow.ExtensionActions[t] = true // custom types of the configuration too
 	}
-	opts.MaxDefinitionLength = int(s.engine.MaxDefinitionBytes())
-	_, err = workflow.Parse(body, opts)
-	if err != nil && strings.Contains(string(body), "coordinator-app") {
-		if max := s.engine.MaxDefinitionBytes(); int64(len(body)) > max {
-			// The coordinator parser has no size check of its own; a
-			// definition this large would be refused at submission.
-			err = fmt.Errorf("definition length [%d] exceeded maximum allowed length [%d]", len(body), max)
-		} else {
-			_, err = coord.ParseApp(body)
-		}
-	}
-	if err != nil {
+	if _, err := engine.ValidateDefinition(body, file, opts); err != nil {
 		msg := err.Error()
-		if c := engine.ErrorCode(err); c != "" {
-			msg = strings.TrimPrefix(strings.TrimPrefix(msg, c), ": ")
+		code := engine.ErrorCode(err)
+		if code == "" {
+			code = workflow.CodeSchema
+		} else {
+			msg = strings.TrimPrefix(strings.TrimPrefix(msg, code), ": ")
 		}
-		return errorf(http.StatusBadRequest, "E0701", "XML schema error, %s, %s", file, msg)
+		if code == workflow.CodeSchema {
+			// Oozie's wording names the file.
+			msg = "XML schema error, " + file + ", " + strings.TrimPrefix(msg, "XML schema error, ")
+		}
+		return errorf(http.StatusBadRequest, code, "%s", msg)
 	}
 	writeJSON(w, map[string]string{"validate": "Valid workflow-app"})
 	return nil

@@ -19,8 +19,9 @@
 //  4. model building: one start, one end, decisions with a default, kill
 //     nodes with a message (E0701);
 //  5. <global> and server defaults applied to action bodies; actions that
-//     need a cluster and still lack one fail with E0701 "No job-tracker
-//     defined" / "No name-node defined";
+//     need a cluster and still lack one fail with E0701 "No name-node
+//     defined" / "No job-tracker or resource-manager defined" (checked in
+//     that order, as Oozie's parser does);
 //  6. graph checks (Validate): E0705, E0724, E0723, E0706, E0708, E0707, then
 //     the fork/join rules (E0730, E0733, E0737, E0742, E0743, E0744, E0757)
 //     when both oozie.validate.ForkJoin and oozie.wf.validate.ForkJoin allow.
@@ -44,11 +45,18 @@
 //   - fs <setrep> is accepted from schema 0.5 on: section 3.2.4 documents it
 //     although the appendix schemas omit it.
 //   - Extension action bodies (shell, email, ssh, hive, hive2, sqoop, spark,
-//     distcp) are checked for their required children only, not for a full
-//     content model. Action elements in unknown namespaces are kept as
+//     distcp) are checked for their required children and alternatives only,
+//     not for a full content model. Action elements in unknown namespaces are kept as
 //     generic actions; whether they may run is decided by
 //     Options.ExtensionActions (E0723), not by the schema check.
 //   - E0744 (a fork listing a node twice) belongs to the fork/join rules and
 //     is switched off with them; duplicate paths to a join or kill node are
 //     tolerated.
+//   - The workflow name is any string in every version: the spec's appendix
+//     types it IDENTIFIER in 0.1-0.3, but the schemas Oozie ships declare
+//     xs:string, so ${...} names (resolved at submission) are valid.
+//   - E0743 counts only nodes other than kill, join and end, as Oozie's
+//     validator does: several ok paths of a fork may reach one kill node.
+//   - Extension bodies whose schema offers alternatives (sqoop: <command>
+//     or <arg>s) may use one of them only (E0701).
 package workflow

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -60,6 +61,14 @@ var extensionRequirement = map[string][][]string{
 	"git":    {{"git-uri"}, {"destination-uri"}},
 }
 
+// extensionChoice lists, for one extension type, groups of elements that
+// are alternatives in its schema (an xs:choice): a body may use the
+// elements of one name only. A sqoop action has one <command> or a list
+// of <arg>, never both.
+var extensionChoice = map[string][][]string{
+	"sqoop": {{"command", "arg"}},
+}
+
 // slaTypes are the <sla:info> content models of the SLA schemas 0.1 and 0.2.
 var slaTypes = sync.OnceValue(func() map[string]*ctype {
 	str := textType()
@@ -97,6 +106,9 @@ func checkExtensionBodies(root *Element) error {
 			if !ok || typ != body.Name.Local {
 				continue
 			}
+			if err := checkChoice(body, extensionChoice[typ]); err != nil {
+				return err
+			}
 			for _, group := range extensionRequirement[typ] {
 				found := false
 				for _, name := range group {
@@ -113,6 +125,28 @@ func checkExtensionBodies(root *Element) error {
 						"cvc-complex-type.2.4.b: The content of element '%s' is not complete. One of '{%s}' is expected.",
 						body.Name.Local, strings.Join(quoted, ", "))
 				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkChoice refuses a body holding elements of two names of one group
+// of alternatives, naming the first element of the second name as a schema
+// validator does.
+func checkChoice(body *Element, groups [][]string) error {
+	for _, group := range groups {
+		first := ""
+		for _, c := range body.Children {
+			if c.Name.Space != body.Name.Space || !slices.Contains(group, c.Name.Local) {
+				continue
+			}
+			if first == "" {
+				first = c.Name.Local
+			} else if c.Name.Local != first {
+				return schemaError(c.Line, c.Col,
+					"cvc-complex-type.2.4.a: Invalid content was found starting with element '%s'. <%s> and <%s> cannot both appear in '%s' (the schema allows one of them)",
+					c.Name.Local, first, c.Name.Local, body.Name.Local)
 			}
 		}
 	}

@@ -12,7 +12,9 @@ import "strings"
 //   - all paths of a fork end in the same join (E0757), and in one at all (E0733);
 //   - a node is not reached by two "ok" paths unless both run under the same
 //     eldest decision, because only one of a decision's branches ever runs
-//     while two ok paths would run the node twice (E0743).
+//     while two ok paths would run the node twice (E0743). Kill, join and
+//     end nodes are exempt: Oozie's validator skips them, so decisions in
+//     several fork paths may all lead to one kill node.
 //
 // The walk starts at the start node and follows transitions in definition
 // order. An error transition ends the "ok path" for everything after it.
@@ -66,7 +68,9 @@ func (w *fjWalker) walk(n *Node, forks []string, topDecision string, ok bool, pr
 	if n == nil {
 		return nil, nil // basic validation already reported missing targets
 	}
-	if ok && n.Kind != JoinNode {
+	// Kill, join and end nodes may be reached by several ok paths: only
+	// the other kinds count, as in Oozie's validator.
+	if ok && n.Kind != JoinNode && n.Kind != KillNode && n.Kind != EndNode {
 		if first, seen := w.decision[n.Name]; !seen {
 			w.decision[n.Name] = topDecision
 		} else if first == "" || first != topDecision {

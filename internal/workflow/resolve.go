@@ -59,29 +59,41 @@ func (a *App) resolveAction(n *Node, opts Options) error {
 		g = &Global{}
 	}
 	if needsCluster[act.Type] {
+		// Both values are found before either is added, so that a missing
+		// name-node is reported first, as Oozie's parser does.
+		jtName, jt := "", ""
 		if body.Child("job-tracker") == nil && body.Child("resource-manager") == nil {
 			switch {
 			case g.JobTracker != "":
-				name := "job-tracker"
+				jtName, jt = "job-tracker", g.JobTracker
 				if g.ResourceManager {
-					name = "resource-manager"
+					jtName = "resource-manager"
 				}
-				appendText(body, name, g.JobTracker)
 			case opts.DefaultJobTracker != "":
-				appendText(body, "job-tracker", opts.DefaultJobTracker)
+				jtName, jt = "job-tracker", opts.DefaultJobTracker
 			default:
-				return schemaError(body.Line, body.Col, "No job-tracker defined")
+				jtName = "-"
 			}
 		}
-		if body.Child("name-node") == nil {
+		nn, needNN := "", body.Child("name-node") == nil
+		if needNN {
 			switch {
 			case g.NameNode != "":
-				appendText(body, "name-node", g.NameNode)
+				nn = g.NameNode
 			case opts.DefaultNameNode != "":
-				appendText(body, "name-node", opts.DefaultNameNode)
+				nn = opts.DefaultNameNode
 			default:
 				return schemaError(body.Line, body.Col, "No name-node defined")
 			}
+		}
+		if jtName == "-" {
+			return schemaError(body.Line, body.Col, "No job-tracker or resource-manager defined")
+		}
+		if jtName != "" {
+			appendText(body, jtName, jt)
+		}
+		if needNN {
+			appendText(body, "name-node", nn)
 		}
 	}
 	if !takesConfiguration[act.Type] {

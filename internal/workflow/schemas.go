@@ -11,7 +11,6 @@ import (
 // here instead of eight copies of a schema.
 type versionFeatures struct {
 	ns              string
-	appNameIdent    bool     // 0.1-0.3: workflow-app/@name is an IDENTIFIER
 	parameters      bool     // 0.4+: <parameters> and <global>
 	credentials     bool     // 0.2.5+: <credentials> and action/@cred
 	sla             []string // namespaces accepted for <sla:info>; nil = none
@@ -30,10 +29,10 @@ type versionFeatures struct {
 }
 
 var versionTable = []versionFeatures{
-	{ns: "uri:oozie:workflow:0.1", appNameIdent: true, ssh: true},
-	{ns: "uri:oozie:workflow:0.2", appNameIdent: true, sla: []string{SLANamespace01}, pigArgument: true},
-	{ns: "uri:oozie:workflow:0.2.5", appNameIdent: true, sla: []string{SLANamespace01}, pigArgument: true, credentials: true},
-	{ns: "uri:oozie:workflow:0.3", appNameIdent: true, sla: []string{SLANamespace01}, pigArgument: true, credentials: true, retry: true},
+	{ns: "uri:oozie:workflow:0.1", ssh: true},
+	{ns: "uri:oozie:workflow:0.2", sla: []string{SLANamespace01}, pigArgument: true},
+	{ns: "uri:oozie:workflow:0.2.5", sla: []string{SLANamespace01}, pigArgument: true, credentials: true},
+	{ns: "uri:oozie:workflow:0.3", sla: []string{SLANamespace01}, pigArgument: true, credentials: true, retry: true},
 	{ns: "uri:oozie:workflow:0.4", parameters: true, sla: []string{SLANamespace01}, pigArgument: true, credentials: true, retry: true,
 		multiJobXML: true, fsExtended: true},
 	{ns: "uri:oozie:workflow:0.4.5", parameters: true, sla: []string{SLANamespace01}, pigArgument: true, credentials: true, retry: true,
@@ -247,9 +246,9 @@ func buildAppType(f versionFeatures) *ctype {
 	if f.sla != nil {
 		top = append(top, anyOf(0, 1, f.sla...))
 	}
-	nameAttr := req("name")
-	if f.appNameIdent {
-		nameAttr = reqID("name")
-	}
-	return complexType(seq(1, 1, top...), nameAttr)
+	// workflow-app/@name is any string in every version. The appendix
+	// XSDs of the specification type it IDENTIFIER in 0.1-0.3, but the
+	// schemas Oozie ships declare xs:string there too, so a name written
+	// as ${...} (resolved with EL at submission) is accepted.
+	return complexType(seq(1, 1, top...), req("name"))
 }

@@ -99,8 +99,16 @@ func TestParseErrors(t *testing.T) {
 			nil, "E0701", "'pig' is not complete"},
 		{"sub-workflow without app-path", wfXML("0.5", `<start to="a"/><action name="a"><sub-workflow/><ok to="e"/><error to="e"/></action><end name="e"/>`),
 			nil, "E0701", "app-path"},
+		// Oozie's parser checks the name-node first, then the job-tracker
+		// or resource-manager (issue 13, point 14).
 		{"mr without cluster", wfXML("0.5", `<start to="a"/><action name="a"><map-reduce/><ok to="e"/><error to="e"/></action><end name="e"/>`),
-			nil, "E0701", "No job-tracker defined"},
+			nil, "E0701", "XML schema error, No name-node defined"},
+		{"mr without job-tracker", wfXML("0.5", `<start to="a"/><action name="a"><map-reduce><name-node>nn</name-node></map-reduce><ok to="e"/><error to="e"/></action><end name="e"/>`),
+			nil, "E0701", "XML schema error, No job-tracker or resource-manager defined"},
+		{"1.0 java without resource-manager", wfXML("1.0", `<start to="a"/><action name="a"><java><name-node>nn</name-node><main-class>M</main-class></java><ok to="e"/><error to="e"/></action><end name="e"/>`),
+			nil, "E0701", "XML schema error, No job-tracker or resource-manager defined"},
+		{"shell without name-node", wfXML("0.5", `<start to="a"/><action name="a"><shell xmlns="uri:oozie:shell-action:0.3"><job-tracker>jt</job-tracker><exec>x</exec></shell><ok to="e"/><error to="e"/></action><end name="e"/>`),
+			nil, "E0701", "XML schema error, No name-node defined"},
 		{"fork with one path", wfXML("0.5", `<start to="f"/><fork name="f"><path start="a"/></fork>`+fsAction("a", "j", "k")+`<join name="j" to="e"/>`+killNode+`<end name="e"/>`),
 			nil, "E0701", "'fork' is not complete"},
 		{"email without to", wfXML("0.5", `<start to="a"/><action name="a"><email xmlns="uri:oozie:email-action:0.2"><subject>s</subject><body>b</body></email><ok to="e"/><error to="e"/></action><end name="e"/>`),
@@ -189,6 +197,24 @@ func TestForkJoinRules(t *testing.T) {
 		{"decision branches may meet", `<start to="d"/><decision name="d"><switch><case to="a">${x}</case><default to="b"/></switch></decision>` +
 			fsAction("a", "c", "k") + fsAction("b", "c", "k") + fsAction("c", "end", "k") + killNode + `<end name="end"/>`,
 			nil, true, "", ""},
+		// Oozie's validator (LiteWorkflowValidator) counts only nodes other
+		// than kill, join and end for E0743 (issue 13, point 12).
+		{"decisions in fork paths may share a kill node", `<start to="f"/><fork name="f"><path start="a"/><path start="b"/></fork>` +
+			fsAction("a", "da", "k") + fsAction("b", "db", "k") +
+			`<decision name="da"><switch><case to="k">${x}</case><case to="k">${y}</case><default to="j"/></switch></decision>` +
+			`<decision name="db"><switch><case to="k">${x}</case><default to="j"/></switch></decision>` +
+			`<join name="j" to="end"/>` + killNode + `<end name="end"/>`,
+			nil, true, "", ""},
+		{"ok paths in a fork may share a kill node", `<start to="f"/><fork name="f"><path start="a"/><path start="b"/><path start="c"/></fork>` +
+			fsAction("a", "k", "k") + fsAction("b", "k", "k") + fsAction("c", "j", "k") +
+			`<join name="j" to="end"/>` + killNode + `<end name="end"/>`,
+			nil, true, "", ""},
+		{"decisions in fork paths may not share an action", `<start to="f"/><fork name="f"><path start="a"/><path start="b"/></fork>` +
+			fsAction("a", "da", "k") + fsAction("b", "db", "k") +
+			`<decision name="da"><switch><case to="x">${x}</case><default to="j"/></switch></decision>` +
+			`<decision name="db"><switch><case to="x">${x}</case><default to="j"/></switch></decision>` +
+			fsAction("x", "j", "k") + `<join name="j" to="end"/>` + killNode + `<end name="end"/>`,
+			nil, true, "E0743", "[x]"},
 		{"nested forks", `<start to="f"/><fork name="f"><path start="a"/><path start="g"/></fork>
 			<fork name="g"><path start="b"/><path start="c"/></fork>` +
 			fsAction("a", "j", "k") + fsAction("b", "jg", "k") + fsAction("c", "jg", "k") +
@@ -228,5 +254,68 @@ func TestErrorLocation(t *testing.T) {
 	}
 	if e.Error() != "E0708: Invalid transition, node [a] transition [nowhere]" {
 		t.Errorf("message %q", e.Error())
+	}
+}
+
+// TestAppNameAnyString: every schema version, 0.1-0.3 included, takes any
+// string as the workflow name, as the XSDs Oozie ships declare it; EL in the
+// name is resolved at submission, not by the parser (issue 13, point 13).
+func TestAppNameAnyString(t *testing.T) {
+	tests := []struct{ version, name string }{
+		{"0.1", "${wfName}"},
+		{"0.2", "daily load ${date}"},
+		{"0.2.5", "1-starts-with-a-digit"},
+		{"0.3", "${wf_name}-v2"},
+		{"0.3", strings.Repeat("n", 60)},
+		{"0.5", "${wfName}"},
+		{"1.0", "any name at all"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version+"/"+tt.name, func(t *testing.T) {
+			x := `<workflow-app xmlns="uri:oozie:workflow:` + tt.version + `" name="` + tt.name + `">` +
+				`<start to="a"/>` + fsAction("a", "end", "k") + killNode + `<end name="end"/></workflow-app>`
+			app, err := Parse([]byte(x), DefaultOptions())
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if app.Name != tt.name {
+				t.Errorf("name = %q, want %q", app.Name, tt.name)
+			}
+		})
+	}
+}
+
+// TestSqoopCommandOrArgs: the sqoop schemas make <command> and <arg>
+// alternatives, so a body with both is refused (issue 13, point 15).
+func TestSqoopCommandOrArgs(t *testing.T) {
+	sqoop := func(version, inner string) string {
+		return wfXML("0.5", `<start to="a"/><action name="a"><sqoop xmlns="uri:oozie:sqoop-action:`+version+`">`+
+			`<job-tracker>jt</job-tracker><name-node>nn</name-node>`+inner+`</sqoop><ok to="end"/><error to="k"/></action>`+
+			killNode+`<end name="end"/>`)
+	}
+	tests := []struct {
+		name, version, inner string
+		want                 string // "" = valid
+	}{
+		{"command", "0.2", `<command>import --table t</command>`, ""},
+		{"args", "0.4", `<arg>import</arg><arg>--table</arg><arg>t</arg>`, ""},
+		{"command then arg", "0.2", `<command>import</command><arg>--table</arg>`, "starting with element 'arg'"},
+		{"arg then command", "0.4", `<arg>import</arg><command>import</command>`, "starting with element 'command'"},
+		{"both in 1.0", "1.0", `<command>import</command><arg>x</arg><file>f</file>`, "cannot both appear in 'sqoop'"},
+		{"neither", "0.3", ``, "is not complete"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(sqoop(tt.version, tt.inner)), DefaultOptions())
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if ErrorCode(err) != CodeSchema || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v; want E0701 containing %q", err, tt.want)
+			}
+		})
 	}
 }

@@ -1,0 +1,261 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/workflow"
+)
+
+// Server settings a validation reads. Offline (gozie validate) there is no
+// server configuration, so they are read from the job properties, as the
+// fork/join switch and the action defaults are (see ValidateSettings).
+const (
+	// PropOozieDefinitionMax is Oozie's name for the definition length
+	// limit; gozie's own key is PropDefinitionMax.
+	PropOozieDefinitionMax = "oozie.service.WorkflowAppService.WorkflowDefinitionMaxLength"
+	PropDefinitionMax      = "gozie.definition.max.bytes"
+	// PropCoordCheckMaxFrequency false turns the coordinator frequency
+	// check off (Oozie's oozie.service.coord.check.maximum.frequency).
+	PropCoordCheckMaxFrequency = "oozie.service.coord.check.maximum.frequency"
+	PropCoordMinFrequency      = "gozie.coord.min.frequency.minutes"
+)
+
+// DefinitionMaxBytes picks the definition length limit from two settings:
+// gozie.definition.max.bytes when set, else Oozie's
+// oozie.service.WorkflowAppService.WorkflowDefinitionMaxLength when set,
+// else Oozie's default of 100000 bytes. A value that is not an integer is
+// an error naming the key.
+func DefinitionMaxBytes(get func(string) (string, bool)) (int64, error) {
+	for _, key := range []string{PropDefinitionMax, PropOozieDefinitionMax} {
+		v, ok := get(key)
+		if v = strings.TrimSpace(v); !ok || v == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("configuration key %s: %q is not an integer", key, v)
+		}
+		return n, nil
+	}
+	return fsys.DefaultMaxDefinition, nil
+}
+
+// ValidateOptions are the settings of ValidateDefinition.
+type ValidateOptions struct {
+	// Workflow are the parser options of workflow definitions.
+	Workflow workflow.Options
+	// Props are the job properties. With them a coordinator gets the
+	// checks of a submission (EL, parameters, start before end,
+	// frequency, datasets); nil means none are known (the server's
+	// validate of an uploaded file), and a coordinator gets the schema
+	// checks only.
+	Props *conf.Config
+	// MaxDefinitionBytes bounds the document (E0736); 0 means 100000,
+	// negative no bound.
+	MaxDefinitionBytes int64
+	// MinFrequencyMinutes is the coordinator frequency check, as
+	// coord.SubmitOptions has it.
+	MinFrequencyMinutes int
+	// ReadFile reads the files a coordinator refers to (config-default.xml
+	// and dataset includes); nil reads local files, bounded.
+	ReadFile func(path string) ([]byte, error)
+}
+
+// ValidateSettings derives validation options from a property set: the
+// job's own switches and, offline, the server switches Oozie reads from
+// oozie-site.xml (oozie.validate.ForkJoin, oozie.actions.default.*, the
+// definition length limit, the coordinator frequency check), taken from
+// the same properties.
+func ValidateSettings(props *conf.Config) (ValidateOptions, error) {
+	opts := workflow.DefaultOptions()
+	if v, ok := props.Get(workflow.ServerPropValidateForkJoin); ok {
+		if b, err := strconv.ParseBool(strings.TrimSpace(v)); err == nil {
+			opts.ValidateForkJoin = b
+		}
+	}
+	if v, ok := props.Get(workflow.ServerPropDefaultNameNode); ok {
+		opts.DefaultNameNode = v
+	}
+	if v, ok := props.Get(workflow.ServerPropDefaultJobTrack); ok {
+		opts.DefaultJobTracker = v
+	}
+	jobConf := make(map[string]string, props.Len())
+	for _, name := range props.Names() {
+		v, _ := props.Get(name)
+		jobConf[name] = v
+	}
+	opts.JobConf = jobConf
+	max, err := DefinitionMaxBytes(props.Get)
+	if err != nil {
+		return ValidateOptions{}, err
+	}
+	opts.MaxDefinitionLength = int(max)
+	if max <= 0 {
+		opts.MaxDefinitionLength = -1
+	}
+	v := ValidateOptions{Workflow: opts, Props: props, MaxDefinitionBytes: max}
+	if s, ok := props.Get(PropCoordMinFrequency); ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+			v.MinFrequencyMinutes = n
+		}
+	}
+	if s, ok := props.Get(PropCoordCheckMaxFrequency); ok && strings.EqualFold(strings.TrimSpace(s), "false") {
+		v.MinFrequencyMinutes = -1
+	}
+	return v, nil
+}
+
+// Validation is the verdict of ValidateDefinition on a valid document.
+type Validation struct {
+	// Kind is the root element: workflow-app, coordinator-app, datasets.
+	Kind string
+	// Workflow is the parsed workflow of a workflow-app.
+	Workflow *workflow.App
+}
+
+// ValidateDefinition checks one definition document read from path, the
+// one code path of gozie validate and of the server's validate: the same
+// mistake gets the same Oozie error code from both. Workflows are parsed
+// as at submission; coordinators, given job properties, are submitted
+// without a store (coord.Submit: every check that needs no clock), and
+// without them checked against their schema; dataset files are checked as
+// includes are. Bundles cannot be validated yet.
+func ValidateDefinition(data []byte, path string, o ValidateOptions) (*Validation, error) {
+	max := o.MaxDefinitionBytes
+	if max == 0 {
+		max = fsys.DefaultMaxDefinition
+	}
+	root, err := rootElement(data)
+	if err != nil {
+		return nil, err
+	}
+	if max > 0 && int64(len(data)) > max && root != "workflow-app" {
+		return nil, errorf(CodeDefinitionTooLarge, "Definition length of [%s] exceeded the maximum allowed length [%d] bytes", path, max)
+	}
+	switch root {
+	case "workflow-app":
+		wo := o.Workflow
+		wo.MaxDefinitionLength = int(max)
+		if max < 0 {
+			wo.MaxDefinitionLength = -1
+		}
+		app, err := workflow.Parse(data, wo)
+		if err != nil {
+			return nil, err
+		}
+		return &Validation{Kind: root, Workflow: app}, nil
+	case "coordinator-app":
+		if o.Props == nil {
+			if _, err := coord.ParseApp(data); err != nil {
+				return nil, coordError(err)
+			}
+			return &Validation{Kind: root}, nil
+		}
+		if err := validateCoordinator(data, path, o, max); err != nil {
+			return nil, err
+		}
+		return &Validation{Kind: root}, nil
+	case "datasets":
+		if err := coord.ValidateDatasets(data); err != nil {
+			return nil, coordError(err)
+		}
+		return &Validation{Kind: root}, nil
+	case "bundle-app":
+		return nil, fmt.Errorf("%s definitions cannot be validated yet: workflow-app, coordinator-app and datasets are supported in this version", root)
+	default:
+		return nil, errorf(workflow.CodeSchema, "XML schema error, unknown root element <%s>; expected workflow-app, coordinator-app or datasets", root)
+	}
+}
+
+// validateCoordinator submits the coordinator at path with the job
+// properties, as the server would, but stores nothing. The user defaults
+// to the one running the check and the application path to the file.
+func validateCoordinator(data []byte, path string, o ValidateOptions, max int64) error {
+	props := o.Props.Clone()
+	if u, _ := props.Get(PropUser); strings.TrimSpace(u) == "" {
+		name := "gozie"
+		if cu, err := user.Current(); err == nil && cu.Username != "" {
+			name = cu.Username
+		}
+		props.Set(PropUser, name)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	props.Set(coord.PropAppPath, abs)
+	read := o.ReadFile
+	if read == nil {
+		read = boundedCoordReader(context.Background(), max, fsys.DefaultMaxConfFile)
+	}
+	// The document was read by the caller: the submission sees those
+	// bytes, not the file again.
+	readApp := func(p string) ([]byte, error) {
+		if p == abs {
+			return data, nil
+		}
+		return read(p)
+	}
+	_, _, err = coord.Submit(props, coord.SubmitOptions{
+		ReadFile: readApp, Now: time.Now(), MinFrequencyMinutes: o.MinFrequencyMinutes,
+	})
+	return coordError(err)
+}
+
+// boundedCoordReader reads the files of a coordinator submission through
+// the bounded reader: config-default.xml up to maxConf bytes, everything
+// else (coordinator.xml, dataset includes) up to maxDef. Refusals (too
+// large, not a regular file) are *coord.Error, as coord.SubmitOptions
+// wants them; a directory is not one, since the app path may name it.
+func boundedCoordReader(ctx context.Context, maxDef, maxConf int64) func(string) ([]byte, error) {
+	return func(p string) ([]byte, error) {
+		max := maxDef
+		if filepath.Base(p) == "config-default.xml" {
+			max = maxConf
+		}
+		if max <= 0 {
+			max = 1 << 40
+		}
+		data, err := fsys.ReadFileLimit(ctx, stripFileScheme(p), max)
+		var re *fsys.ReadError
+		if errors.As(err, &re) && !re.Mode.IsDir() {
+			var ee *Error
+			errors.As(readFailure(err), &ee)
+			return nil, &coord.Error{Code: ee.Code, Msg: ee.Msg}
+		}
+		return data, err
+	}
+}
+
+// rootElement returns the local name of the document's first element
+// without parsing the rest, so that the right parser can be chosen.
+// Malformed XML is E0701 with the position.
+func rootElement(data []byte) (string, error) {
+	d := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			line, col := d.InputPos()
+			if errors.Is(err, io.EOF) {
+				return "", errorf(workflow.CodeSchema, "XML schema error, no root element (line %d, column %d)", line, col)
+			}
+			return "", errorf(workflow.CodeSchema, "XML schema error, %v (line %d, column %d)", err, line, col)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			return se.Name.Local, nil
+		}
+	}
+}
