@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 )
 
@@ -63,6 +62,7 @@ type collector struct {
 	name  string
 	arena []byte
 	recs  []rec
+	tmp   []rec // scratch space of the sort
 	runs  []*run
 }
 
@@ -70,36 +70,37 @@ type collector struct {
 // sharing Job.SortBuffer between them. Buffers are reused by the next
 // mapper (at most Parallel exist), which spares the allocation, the
 // growing copies and most of the garbage collector's work.
-func (r *runner) getBuffer() ([]byte, []rec) {
+func (r *runner) getBuffer() ([]byte, []rec, []rec) {
 	select {
 	case b := <-r.buffers:
-		return b.arena[:0], b.recs[:0]
+		return b.arena[:0], b.recs[:0], b.tmp
 	default:
 	}
 	size := r.job.SortBuffer
-	// A word count's records are ~8 bytes: a third of the buffer for the
-	// index is about right; a record too many spills early, nothing else.
-	nrecs := max(size/3/recSize, 16)
-	return make([]byte, 0, max(size-nrecs*recSize, 64)), make([]rec, 0, nrecs)
+	// A word count's records are ~8 bytes: 40% of the buffer for the
+	// index and its sort's scratch space is about right; a record too
+	// many spills early, nothing else.
+	nrecs := max(size/5/recSize, 16)
+	return make([]byte, 0, max(size-2*nrecs*recSize, 64)), make([]rec, 0, nrecs), make([]rec, nrecs)
 }
 
-func (r *runner) putBuffer(arena []byte, recs []rec) {
+func (r *runner) putBuffer(arena []byte, recs, tmp []rec) {
 	select {
-	case r.buffers <- sortBuffer{arena, recs}:
+	case r.buffers <- sortBuffer{arena, recs, tmp}:
 	default:
 	}
 }
 
 type sortBuffer struct {
-	arena []byte
-	recs  []rec
+	arena     []byte
+	recs, tmp []rec
 }
 
 // collect reads a mapper's output into sorted runs.
 func (r *runner) collect(rd io.Reader, name string) ([]*run, error) {
 	c := &collector{r: r, name: name}
-	c.arena, c.recs = r.getBuffer()
-	defer func() { r.putBuffer(c.arena, c.recs) }()
+	c.arena, c.recs, c.tmp = r.getBuffer()
+	defer func() { r.putBuffer(c.arena, c.recs, c.tmp) }()
 	var recs, outBytes int64
 	err := readLines(rd, func(line []byte) error {
 		recs++
@@ -140,49 +141,49 @@ func (r *runner) collect(rd io.Reader, name string) ([]*run, error) {
 
 // spill sorts the buffer by partition and key and writes it as a run.
 // Records of equal keys are not kept in arrival order (Hadoop does not
-// order values either): without the tie-break, the sort does far less
-// work on the many equal keys of a typical job, and it stays
-// deterministic (the same input gives the same order).
+// order values either), but the order is deterministic: the same input
+// gives the same output.
 func (c *collector) spill() error {
 	arena := c.arena
-	slices.SortFunc(c.recs, func(a, b rec) int {
-		if a.part != b.part {
-			return cmpU32(a.part, b.part)
-		}
-		if a.prefix != b.prefix {
-			if a.prefix < b.prefix {
-				return -1
-			}
-			return 1
-		}
-		if a.klen > 8 || b.klen > 8 {
-			// Equal prefixes: the first min(8, len) bytes agree.
-			return bytes.Compare(arena[a.off+min(8, a.klen):a.off+a.klen], arena[b.off+min(8, b.klen):b.off+b.klen])
-		}
-		return cmpU32(a.klen, b.klen)
-	})
+	sortRecs(c.recs, c.tmp[:len(c.recs)], arena, c.r.job.Reduces)
 	f, err := os.CreateTemp(c.r.tmp, c.name+"-*.run")
 	if err != nil {
 		return err
 	}
 	rn := &run{path: f.Name(), sections: make([][2]int64, c.r.job.Reduces)}
-	bw := bufio.NewWriterSize(f, 1<<20)
+	// Records are encoded into one buffer by hand: a bufio.Writer call
+	// per header and per record cost more than the encoding.
+	buf := make([]byte, 0, 1<<20)
 	var pos int64
-	var hdr [2 * binary.MaxVarintLen32]byte
+	var werr error
+	flush := func() {
+		if werr == nil && len(buf) > 0 {
+			_, werr = f.Write(buf)
+		}
+		buf = buf[:0]
+	}
 	i := 0
 	for p := range rn.sections {
 		rn.sections[p][0] = pos
 		for ; i < len(c.recs) && int(c.recs[i].part) == p; i++ {
 			x := c.recs[i]
-			n := binary.PutUvarint(hdr[:], uint64(x.klen))
-			n += binary.PutUvarint(hdr[n:], uint64(x.vlen))
-			bw.Write(hdr[:n])
-			bw.Write(arena[x.off : x.off+x.klen+x.vlen])
-			pos += int64(n) + int64(x.klen+x.vlen)
+			n := int(x.klen + x.vlen)
+			if len(buf)+n+2*binary.MaxVarintLen32 > cap(buf) {
+				flush()
+				if n+2*binary.MaxVarintLen32 > cap(buf) {
+					buf = make([]byte, 0, n+2*binary.MaxVarintLen32)
+				}
+			}
+			l0 := len(buf)
+			buf = binary.AppendUvarint(buf, uint64(x.klen))
+			buf = binary.AppendUvarint(buf, uint64(x.vlen))
+			buf = append(buf, arena[x.off:x.off+x.klen+x.vlen]...)
+			pos += int64(len(buf) - l0)
 		}
 		rn.sections[p][1] = pos
 	}
-	err = bw.Flush()
+	flush()
+	err = werr
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -216,7 +217,8 @@ type cursor struct {
 	lo, hi   int // unread bytes are buf[lo:hi]
 	eof      bool
 	key, val []byte
-	order    int // position of the run among all runs: ties go in map order
+	prefix   uint64 // of key, as in rec
+	order    int    // position of the run among all runs: ties go in map order
 	read     int64
 }
 
@@ -255,6 +257,7 @@ func (c *cursor) next() (bool, error) {
 				if total <= len(b) {
 					h := n1 + n2
 					c.key, c.val = b[h:h+int(kl)], b[h+int(kl):total]
+					c.prefix = keyPrefix(c.key)
 					c.lo += total
 					c.read += int64(total)
 					return true, nil
@@ -286,8 +289,15 @@ func (c *cursor) next() (bool, error) {
 }
 
 func less(a, b *cursor) bool {
-	if d := bytes.Compare(a.key, b.key); d != 0 {
-		return d < 0
+	if a.prefix != b.prefix {
+		return a.prefix < b.prefix
+	}
+	if len(a.key) > 8 || len(b.key) > 8 {
+		if d := bytes.Compare(a.key[min(8, len(a.key)):], b.key[min(8, len(b.key)):]); d != 0 {
+			return d < 0
+		}
+	} else if len(a.key) != len(b.key) {
+		return len(a.key) < len(b.key)
 	}
 	return a.order < b.order
 }

@@ -453,6 +453,8 @@ func (r *runner) startTask(ctx context.Context, name string, argv []string, env 
 	if t.stdout, err = cmd.StdoutPipe(); err != nil {
 		return nil, err
 	}
+	growPipe(t.stdin)
+	growPipe(t.stdout)
 	if err := cmd.Start(); err != nil {
 		return nil, &TaskError{Task: name, Command: strings.Join(argv, " "), ExitCode: -1, Err: err}
 	}
