@@ -120,18 +120,43 @@ var (
 	reducerKeys   = []string{"mapred.reducer.class", "mapreduce.job.reduce.class"}
 )
 
+// javaClassKeys are the settings of a streaming job that name Java
+// classes, with the values the local runner implements.
+var javaClassKeys = []struct {
+	what     string
+	keys     []string
+	defaults []string
+}{
+	{"input format", []string{"mapred.input.format.class", "mapreduce.job.inputformat.class"},
+		[]string{"org.apache.hadoop.mapred.TextInputFormat", "org.apache.hadoop.mapreduce.lib.input.TextInputFormat"}},
+	{"output format", []string{"mapred.output.format.class", "mapreduce.job.outputformat.class"},
+		[]string{"org.apache.hadoop.mapred.TextOutputFormat", "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat"}},
+	{"partitioner", []string{"mapred.partitioner.class", "mapreduce.job.partitioner.class"},
+		[]string{"org.apache.hadoop.mapred.lib.HashPartitioner", "org.apache.hadoop.mapreduce.lib.partition.HashPartitioner"}},
+	{"key comparator", []string{"mapred.output.key.comparator.class", "mapreduce.job.output.key.comparator.class"}, nil},
+	{"grouping comparator", []string{"mapred.output.value.groupfn.class", "mapreduce.job.output.group.comparator.class"}, nil},
+}
+
 // notLocal says why a streaming action cannot run locally ("" when it
 // can).
 func notLocal(body *workflow.Element, cfg *conf.Config) string {
 	if nn := body.ChildText("name-node"); nn != "" && fsys.Scheme(nn) != "file" {
 		return "its name-node [" + nn + "] is not file://"
 	}
-	if body.Child("streaming").ChildText("record-reader") != "" {
-		return "a <record-reader> is a Java class"
+	if v := body.Child("streaming").ChildText("record-reader"); v != "" {
+		return "its <record-reader> is the Java class [" + v + "]"
 	}
 	for _, keys := range [][]string{mapperKeys, reducerKeys} {
 		if v, ok := confFirst(cfg, keys...); ok && v != "" && !strings.HasPrefix(v, "org.apache.hadoop.streaming.") {
 			return "its mapper or reducer is the Java class [" + v + "]"
+		}
+	}
+	// Java classes that change what the job computes: the local runner
+	// has only Hadoop's defaults, and ignoring one would report success
+	// for a different job.
+	for _, c := range javaClassKeys {
+		if v, ok := confFirst(cfg, c.keys...); ok && v != "" && !slices.Contains(c.defaults, v) {
+			return "its " + c.what + " is the Java class [" + v + "]"
 		}
 	}
 	var paths []string

@@ -299,16 +299,26 @@ func TestMapReduceHadoop(t *testing.T) {
 // server key, when Hadoop is not where the server looks.
 func TestMapReduceNoHadoop(t *testing.T) {
 	bodies := map[string]string{
-		"java":             `<name-node>hdfs://nn:8020</name-node>`,
-		"pipes":            `<pipes><program>x</program></pipes>`,
-		"streaming hdfs":   `<name-node>hdfs://nn:8020</name-node><streaming><mapper>cat</mapper></streaming>`,
-		"streaming reader": `<streaming><mapper>cat</mapper><record-reader>org.example.R</record-reader></streaming>`,
+		"java":                    `<name-node>hdfs://nn:8020</name-node>`,
+		"pipes":                   `<pipes><program>x</program></pipes>`,
+		"streaming hdfs":          `<name-node>hdfs://nn:8020</name-node><streaming><mapper>cat</mapper></streaming>`,
+		"streaming reader":        `<streaming><mapper>cat</mapper><record-reader>org.example.R</record-reader></streaming>`,
+		"streaming comparator":    `<streaming><mapper>cat</mapper></streaming>`,
+		"streaming output format": `<streaming><mapper>cat</mapper></streaming>`,
+	}
+	props := map[string]map[string]string{
+		"streaming comparator":    {"mapreduce.job.output.key.comparator.class": "org.apache.hadoop.mapred.lib.KeyFieldBasedComparator"},
+		"streaming output format": {"mapred.output.format.class": "org.apache.hadoop.mapred.SequenceFileOutputFormat"},
 	}
 	for name, body := range bodies {
 		t.Run(name, func(t *testing.T) {
 			opts := testLauncher(t)
 			opts.Site = map[string]string{hadoopHome: t.TempDir()} // no bin/mapred there
-			a, _ := mrAction(t, t.TempDir(), body, map[string]string{"mapred.input.dir": "/in", "mapred.output.dir": "/out"})
+			c := map[string]string{"mapred.input.dir": "/in", "mapred.output.dir": "/out"}
+			for k, v := range props[name] {
+				c[k] = v
+			}
+			a, _ := mrAction(t, t.TempDir(), body, c)
 			_, err := mrExecutor(opts).Start(context.Background(), a)
 			xe, ok := err.(*ExecError)
 			if !ok || xe.Code != CodeToolMissing || !strings.Contains(xe.Msg, hadoopHome) || !strings.Contains(xe.Msg, "needs Hadoop") {
