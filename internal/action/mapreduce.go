@@ -93,6 +93,11 @@ func (p mapReduceProgram) build(dir string, a *Context) (*LaunchSpec, error) {
 		}
 		return p.buildHadoop(dir, a, cfg, "a streaming job whose "+strings.TrimPrefix(why, "its ")+" needs Hadoop")
 	}
+	if cc := body.ChildText("config-class"); cc != "" {
+		// Oozie's launcher runs the class in the job's JVM before it
+		// submits; submitting without it would run another job.
+		return nil, Errorf(ErrorKindError, CodeSchema, "<config-class> [%s] is not supported: set the properties it would set in <configuration>", cc)
+	}
 	why := "a Java map-reduce job needs Hadoop"
 	if body.Child("pipes") != nil {
 		why = "a pipes job needs Hadoop"

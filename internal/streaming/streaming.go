@@ -472,6 +472,11 @@ func (t *task) wait(ctx context.Context, feedErr, readErr error) error {
 	te := &TaskError{Task: t.name, Command: strings.Join(t.argv, " "), ExitCode: -1, Stderr: tailOf(t.errPath, 800)}
 	var ee *exec.ExitError
 	switch {
+	case readErr != nil:
+		// Reading its output failed first (the task may have died of
+		// the closed pipe since): that is the cause.
+		te.Err, te.ExitCode = readErr, 0
+		return te
 	case errors.As(err, &ee):
 		te.ExitCode = ee.ExitCode()
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -480,9 +485,6 @@ func (t *task) wait(ctx context.Context, feedErr, readErr error) error {
 		return te
 	case err != nil:
 		te.Err = err
-		return te
-	case readErr != nil:
-		te.Err, te.ExitCode = readErr, 0
 		return te
 	case feedErr != nil && !errors.Is(feedErr, syscall.EPIPE):
 		// A task may stop reading early (head); Hadoop's
