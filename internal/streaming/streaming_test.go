@@ -349,3 +349,31 @@ func BenchmarkWordCount(b *testing.B) {
 		}
 	}
 }
+
+// TestLongRecords: records larger than the read buffer (1 MiB), the merge
+// buffer (256 KiB) and the sort buffer go through whole.
+func TestLongRecords(t *testing.T) {
+	big := strings.Repeat("x", 3<<20)
+	mid := strings.Repeat("m", 300<<10)
+	in := "b\t" + big + "\n" + "a\t" + mid + "\n" + "c\tshort\n" + "a\t" + mid + "y\n"
+	dir, indir := setup(t, map[string]string{"a.txt": in, "empty.txt": ""})
+	out := filepath.Join(t.TempDir(), "out")
+	j := &Job{Inputs: []string{indir}, Output: out, Mapper: "cat", Reducer: "cat", Reduces: 2, Dir: dir, SortBuffer: 1 << 10}
+	c, err := Run(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := outputLines(t, out, 2)
+	want := []string{"a\t" + mid, "a\t" + mid + "y", "b\t" + big, "c\tshort"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("long records differ: %d lines, lengths %v", len(got), func() (l []int) {
+			for _, g := range got {
+				l = append(l, len(g))
+			}
+			return
+		}())
+	}
+	if c[GroupJob2]["TOTAL_LAUNCHED_MAPS"] != 2 || c[GroupTask2]["REDUCE_INPUT_GROUPS"] != 3 {
+		t.Errorf("counters %v %v", c[GroupJob2], c[GroupTask2])
+	}
+}
