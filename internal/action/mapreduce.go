@@ -79,9 +79,6 @@ type mapReduceProgram struct{ opts Options }
 
 func (p mapReduceProgram) build(dir string, a *Context) (*LaunchSpec, error) {
 	body := a.Element
-	if err := runPrepare(body); err != nil {
-		return nil, err
-	}
 	cfg := a.Conf
 	if cfg == nil {
 		cfg = conf.New()
@@ -89,6 +86,9 @@ func (p mapReduceProgram) build(dir string, a *Context) (*LaunchSpec, error) {
 	if body.Child("streaming") != nil {
 		why := notLocal(body, cfg)
 		if why == "" {
+			if err := runPrepare(body); err != nil {
+				return nil, err
+			}
 			return p.buildStreaming(dir, a, cfg)
 		}
 		return p.buildHadoop(dir, a, cfg, "a streaming job whose "+strings.TrimPrefix(why, "its ")+" needs Hadoop")
@@ -506,7 +506,10 @@ func streamingError(err error) string {
 type mapredJob struct {
 	Mapred string   `json:"mapred"`
 	Argv   []string `json:"argv"`
-	Waits  bool     `json:"waits,omitempty"`
+	// Prepare are the commands of the prepare block (program and
+	// arguments: hadoop fs -rm / -mkdir), run in order before Argv.
+	Prepare [][]string `json:"prepare,omitempty"`
+	Waits   bool       `json:"waits,omitempty"`
 	// PollMS is the wait between status polls (0: 5 seconds).
 	PollMS int `json:"pollMs,omitempty"`
 }
@@ -520,11 +523,18 @@ func (p mapReduceProgram) buildHadoop(dir string, a *Context, cfg *conf.Config, 
 		}
 		return nil, err
 	}
+	body := a.Element
+	hj := mapredJob{Mapred: mapred}
+	// The prepare block runs in the tool, on Hadoop's file systems, just
+	// before the submission (Oozie's launcher does it there too); nothing
+	// is deleted when Hadoop is missing.
+	if hj.Prepare, err = p.hadoopPrepare(body); err != nil {
+		return nil, err
+	}
 	appDir, err := appDirOf(a.AppPath)
 	if err != nil {
 		return nil, err
 	}
-	body := a.Element
 	job := cfg.Clone()
 	nn := body.ChildText("name-node")
 	if nn != "" {
@@ -545,7 +555,6 @@ func (p mapReduceProgram) buildHadoop(dir string, a *Context, cfg *conf.Config, 
 	if err != nil {
 		return nil, err
 	}
-	hj := mapredJob{Mapred: mapred}
 	jobXML := filepath.Join(dir, mrJobXML)
 	if pipes := body.Child("pipes"); pipes != nil {
 		// mapred pipes takes the job configuration as -conf and the
@@ -604,6 +613,52 @@ func (p mapReduceProgram) buildHadoop(dir string, a *Context, cfg *conf.Config, 
 		return nil, err
 	}
 	return &LaunchSpec{Exec: exe, Args: args, MaxOutput: p.opts.MaxOutput}, nil
+}
+
+// hadoopPrepare turns the prepare block into `hadoop fs` commands (paths
+// without scheme on the name-node; relative ones refused, FS011).
+func (p mapReduceProgram) hadoopPrepare(body *workflow.Element) ([][]string, error) {
+	prep := body.Child("prepare")
+	if prep == nil {
+		return nil, nil
+	}
+	nnPrefix := ""
+	if nn := body.ChildText("name-node"); nn != "" && fsys.Scheme(nn) != "" {
+		nnPrefix = fsys.Scheme(nn) + "://" + fsys.Authority(nn)
+	}
+	var cmds [][]string
+	for _, op := range prep.Children {
+		if op.Name.Local != "delete" && op.Name.Local != "mkdir" {
+			continue
+		}
+		raw := strings.TrimSpace(op.Attr("path"))
+		if raw == "" {
+			return nil, Errorf(ErrorKindError, CodeSchema, "prepare %s, attribute [path] missing", op.Name.Local)
+		}
+		if fsys.Scheme(raw) == "" {
+			if !strings.HasPrefix(raw, "/") {
+				return nil, Errorf(ErrorKindError, CodeFSRelative, "Path [%s] cannot be relative", raw)
+			}
+			raw = nnPrefix + raw
+		}
+		if op.Name.Local == "delete" {
+			cmds = append(cmds, []string{"fs", "-rm", "-r", "-f", "-skipTrash", raw})
+		} else {
+			cmds = append(cmds, []string{"fs", "-mkdir", "-p", raw})
+		}
+	}
+	if len(cmds) == 0 {
+		return nil, nil
+	}
+	hadoop, err := p.opts.findTool("hadoop", hadoopHome)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(cmds))
+	for i, c := range cmds {
+		out[i] = append([]string{hadoop}, c...)
+	}
+	return out, nil
 }
 
 func firstNonEmpty(s ...string) string {
@@ -828,6 +883,15 @@ func (h *hadoopRun) run(ctx context.Context) (mrOutcome, int) {
 		}
 		return out, 1
 	}
+	for _, c := range h.job.Prepare {
+		text, exit, err := h.run1(ctx, nil, c[0], c[1:]...)
+		if ctx.Err() != nil {
+			return fail("killed")
+		}
+		if err != nil || exit != 0 {
+			return fail("prepare [%s] failed (exit code %d, %v): %s", strings.Join(c[1:], " "), exit, err, lastLines(text, 5))
+		}
+	}
 	text, exit, err := h.command(ctx, &out, h.job.Argv...)
 	if err != nil {
 		return fail("running [%s %s]: %v", h.job.Mapred, strings.Join(h.job.Argv, " "), err)
@@ -892,7 +956,12 @@ func (h *hadoopRun) run(ctx context.Context) (mrOutcome, int) {
 // of the output as it comes, so that a kill during the command knows the
 // job to kill.
 func (h *hadoopRun) command(ctx context.Context, out *mrOutcome, args ...string) (string, int, error) {
-	cmd := exec.Command(h.job.Mapred, args...)
+	return h.run1(ctx, out, h.job.Mapred, args...)
+}
+
+// run1 runs one command as command describes.
+func (h *hadoopRun) run1(ctx context.Context, out *mrOutcome, prog string, args ...string) (string, int, error) {
+	cmd := exec.Command(prog, args...)
 	cmd.Dir = h.dir
 	var buf syncBuffer
 	cmd.Stdout = io.MultiWriter(h.stdout, &buf)

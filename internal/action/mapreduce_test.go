@@ -164,13 +164,16 @@ case "$1 $2" in
 "job -status") state=$(cat "$home/state" 2>/dev/null || echo SUCCEEDED)
   printf 'Job: %s\nJob state: %s\nretired: false\nreason for failure: task failed\nCounters: 3\n\tJob Counters \n\t\tLaunched map tasks=2\n\tMap-Reduce Framework\n\t\tMap input records=12\n\t\tReduce output records=5\n\tFile System Counters\n\t\tHDFS: Number of bytes read=100\n' "$3" "$state" ;;
 "job -kill") echo "Killed job $3" ;;
+fs*) ;;
 pipes*) echo "INFO mapreduce.Job: Running job: job_1700000000000_0007" >&2
   printf 'INFO mapreduce.Job: Counters: 1\n\tMap-Reduce Framework\n\t\tMap input records=3\n' >&2 ;;
 *) echo "unknown command" >&2; exit 2 ;;
 esac
 `
-	if err := os.WriteFile(filepath.Join(home, "bin", "mapred"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
+	for _, tool := range []string{"mapred", "hadoop"} {
+		if err := os.WriteFile(filepath.Join(home, "bin", tool), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return home
 }
@@ -193,9 +196,11 @@ func TestMapReduceHadoop(t *testing.T) {
 	}{
 		{name: "java map-reduce",
 			body: `<job-tracker>rm:8032</job-tracker><name-node>hdfs://nn:8020</name-node>` +
+				`<prepare><delete path="/out"/><mkdir path="hdfs://nn2:8020/tmp/x"/></prepare>` +
 				`<file>dict.txt#words</file><archive>hdfs://nn:8020/a.tgz</archive>`,
 			props: map[string]string{"mapred.mapper.class": "org.example.M"},
-			calls: [][]string{{"job", "-submit", "DIR/job.xml"}, {"job", "-status", "job_1700000000000_0042"}},
+			calls: [][]string{{"fs", "-rm", "-r", "-f", "-skipTrash", "hdfs://nn:8020/out"}, {"fs", "-mkdir", "-p", "hdfs://nn2:8020/tmp/x"},
+				{"job", "-submit", "DIR/job.xml"}, {"job", "-status", "job_1700000000000_0042"}},
 			conf: map[string]string{"mapred.mapper.class": "org.example.M", "fs.defaultFS": "hdfs://nn:8020",
 				"yarn.resourcemanager.address": "rm:8032",
 				"tmpjars":                      "file://APP/lib/a.jar,file://APP/lib/b.jar", "tmpfiles": "file://APP/dict.txt#words",
@@ -329,6 +334,18 @@ func TestMapReduceNoHadoop(t *testing.T) {
 			}
 		})
 	}
+	t.Run("prepare not run", func(t *testing.T) {
+		keep := t.TempDir()
+		opts := testLauncher(t)
+		opts.Site = map[string]string{hadoopHome: t.TempDir()}
+		a, _ := mrAction(t, t.TempDir(), `<name-node>file:///</name-node><prepare><delete path="`+keep+`"/></prepare>`, nil)
+		if _, err := mrExecutor(opts).Start(context.Background(), a); err == nil {
+			t.Fatal("started without Hadoop")
+		}
+		if !exists(keep) {
+			t.Error("the prepare block ran for a job that cannot run")
+		}
+	})
 	t.Run("not on PATH", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
 		a, _ := mrAction(t, t.TempDir(), `<name-node>hdfs://nn:8020</name-node>`, nil)
