@@ -500,6 +500,10 @@ func streamingError(err error) string {
 
 // ---- Hadoop ----
 
+// mrStatusInterval is how often a submitted Hadoop job's state is asked.
+var mrStatusInterval = siteKey("gozie.mapreduce.status.interval", "5s",
+	"how often the map-reduce action asks Hadoop for the state of a submitted job (mapred job -status), a Go duration")
+
 // mapredJob is what `gozie launch -tool mapred-job` runs: Argv submits
 // the job; with Waits the command itself waits for the job's end (mapred
 // pipes); otherwise the tool polls `mapred job -status ID`.
@@ -525,6 +529,13 @@ func (p mapReduceProgram) buildHadoop(dir string, a *Context, cfg *conf.Config, 
 	}
 	body := a.Element
 	hj := mapredJob{Mapred: mapred}
+	if v := p.opts.site(mrStatusInterval); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, Errorf(ErrorKindError, CodeSchema, "%s [%s] is not a positive duration", mrStatusInterval, v)
+		}
+		hj.PollMS = int(max(d.Milliseconds(), 1))
+	}
 	// The prepare block runs in the tool, on Hadoop's file systems, just
 	// before the submission (Oozie's launcher does it there too); nothing
 	// is deleted when Hadoop is missing.
@@ -868,6 +879,7 @@ type hadoopRun struct {
 	job            mapredJob
 	dir            string
 	stdout, stderr io.Writer
+	killed         bool // the Hadoop job was told to die
 }
 
 // run submits and follows the job; it returns the outcome and the exit
@@ -879,6 +891,7 @@ func (h *hadoopRun) run(ctx context.Context) (mrOutcome, int) {
 		out.Error = fmt.Sprintf(format, args...)
 		fmt.Fprintln(h.stderr, "Error:", out.Error)
 		if ctx.Err() != nil {
+			h.killJob(&out) // killed between two commands
 			return out, 143
 		}
 		return out, 1
@@ -999,9 +1012,10 @@ func (h *hadoopRun) run1(ctx context.Context, out *mrOutcome, prog string, args 
 // killJob kills the Hadoop job of a killed action. The kill command runs
 // in a process group of its own: the action's group is killed next.
 func (h *hadoopRun) killJob(out *mrOutcome) {
-	if out == nil || len(out.ChildIDs) == 0 {
+	if out == nil || len(out.ChildIDs) == 0 || h.killed {
 		return
 	}
+	h.killed = true
 	cmd := exec.Command(h.job.Mapred, "job", "-kill", out.ChildIDs[0])
 	cmd.Dir = h.dir
 	cmd.Stdout, cmd.Stderr = h.stdout, h.stderr

@@ -444,3 +444,66 @@ func TestSplitInputPaths(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestMapReduceHadoopPollAndKill: the tool polls a running job until it
+// ends, and killing the action kills the Hadoop job.
+func TestMapReduceHadoopPollAndKill(t *testing.T) {
+	countStatus := func(home string) int {
+		b, _ := os.ReadFile(filepath.Join(home, "calls"))
+		return strings.Count(string(b), "---\njob\n-status\n")
+	}
+	t.Run("poll", func(t *testing.T) {
+		home := fakeHadoop(t)
+		os.WriteFile(filepath.Join(home, "state"), []byte("RUNNING"), 0o644)
+		opts := testLauncher(t)
+		opts.Site = map[string]string{hadoopHome: home, mrStatusInterval: "10ms"}
+		a, notified := mrAction(t, t.TempDir(), `<name-node>hdfs://nn:8020</name-node>`, nil)
+		e := mrExecutor(opts)
+		res, err := e.Start(context.Background(), a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "three polls", func() bool { return countStatus(home) >= 3 })
+		if r, _ := e.Check(context.Background(), a, res.ExternalID); r.Done {
+			t.Fatalf("done while the job runs: %+v", r)
+		}
+		os.WriteFile(filepath.Join(home, "state"), []byte("SUCCEEDED"), 0o644)
+		select {
+		case <-notified:
+		case <-time.After(deadline):
+			t.Fatal("no notification")
+		}
+		if r, _ := e.Check(context.Background(), a, res.ExternalID); r.Status != OK || r.Stats[streaming.GroupTask1]["MAP_INPUT_RECORDS"] != 12 {
+			t.Errorf("result %+v", r)
+		}
+	})
+	t.Run("kill", func(t *testing.T) {
+		home := fakeHadoop(t)
+		os.WriteFile(filepath.Join(home, "state"), []byte("RUNNING"), 0o644)
+		opts := testLauncher(t)
+		opts.Site = map[string]string{hadoopHome: home, mrStatusInterval: "10ms"}
+		a, notified := mrAction(t, t.TempDir(), `<name-node>hdfs://nn:8020</name-node>`, nil)
+		e := mrExecutor(opts)
+		res, err := e.Start(context.Background(), a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "a poll", func() bool { return countStatus(home) >= 1 })
+		if err := e.Kill(context.Background(), a, res.ExternalID); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-notified:
+		case <-time.After(deadline):
+			t.Fatal("no notification after Kill")
+		}
+		b, _ := os.ReadFile(filepath.Join(home, "calls"))
+		if !strings.Contains(string(b), "---\njob\n-kill\njob_1700000000000_0042\n") {
+			t.Errorf("the Hadoop job was not killed; calls: %q\nstderr: %s", b, tail(filepath.Join(a.WorkDir, StderrFile)))
+		}
+		r, _ := e.Check(context.Background(), a, res.ExternalID)
+		if !r.Done || r.Status != Error || len(r.ChildIDs) != 1 {
+			t.Errorf("result after Kill %+v", r)
+		}
+	})
+}
