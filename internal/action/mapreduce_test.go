@@ -507,3 +507,45 @@ func TestMapReduceHadoopPollAndKill(t *testing.T) {
 		}
 	})
 }
+
+// TestMapReduceStreamingRunAsUser: with RunAsUser the job runs as the
+// job's user, and its counters (in a file of that user) still reach the
+// result.
+func TestMapReduceStreamingRunAsUser(t *testing.T) {
+	u := ensureTestUser(t)
+	root := openDir(t)
+	app := filepath.Join(root, "app")
+	mkTree(t, app, "in/")
+	os.WriteFile(filepath.Join(app, "in", "a"), []byte("x y\n"), 0o644)
+	opts := testLauncher(t)
+	// The tool runs as the user: the binary must be reachable by it (go
+	// test builds into a directory private to root).
+	self, err := os.ReadFile(opts.Launcher[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(root, "gozie.test")
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts.Launcher = []string{bin}
+	opts.RunAsUser = true
+	outs := filepath.Join(root, "outs") // the user's, as an output directory's parent must be
+	os.Mkdir(outs, 0o755)
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if err := os.Chown(outs, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	a, notified := mrAction(t, app, `<streaming><mapper>sh -c 'id -un; cat'</mapper><reducer>cat</reducer></streaming>`,
+		map[string]string{"mapred.input.dir": "in", "mapred.output.dir": filepath.Join(outs, "out")})
+	a.User = u.Username
+	a.WorkDir = filepath.Join(root, "work", "0")
+	res := runToEnd(t, mrExecutor(opts), a, notified)
+	if res.Status != OK || res.Stats[streaming.GroupTask1]["MAP_INPUT_RECORDS"] != 1 {
+		t.Fatalf("result %+v\n%s", res, tail(filepath.Join(a.WorkDir, StderrFile)))
+	}
+	if got := partLines(t, filepath.Join(outs, "out")); !reflect.DeepEqual(got, []string{u.Username + "\t", "x y\t"}) {
+		t.Errorf("output %q", got)
+	}
+}
