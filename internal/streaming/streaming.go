@@ -565,15 +565,24 @@ func (r *runner) feedSplit(sp Split, w io.Writer) error {
 	}
 	defer rc.Close()
 	buf := make([]byte, 256<<10)
+	var fixed []byte
 	var last byte = '\n'
 	var n, lines int64
+	cr := false // the previous chunk ended in '\r'
 	for {
 		k, err := rc.Read(buf)
 		if k > 0 {
 			chunk := buf[:k]
-			lines += int64(bytes.Count(chunk, []byte{'\n'}))
 			n += int64(k)
-			last = chunk[k-1]
+			if cr || bytes.IndexByte(chunk, '\r') >= 0 {
+				fixed, cr = lineEnds(fixed[:0], chunk, cr)
+				chunk = fixed
+			}
+			if len(chunk) == 0 {
+				continue
+			}
+			lines += int64(bytes.Count(chunk, []byte{'\n'}))
+			last = chunk[len(chunk)-1]
 			if _, werr := w.Write(chunk); werr != nil {
 				r.c.mapIn.Add(lines)
 				r.c.mapInBytes.Add(n)
@@ -596,6 +605,25 @@ func (r *runner) feedSplit(sp Split, w io.Writer) error {
 	r.c.mapIn.Add(lines)
 	r.c.mapInBytes.Add(n)
 	return nil
+}
+
+// lineEnds appends src to dst with Hadoop's line ends made '\n': "\r\n"
+// and a lone '\r' end a line too (LineRecordReader). cr says that the
+// previous chunk ended in '\r' (already written as '\n'); the result says
+// whether this one does.
+func lineEnds(dst, src []byte, cr bool) ([]byte, bool) {
+	for _, c := range src {
+		switch {
+		case c == '\n' && cr:
+			// the '\n' of a "\r\n" split between chunks or not
+		case c == '\r':
+			dst = append(dst, '\n')
+		default:
+			dst = append(dst, c)
+		}
+		cr = c == '\r'
+	}
+	return dst, cr
 }
 
 // splitKey returns where the key of line ends and where its value starts:

@@ -377,3 +377,22 @@ func TestLongRecords(t *testing.T) {
 		t.Errorf("counters %v %v", c[GroupJob2], c[GroupTask2])
 	}
 }
+
+func TestLineEnds(t *testing.T) {
+	dir, in := setup(t, map[string]string{"dos.txt": "a b\r\nc\rd\r\n\r\ne"})
+	out := filepath.Join(t.TempDir(), "out")
+	c, err := Run(context.Background(), &Job{Inputs: []string{in}, Output: out, Mapper: "cat", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "part-00000"))
+	if string(b) != "a b\t\nc\t\nd\t\n\t\ne\t\n" || c[GroupTask1]["MAP_INPUT_RECORDS"] != 5 {
+		t.Errorf("output %q, %d records", b, c[GroupTask1]["MAP_INPUT_RECORDS"])
+	}
+	// A "\r\n" split between two reads.
+	got, cr := lineEnds(nil, []byte("x\r"), false)
+	got, _ = lineEnds(got, []byte("\ny"), cr)
+	if string(got) != "x\ny" {
+		t.Errorf("split CRLF: %q", got)
+	}
+}
