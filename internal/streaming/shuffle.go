@@ -67,16 +67,23 @@ type collector struct {
 }
 
 // getBuffer returns a sort buffer: an arena for record bytes and an index
-// sharing Job.SortBuffer between them. Buffers are reused by the next
-// mapper (at most Parallel exist), which spares the allocation, the
-// growing copies and most of the garbage collector's work.
-func (r *runner) getBuffer() ([]byte, []rec, []rec) {
+// sharing at most Job.SortBuffer between them. Buffers are reused by the
+// next mapper (at most Parallel exist), which spares the allocation, the
+// growing copies and most of the garbage collector's work. A small split
+// gets a buffer to its measure (four times its size, at least 4 MiB):
+// touching 64 MiB of fresh memory costs more than sorting a few megabytes.
+func (r *runner) getBuffer(splitLen int64) ([]byte, []rec, []rec) {
+	size := r.job.SortBuffer
+	if splitLen >= 0 && splitLen < size/4 { // -1: unknown (gzip)
+		size = max(4*splitLen, min(4<<20, size))
+	}
 	select {
 	case b := <-r.buffers:
-		return b.arena[:0], b.recs[:0], b.tmp
+		if int64(cap(b.arena)+2*cap(b.recs)*recSize) >= size {
+			return b.arena[:0], b.recs[:0], b.tmp
+		}
 	default:
 	}
-	size := r.job.SortBuffer
 	// A word count's records are ~8 bytes: 40% of the buffer for the
 	// index and its sort's scratch space is about right; a record too
 	// many spills early, nothing else.
@@ -97,9 +104,9 @@ type sortBuffer struct {
 }
 
 // collect reads a mapper's output into sorted runs.
-func (r *runner) collect(rd io.Reader, name string) ([]*run, error) {
+func (r *runner) collect(rd io.Reader, name string, splitLen int64) ([]*run, error) {
 	c := &collector{r: r, name: name}
-	c.arena, c.recs, c.tmp = r.getBuffer()
+	c.arena, c.recs, c.tmp = r.getBuffer(splitLen)
 	defer func() { r.putBuffer(c.arena, c.recs, c.tmp) }()
 	var recs, outBytes int64
 	err := readLines(rd, func(line []byte) error {

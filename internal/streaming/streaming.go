@@ -541,7 +541,11 @@ func (r *runner) mapTask(ctx context.Context, i int, sp Split) ([]*run, error) {
 	if r.job.Reduces == 0 {
 		readErr = r.writeMapOnly(t.stdout, filepath.Join(r.out, partName(i)))
 	} else {
-		runs, readErr = r.collect(t.stdout, name)
+		hint := sp.Length
+		if sp.Gzip {
+			hint = -1 // the size of what it holds is not known
+		}
+		runs, readErr = r.collect(t.stdout, name, hint)
 	}
 	if readErr != nil {
 		// Unblock the mapper: nobody reads its output any more.
