@@ -143,7 +143,7 @@ func distcpIsLocal(args []string, nn, dir string) bool {
 	paths := append(append([]string{}, o.sources...), o.target)
 	if o.sourceList != "" {
 		paths = append(paths, o.sourceList)
-		if localPath(o.sourceList, nn) {
+		if isLocalPath(o.sourceList, nn) {
 			l, err := resolveLocal(o.sourceList, dir)
 			if err != nil {
 				return false
@@ -156,17 +156,17 @@ func distcpIsLocal(args []string, nn, dir string) bool {
 		}
 	}
 	for _, p := range paths {
-		if !localPath(p, nn) {
+		if !isLocalPath(p, nn) {
 			return false
 		}
 	}
 	return true
 }
 
-// localPath reports whether p names the local file system: a file: URI,
+// isLocalPath reports whether p names the local file system: a file: URI,
 // or a plain path when the default file system (the name-node) is unset or
 // file:.
-func localPath(p, defaultFS string) bool {
+func isLocalPath(p, defaultFS string) bool {
 	switch fsys.Scheme(p) {
 	case "file":
 		return true
@@ -650,7 +650,7 @@ func (c *localDistcp) run(ctx context.Context, args []string) (int, error) {
 
 // local resolves a path of the command line on the local file system.
 func (c *localDistcp) local(p, cwd string) (string, error) {
-	if !localPath(p, c.defaultFS) {
+	if !isLocalPath(p, c.defaultFS) {
 		return "", fmt.Errorf("path [%s] is not on the local file system (default file system [%s]): gozie copies only file:// paths itself", p, c.defaultFS)
 	}
 	return resolveLocal(p, cwd)

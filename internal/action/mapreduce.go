@@ -1,0 +1,1203 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/streaming"
+	"github.com/gozie/gozie/internal/workflow"
+)
+
+// The map-reduce action (workflow specification 3.2.2) runs one of:
+//
+//   - a streaming job over local files (<streaming>, every input and
+//     output path file:// or without scheme, the name-node file:// or
+//     absent, mapper and reducer commands rather than Java classes): gozie
+//     runs it itself, `gozie launch -tool streaming`, with the package
+//     streaming;
+//   - anything else — a Java map-reduce job (mapper and reducer classes in
+//     the configuration), <pipes>, streaming over hdfs://, a streaming job
+//     with a <record-reader> or Java mapper/reducer classes — is submitted
+//     to Hadoop with the `mapred` command of gozie.hadoop.home, through
+//     `gozie launch -tool mapred-job`, which waits for the job and reads
+//     its id and counters from the command's output. Without Hadoop the
+//     action fails at once with JA008.
+//
+// Both tools write mrResultFile; result reads it into the action's result
+// (counters into Stats, read by hadoop:counters; Hadoop job ids into
+// ChildIDs).
+
+// Main class names Oozie's launcher would have run; messages name them.
+const (
+	mapReduceMain = "org.apache.oozie.action.hadoop.MapReduceMain"
+	streamingMain = "org.apache.oozie.action.hadoop.StreamingMain"
+	pipesMain     = "org.apache.oozie.action.hadoop.PipesMain"
+)
+
+// Files of the map-reduce action in its working directory.
+const (
+	mrStreamingJobFile = "streaming.json" // the local streaming job (streaming.Job)
+	mrHadoopJobFile    = "mapred-job.json"
+	mrJobXML           = "job.xml"        // the configuration submitted to Hadoop
+	mrResultFile       = "mapreduce.json" // mrOutcome, written by either tool
+)
+
+// mrOutcome is what a map-reduce tool reports beyond its exit status.
+type mrOutcome struct {
+	Counters streaming.Counters `json:"counters,omitempty"`
+	ChildIDs []string           `json:"childIDs,omitempty"`
+	Code     string             `json:"code,omitempty"`
+	Error    string             `json:"error,omitempty"`
+}
+
+func init() {
+	registerBuiltin("map-reduce", func(l *launchers) Executor { return newProcess(l, mapReduceProgram{l.opts}) })
+	registerTool("streaming", streamingTool)
+	registerTool("mapred-job", mapredJobTool)
+}
+
+// mapReduceProgram is the map-reduce action.
+type mapReduceProgram struct{ opts Options }
+
+func (p mapReduceProgram) build(dir string, a *Context) (*LaunchSpec, error) {
+	body := a.Element
+	cfg := a.Conf
+	if cfg == nil {
+		cfg = conf.New()
+	}
+	if body.Child("streaming") != nil {
+		why := notLocal(body, cfg)
+		if why == "" {
+			if err := runPrepare(body); err != nil {
+				return nil, err
+			}
+			return p.buildStreaming(dir, a, cfg)
+		}
+		return p.buildHadoop(dir, a, cfg, "a streaming job whose "+strings.TrimPrefix(why, "its ")+" needs Hadoop")
+	}
+	if cc := body.ChildText("config-class"); cc != "" {
+		// Oozie's launcher runs the class in the job's JVM before it
+		// submits; submitting without it would run another job.
+		return nil, Errorf(ErrorKindError, CodeSchema, "<config-class> [%s] is not supported: set the properties it would set in <configuration>", cc)
+	}
+	why := "a Java map-reduce job needs Hadoop"
+	if body.Child("pipes") != nil {
+		why = "a pipes job needs Hadoop"
+	}
+	return p.buildHadoop(dir, a, cfg, why)
+}
+
+// confFirst returns the first of the keys set in cfg (the Hadoop 1 and 2
+// names of one setting) and whether any is.
+func confFirst(cfg *conf.Config, keys ...string) (string, bool) {
+	for _, k := range keys {
+		if v, ok := cfg.Get(k); ok {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
+}
+
+// Configuration keys of a streaming job, Hadoop 1 and Hadoop 2 names.
+var (
+	inputDirKeys  = []string{"mapred.input.dir", "mapreduce.input.fileinputformat.inputdir"}
+	outputDirKeys = []string{"mapred.output.dir", "mapreduce.output.fileoutputformat.outputdir"}
+	reducesKeys   = []string{"mapred.reduce.tasks", "mapreduce.job.reduces"}
+	mapperKeys    = []string{"mapred.mapper.class", "mapreduce.job.map.class"}
+	reducerKeys   = []string{"mapred.reducer.class", "mapreduce.job.reduce.class"}
+)
+
+// javaClassKeys are the settings of a streaming job that name Java
+// classes, with the values the local runner implements.
+var javaClassKeys = []struct {
+	what     string
+	keys     []string
+	defaults []string
+}{
+	{"input format", []string{"mapred.input.format.class", "mapreduce.job.inputformat.class"},
+		[]string{"org.apache.hadoop.mapred.TextInputFormat", "org.apache.hadoop.mapreduce.lib.input.TextInputFormat"}},
+	{"output format", []string{"mapred.output.format.class", "mapreduce.job.outputformat.class"},
+		[]string{"org.apache.hadoop.mapred.TextOutputFormat", "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat"}},
+	{"partitioner", []string{"mapred.partitioner.class", "mapreduce.job.partitioner.class"},
+		[]string{"org.apache.hadoop.mapred.lib.HashPartitioner", "org.apache.hadoop.mapreduce.lib.partition.HashPartitioner"}},
+	{"key comparator", []string{"mapred.output.key.comparator.class", "mapreduce.job.output.key.comparator.class"}, nil},
+	{"grouping comparator", []string{"mapred.output.value.groupfn.class", "mapreduce.job.output.group.comparator.class"}, nil},
+}
+
+// notLocal says why a streaming action cannot run locally ("" when it
+// can).
+func notLocal(body *workflow.Element, cfg *conf.Config) string {
+	if nn := body.ChildText("name-node"); nn != "" && fsys.Scheme(nn) != "file" {
+		return "its name-node [" + nn + "] is not file://"
+	}
+	if v := body.Child("streaming").ChildText("record-reader"); v != "" {
+		return "its <record-reader> is the Java class [" + v + "]"
+	}
+	for _, keys := range [][]string{mapperKeys, reducerKeys} {
+		if v, ok := confFirst(cfg, keys...); ok && v != "" && !strings.HasPrefix(v, "org.apache.hadoop.streaming.") {
+			return "its mapper or reducer is the Java class [" + v + "]"
+		}
+	}
+	// Java classes that change what the job computes: the local runner
+	// has only Hadoop's defaults, and ignoring one would report success
+	// for a different job.
+	for _, c := range javaClassKeys {
+		if v, ok := confFirst(cfg, c.keys...); ok && v != "" && !slices.Contains(c.defaults, v) {
+			return "its " + c.what + " is the Java class [" + v + "]"
+		}
+	}
+	var paths []string
+	for _, keys := range [][]string{inputDirKeys, outputDirKeys} {
+		v, _ := confFirst(cfg, keys...)
+		paths = append(paths, splitInputPaths(v)...)
+	}
+	for _, p := range paths {
+		if s := fsys.Scheme(p); s != "" && s != "file" {
+			return "its path [" + p + "] is not local"
+		}
+	}
+	return ""
+}
+
+// splitInputPaths splits a comma-separated path list, keeping commas
+// inside {a,b} globs, as Hadoop's FileInputFormat does.
+func splitInputPaths(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth > 0 {
+				depth--
+			}
+		case ',':
+			if depth == 0 {
+				if p := strings.TrimSpace(s[start:i]); p != "" {
+					out = append(out, p)
+				}
+				start = i + 1
+			}
+		}
+	}
+	if p := strings.TrimSpace(s[start:]); p != "" {
+		out = append(out, p)
+	}
+	return out
+}
+
+// localPath turns a job path into a local one: file: URIs by their path,
+// absolute paths as they are, relative paths against the application
+// directory (Hadoop resolves them against the user's home directory on
+// the file system; locally, the application is the natural home).
+func localPath(p, appDir string) (string, error) {
+	if fsys.Scheme(p) != "" {
+		l, err := fsys.Local(p)
+		if err != nil {
+			return "", Errorf(ErrorKindError, CodeUnsupportedFS, "%v", err)
+		}
+		return l, nil
+	}
+	if filepath.IsAbs(p) || appDir == "" {
+		return p, nil
+	}
+	return filepath.Join(appDir, p), nil
+}
+
+// streamCommand is a <mapper> or <reducer> as Hadoop streaming reads it:
+// URL-decoded (so '+' is a space and '%' must be written %25, as
+// specification 3.2.2.5 says).
+func streamCommand(what, s string) (string, error) {
+	d, err := url.QueryUnescape(s)
+	if err != nil {
+		return "", Errorf(ErrorKindError, CodeSchema, "streaming %s [%s] is not URL-encoded ('%%' must be written %%25): %v", what, s, err)
+	}
+	return d, nil
+}
+
+// envName is a configuration key as Hadoop streaming exports it to its
+// tasks: every character that is not a letter or digit becomes '_'.
+func envName(key string) string {
+	b := []byte(key)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+func (p mapReduceProgram) buildStreaming(dir string, a *Context, cfg *conf.Config) (*LaunchSpec, error) {
+	st := a.Element.Child("streaming")
+	appDir, err := appDirOf(a.AppPath)
+	if err != nil {
+		return nil, err
+	}
+	job := &streaming.Job{Dir: dir}
+	if job.Mapper, err = streamCommand("mapper", st.ChildText("mapper")); err != nil {
+		return nil, err
+	}
+	if job.Reducer, err = streamCommand("reducer", st.ChildText("reducer")); err != nil {
+		return nil, err
+	}
+	// The configuration overrides the body, as in Oozie, where it is
+	// applied after the streaming settings.
+	if v, ok := cfg.Get("stream.map.streamprocessor"); ok {
+		job.Mapper, _ = url.QueryUnescape(v)
+	}
+	if v, ok := cfg.Get("stream.reduce.streamprocessor"); ok {
+		job.Reducer, _ = url.QueryUnescape(v)
+	}
+	in, _ := confFirst(cfg, inputDirKeys...)
+	for _, ip := range splitInputPaths(in) {
+		l, err := localPath(ip, appDir)
+		if err != nil {
+			return nil, err
+		}
+		job.Inputs = append(job.Inputs, l)
+	}
+	if len(job.Inputs) == 0 {
+		return nil, Errorf(ErrorKindError, CodeSchema, "streaming job without input: set mapred.input.dir (or mapreduce.input.fileinputformat.inputdir)")
+	}
+	out, _ := confFirst(cfg, outputDirKeys...)
+	if out == "" {
+		return nil, Errorf(ErrorKindError, CodeSchema, "streaming job without output: set mapred.output.dir (or mapreduce.output.fileoutputformat.outputdir)")
+	}
+	if job.Output, err = localPath(out, appDir); err != nil {
+		return nil, err
+	}
+	job.Reduces = 1
+	if v, ok := confFirst(cfg, reducesKeys...); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, Errorf(ErrorKindError, CodeSchema, "number of reducers [%s] is not a non-negative integer", v)
+		}
+		job.Reduces = n
+	}
+	intKey := func(dst *int, keys ...string) error {
+		if v, ok := confFirst(cfg, keys...); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return Errorf(ErrorKindError, CodeSchema, "%s [%s] is not a positive integer", keys[0], v)
+			}
+			*dst = n
+		}
+		return nil
+	}
+	if err := intKey(&job.KeyFields, "stream.num.map.output.key.fields"); err != nil {
+		return nil, err
+	}
+	if err := intKey(&job.ReduceKeyFields, "stream.num.reduce.output.key.fields"); err != nil {
+		return nil, err
+	}
+	var sortMB, splitMax int
+	if err := intKey(&sortMB, "mapreduce.task.io.sort.mb", "io.sort.mb"); err != nil {
+		return nil, err
+	}
+	job.SortBuffer = int64(sortMB) << 20
+	if err := intKey(&splitMax, "mapreduce.input.fileinputformat.split.maxsize", "mapred.max.split.size"); err != nil {
+		return nil, err
+	}
+	job.SplitSize = int64(splitMax)
+	job.MapOutSep = cfg.GetDefault("stream.map.output.field.separator", "")
+	job.ReduceInSep = cfg.GetDefault("stream.reduce.input.field.separator", "")
+	job.ReduceOutSep = cfg.GetDefault("stream.reduce.output.field.separator", "")
+	job.OutSep, _ = confFirst(cfg, "mapreduce.output.textoutputformat.separator", "mapred.textoutputformat.separator")
+
+	// Tasks see the job configuration as environment variables, then the
+	// <env> entries (Hadoop streaming's stream.addenvironment).
+	for _, pr := range cfg.Properties() {
+		v, _ := cfg.Get(pr.Name)
+		job.Env = append(job.Env, envName(pr.Name)+"="+v)
+	}
+	for _, e := range st.ChildrenNamed("env") {
+		kv := e.TrimText()
+		if i := strings.IndexByte(kv, '='); i <= 0 {
+			return nil, Errorf(ErrorKindError, CodeSchema, "streaming env [%s] is not NAME=VALUE", kv)
+		}
+		job.Env = append(job.Env, kv)
+	}
+	if err := stageStreamingFiles(dir, appDir, a, job); err != nil {
+		return nil, err
+	}
+	if _, err := writeActionConf(dir, cfg); err != nil {
+		return nil, err
+	}
+	data, _ := json.MarshalIndent(job, "", "  ")
+	jobFile := filepath.Join(dir, mrStreamingJobFile)
+	if err := writeFileAtomic(jobFile, data); err != nil {
+		return nil, Errorf(Transient, CodeIO, "writing the streaming job: %v", err)
+	}
+	exe, args, err := p.opts.toolCommand("streaming", jobFile)
+	if err != nil {
+		return nil, err
+	}
+	return &LaunchSpec{Exec: exe, Args: args, MaxOutput: p.opts.MaxOutput}, nil
+}
+
+// stageStreamingFiles makes <file>s and <archive>s visible in the task
+// directory; a file that is the mapper's or reducer's program is made
+// executable (a copy), as Hadoop streaming makes it.
+func stageStreamingFiles(dir, appDir string, a *Context, job *streaming.Job) error {
+	progs := map[string]bool{}
+	for _, c := range []string{job.Mapper, job.Reducer} {
+		if w, err := streaming.SplitCommand(c); err == nil && len(w) > 0 {
+			progs[w[0]] = true
+		}
+	}
+	for _, f := range a.Element.ChildrenNamed("file") {
+		entry := f.TrimText()
+		_, name, err := sourceOf(appDir, entry)
+		if err != nil {
+			return err
+		}
+		execName := ""
+		if progs[name] {
+			execName = name
+		}
+		if err := linkFile(dir, appDir, entry, execName); err != nil {
+			return err
+		}
+	}
+	for _, f := range a.Element.ChildrenNamed("archive") {
+		if err := unpackArchive(dir, appDir, f.TrimText()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// result reads the tool's outcome: counters and child ids on success, its
+// error (code and message) on failure.
+func (p mapReduceProgram) result(dir string, a *Context, st LaunchStatus) Result {
+	main := mapReduceMain
+	if a.Element != nil && a.Element.Child("streaming") != nil {
+		main = streamingMain
+	} else if a.Element != nil && a.Element.Child("pipes") != nil {
+		main = pipesMain
+	}
+	r := defaultResult(dir, st, main)
+	var out mrOutcome
+	if b, err := p.readOutcome(dir, a); err == nil {
+		_ = json.Unmarshal(b, &out)
+	}
+	r.ChildIDs = out.ChildIDs
+	r.Data = nil
+	if r.Status == OK {
+		r.Stats = out.Counters
+		return r
+	}
+	if st.Error == "" && out.Error != "" {
+		r.ErrorMessage = out.Error
+		if out.Code != "" {
+			r.ErrorCode = out.Code
+		}
+	}
+	if st.Signal != "" {
+		r.ExternalStatus = "KILLED"
+	}
+	return r
+}
+
+// readOutcome reads the tool's outcome file. With RunAsUser the tool ran
+// as the job's user and the file is that user's: it is read only when it
+// is a regular file of that user with no other link, never through a
+// symbolic link, so that a job cannot make the server read another file.
+func (p mapReduceProgram) readOutcome(dir string, a *Context) ([]byte, error) {
+	path := filepath.Join(dir, mrResultFile)
+	b, err := readOwn(path)
+	if err == nil || !p.opts.RunAsUser || a.User == "" {
+		return b, err
+	}
+	ra, err := runAsOf(a.User)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.Mode().IsRegular() || !ok || st.Uid != ra.UID || st.Nlink != 1 {
+		return nil, fs.ErrNotExist
+	}
+	return io.ReadAll(io.LimitReader(f, 16<<20))
+}
+
+// writeOutcome records a tool's outcome in the working directory.
+func writeOutcome(dir string, o mrOutcome) error {
+	data, _ := json.MarshalIndent(o, "", "  ")
+	return writeFileAtomic(filepath.Join(dir, mrResultFile), data)
+}
+
+// toolSignals makes SIGTERM and SIGINT cancel ctx, so that a tool killed
+// with its action cleans up (or kills its Hadoop job) before it exits.
+func toolSignals() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+// streamingTool is `gozie launch -tool streaming JOBFILE`: it runs the
+// local streaming job and writes its outcome next to JOBFILE.
+func streamingTool(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "Usage: gozie launch -tool streaming JOBFILE")
+		return launcherUsage
+	}
+	dir := filepath.Dir(args[0])
+	var job streaming.Job
+	b, err := os.ReadFile(args[0])
+	if err == nil {
+		err = json.Unmarshal(b, &job)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: reading the streaming job: %v\n", err)
+		return launcherFailed
+	}
+	ctx, stop := toolSignals()
+	defer stop()
+	fmt.Fprintf(stdout, "Running local streaming job: mapper [%s], reducer [%s], %d reducer(s), input %v, output [%s]\n",
+		job.Mapper, job.Reducer, job.Reduces, job.Inputs, job.Output)
+	counters, err := streaming.Run(ctx, &job)
+	if err != nil {
+		o := mrOutcome{Code: CodeLauncher, Error: streamingError(err)}
+		fmt.Fprintln(stderr, "Error:", o.Error)
+		if werr := writeOutcome(dir, o); werr != nil {
+			fmt.Fprintln(stderr, "Error:", werr)
+		}
+		if ctx.Err() != nil {
+			return 143 // killed: as a shell reports death by SIGTERM
+		}
+		return 1
+	}
+	if err := writeOutcome(dir, mrOutcome{Counters: counters}); err != nil {
+		fmt.Fprintln(stderr, "Error:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "Job complete: output [%s]\n", job.Output)
+	return 0
+}
+
+// streamingError words a failed local job the way Oozie reports a failed
+// streaming action: the main class, then the Hadoop exception.
+func streamingError(err error) string {
+	var te *streaming.TaskError
+	switch {
+	case errors.Is(err, streaming.ErrOutputExists):
+		return "org.apache.hadoop.mapred.FileAlreadyExistsException: " + strings.TrimPrefix(err.Error(), streaming.ErrOutputExists.Error()+": ")
+	case errors.Is(err, streaming.ErrInput):
+		return "org.apache.hadoop.mapred.InvalidInputException: " + strings.TrimPrefix(err.Error(), streaming.ErrInput.Error()+": ")
+	case errors.As(err, &te):
+		return "Streaming job failed: " + te.Error()
+	case errors.Is(err, context.Canceled):
+		return "Streaming job killed"
+	}
+	return "Streaming job failed: " + err.Error()
+}
+
+// ---- Hadoop ----
+
+// mrStatusInterval is how often a submitted Hadoop job's state is asked.
+var mrStatusInterval = siteKey("gozie.mapreduce.status.interval", "5s",
+	"how often the map-reduce action asks Hadoop for the state of a submitted job (mapred job -status), a Go duration")
+
+// mapredJob is what `gozie launch -tool mapred-job` runs: Argv submits
+// the job; with Waits the command itself waits for the job's end (mapred
+// pipes); otherwise the tool polls `mapred job -status ID`.
+type mapredJob struct {
+	Mapred string   `json:"mapred"`
+	Argv   []string `json:"argv"`
+	// Prepare are the commands of the prepare block (program and
+	// arguments: hadoop fs -rm / -mkdir), run in order before Argv.
+	Prepare [][]string `json:"prepare,omitempty"`
+	Waits   bool       `json:"waits,omitempty"`
+	// PollMS is the wait between status polls (0: 5 seconds).
+	PollMS int `json:"pollMs,omitempty"`
+}
+
+func (p mapReduceProgram) buildHadoop(dir string, a *Context, cfg *conf.Config, why string) (*LaunchSpec, error) {
+	mapred, err := p.opts.findTool("mapred", hadoopHome)
+	if err != nil {
+		var xe *ExecError
+		if errors.As(err, &xe) {
+			xe.Msg = "map-reduce action [" + a.Name + "] needs Hadoop (" + why + "): " + xe.Msg
+		}
+		return nil, err
+	}
+	body := a.Element
+	hj := mapredJob{Mapred: mapred}
+	if v := p.opts.site(mrStatusInterval); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, Errorf(ErrorKindError, CodeSchema, "%s [%s] is not a positive duration", mrStatusInterval, v)
+		}
+		hj.PollMS = int(max(d.Milliseconds(), 1))
+	}
+	// The prepare block runs in the tool, on Hadoop's file systems, just
+	// before the submission (Oozie's launcher does it there too); nothing
+	// is deleted when Hadoop is missing.
+	if hj.Prepare, err = p.hadoopPrepare(body); err != nil {
+		return nil, err
+	}
+	appDir, err := appDirOf(a.AppPath)
+	if err != nil {
+		return nil, err
+	}
+	job := cfg.Clone()
+	nn := body.ChildText("name-node")
+	if nn != "" {
+		if _, ok := job.Get("fs.defaultFS"); !ok {
+			job.Set("fs.defaultFS", nn)
+		}
+	}
+	if rm := firstNonEmpty(body.ChildText("resource-manager"), body.ChildText("job-tracker")); rm != "" && rm != "local" {
+		if _, ok := job.Get("yarn.resourcemanager.address"); !ok {
+			job.Set("yarn.resourcemanager.address", rm)
+		}
+	}
+	files, archives, err := mrCacheEntries(appDir, a)
+	if err != nil {
+		return nil, err
+	}
+	jars, err := mrLibJars(appDir, a)
+	if err != nil {
+		return nil, err
+	}
+	jobXML := filepath.Join(dir, mrJobXML)
+	if pipes := body.Child("pipes"); pipes != nil {
+		// mapred pipes takes the job configuration as -conf and the
+		// distributed cache as generic options, then its own options;
+		// it waits for the job (JobClient.runJob).
+		hj.Waits = true
+		hj.Argv = []string{"pipes", "-conf", jobXML}
+		hj.Argv = append(hj.Argv, genericOpts(jars, files, archives)...)
+		opts := []struct{ el, opt string }{{"map", "-map"}, {"reduce", "-reduce"}, {"inputformat", "-inputformat"},
+			{"partitioner", "-partitioner"}, {"writer", "-writer"}}
+		for _, o := range opts {
+			if v := pipes.ChildText(o.el); v != "" {
+				hj.Argv = append(hj.Argv, o.opt, v)
+			}
+		}
+		if prog := pipes.ChildText("program"); prog != "" {
+			hj.Argv = append(hj.Argv, "-program", qualify(prog, appDir))
+		}
+	} else {
+		if st := body.Child("streaming"); st != nil {
+			if err := setStreamingConf(job, cfg, st, mapred, p.opts.site(hadoopHome)); err != nil {
+				return nil, err
+			}
+			if jar, _ := job.Get("mapreduce.job.jar"); jar != "" {
+				jars = append(jars, jar)
+			}
+		}
+		if uber, ok := job.Get("oozie.mapreduce.uber.jar"); ok && uber != "" {
+			job.Set("mapreduce.job.jar", qualify(uber, appDir))
+		}
+		// `mapred job -submit FILE` submits the file's configuration as
+		// it is (generic options are not applied to it): the cache goes
+		// in the keys the generic options would have set.
+		setList(job, "tmpjars", jars)
+		setList(job, "tmpfiles", files)
+		setList(job, "tmparchives", archives)
+		hj.Argv = []string{"job", "-submit", jobXML}
+	}
+	if _, err := writeActionConf(dir, cfg); err != nil {
+		return nil, err
+	}
+	var sb strings.Builder
+	if err := job.WriteXML(&sb); err != nil {
+		return nil, Errorf(ErrorKindError, CodeIO, "writing the job configuration: %v", err)
+	}
+	if err := writeFileAtomic(jobXML, []byte(sb.String())); err != nil {
+		return nil, Errorf(Transient, CodeIO, "writing the job configuration: %v", err)
+	}
+	data, _ := json.MarshalIndent(hj, "", "  ")
+	jobFile := filepath.Join(dir, mrHadoopJobFile)
+	if err := writeFileAtomic(jobFile, data); err != nil {
+		return nil, Errorf(Transient, CodeIO, "writing the Hadoop job: %v", err)
+	}
+	exe, args, err := p.opts.toolCommand("mapred-job", jobFile)
+	if err != nil {
+		return nil, err
+	}
+	return &LaunchSpec{Exec: exe, Args: args, MaxOutput: p.opts.MaxOutput}, nil
+}
+
+// hadoopPrepare turns the prepare block into `hadoop fs` commands (paths
+// without scheme on the name-node; relative ones refused, FS011).
+func (p mapReduceProgram) hadoopPrepare(body *workflow.Element) ([][]string, error) {
+	prep := body.Child("prepare")
+	if prep == nil {
+		return nil, nil
+	}
+	nnPrefix := ""
+	if nn := body.ChildText("name-node"); nn != "" && fsys.Scheme(nn) != "" {
+		nnPrefix = fsys.Scheme(nn) + "://" + fsys.Authority(nn)
+	}
+	var cmds [][]string
+	for _, op := range prep.Children {
+		if op.Name.Local != "delete" && op.Name.Local != "mkdir" {
+			continue
+		}
+		raw := strings.TrimSpace(op.Attr("path"))
+		if raw == "" {
+			return nil, Errorf(ErrorKindError, CodeSchema, "prepare %s, attribute [path] missing", op.Name.Local)
+		}
+		if fsys.Scheme(raw) == "" {
+			if !strings.HasPrefix(raw, "/") {
+				return nil, Errorf(ErrorKindError, CodeFSRelative, "Path [%s] cannot be relative", raw)
+			}
+			raw = nnPrefix + raw
+		}
+		if op.Name.Local == "delete" {
+			cmds = append(cmds, []string{"fs", "-rm", "-r", "-f", "-skipTrash", raw})
+		} else {
+			cmds = append(cmds, []string{"fs", "-mkdir", "-p", raw})
+		}
+	}
+	if len(cmds) == 0 {
+		return nil, nil
+	}
+	hadoop, err := p.opts.findTool("hadoop", hadoopHome)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(cmds))
+	for i, c := range cmds {
+		out[i] = append([]string{hadoop}, c...)
+	}
+	return out, nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// qualify makes a path a URI Hadoop resolves the same way from anywhere:
+// URIs stay, local absolute paths become file:// URIs, relative paths are
+// resolved against the application directory.
+func qualify(p, appDir string) string {
+	if fsys.Scheme(p) != "" {
+		return p
+	}
+	if !filepath.IsAbs(p) && appDir != "" {
+		p = filepath.Join(appDir, p)
+	}
+	return "file://" + p
+}
+
+// mrCacheEntries returns the <file>s and <archive>s as qualified URIs
+// with their #link names, for Hadoop's distributed cache.
+func mrCacheEntries(appDir string, a *Context) (files, archives []string, err error) {
+	for _, kind := range []string{"file", "archive"} {
+		for _, f := range a.Element.ChildrenNamed(kind) {
+			entry := f.TrimText()
+			src, frag, _ := strings.Cut(entry, "#")
+			if src == "" {
+				return nil, nil, Errorf(ErrorKindError, CodeSchema, "empty <%s> entry", kind)
+			}
+			u := qualify(src, appDir)
+			if strings.HasPrefix(u, "file://") {
+				if _, err := os.Stat(strings.TrimPrefix(u, "file://")); err != nil {
+					return nil, nil, Errorf(ErrorKindError, CodeFileNotFound, "File [%s] of the action does not exist: %v", entry, err)
+				}
+			}
+			if frag != "" {
+				u += "#" + frag
+			}
+			if kind == "file" {
+				files = append(files, u)
+			} else {
+				archives = append(archives, u)
+			}
+		}
+	}
+	return files, archives, nil
+}
+
+// mrLibJars lists the jars a Hadoop job of the action needs on its class
+// path: the application's lib/*.jar and the <file>s that are jars, as
+// qualified URIs. (The shared JVM class path builder will take its place.)
+func mrLibJars(appDir string, a *Context) ([]string, error) {
+	var jars []string
+	if appDir != "" {
+		ms, err := filepath.Glob(filepath.Join(appDir, "lib", "*.jar"))
+		if err != nil {
+			return nil, Errorf(ErrorKindError, CodeIO, "%v", err)
+		}
+		sort.Strings(ms)
+		for _, m := range ms {
+			jars = append(jars, "file://"+m)
+		}
+	}
+	for _, f := range a.Element.ChildrenNamed("file") {
+		src, _, _ := strings.Cut(f.TrimText(), "#")
+		if strings.HasSuffix(strings.ToLower(src), ".jar") {
+			jars = append(jars, qualify(src, appDir))
+		}
+	}
+	return jars, nil
+}
+
+// genericOpts are Hadoop's generic options for the distributed cache.
+func genericOpts(jars, files, archives []string) []string {
+	var out []string
+	for _, o := range []struct {
+		opt  string
+		list []string
+	}{{"-libjars", jars}, {"-files", files}, {"-archives", archives}} {
+		if len(o.list) > 0 {
+			out = append(out, o.opt, strings.Join(o.list, ","))
+		}
+	}
+	return out
+}
+
+// setList adds entries to a comma-separated configuration list.
+func setList(c *conf.Config, key string, add []string) {
+	if len(add) == 0 {
+		return
+	}
+	list := add
+	if v, ok := c.Get(key); ok && strings.TrimSpace(v) != "" {
+		list = append([]string{v}, add...)
+	}
+	c.Set(key, strings.Join(list, ","))
+}
+
+// setStreamingConf configures a streaming job for Hadoop as Oozie's
+// StreamingMain does: Hadoop streaming's classes and keys first, the
+// action configuration over them; the streaming jar of the Hadoop
+// installation is the job's jar.
+func setStreamingConf(job, actionConf *conf.Config, el *workflow.Element, mapred, home string) error {
+	base := map[string]string{
+		"mapred.mapper.class":              "org.apache.hadoop.streaming.PipeMapper",
+		"mapred.reducer.class":             "org.apache.hadoop.streaming.PipeReducer",
+		"mapred.map.runner.class":          "org.apache.hadoop.streaming.PipeMapRunner",
+		"mapred.input.format.class":        "org.apache.hadoop.mapred.TextInputFormat",
+		"mapred.output.format.class":       "org.apache.hadoop.mapred.TextOutputFormat",
+		"mapred.output.value.class":        "org.apache.hadoop.io.Text",
+		"mapred.output.key.class":          "org.apache.hadoop.io.Text",
+		"mapred.create.symlink":            "yes",
+		"mapred.used.genericoptionsparser": "true",
+	}
+	if v := el.ChildText("mapper"); v != "" {
+		base["stream.map.streamprocessor"] = v
+	}
+	if v := el.ChildText("reducer"); v != "" {
+		base["stream.reduce.streamprocessor"] = v
+	}
+	if v := el.ChildText("record-reader"); v != "" {
+		base["stream.recordreader.class"] = v
+	}
+	for _, m := range el.ChildrenNamed("record-reader-mapping") {
+		k, v, ok := strings.Cut(m.TrimText(), "=")
+		if !ok {
+			return Errorf(ErrorKindError, CodeSchema, "record-reader-mapping [%s] is not NAME=VALUE", m.TrimText())
+		}
+		base["stream.recordreader."+k] = v
+	}
+	var env []string
+	for _, e := range el.ChildrenNamed("env") {
+		env = append(env, e.TrimText())
+	}
+	base["stream.addenvironment"] = strings.Join(env, " ")
+	if home == "" {
+		home = filepath.Dir(filepath.Dir(mapred))
+	}
+	jars, _ := filepath.Glob(filepath.Join(home, "share", "hadoop", "tools", "lib", "hadoop-streaming-*.jar"))
+	if len(jars) == 0 {
+		jars, _ = filepath.Glob(filepath.Join(home, "contrib", "streaming", "hadoop-streaming*.jar"))
+	}
+	if len(jars) == 0 {
+		return Errorf(ErrorKindError, CodeToolMissing, "the Hadoop streaming jar is not in %s (share/hadoop/tools/lib/hadoop-streaming-*.jar); set %s to the Hadoop installation", home, hadoopHome)
+	}
+	sort.Strings(jars)
+	base["mapreduce.job.jar"] = "file://" + jars[len(jars)-1]
+	keys := make([]string, 0, len(base))
+	for k := range base {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if _, ok := actionConf.Get(k); !ok {
+			job.Set(k, base[k])
+		}
+	}
+	return nil
+}
+
+// jobIDPattern matches a Hadoop job id.
+var jobIDPattern = regexp.MustCompile(`\bjob_[0-9A-Za-z]+_[0-9]{4,}\b`)
+
+// jobState matches the state line of `mapred job -status`.
+var jobState = regexp.MustCompile(`(?m)^\s*Job state:\s*([A-Z]+)`)
+
+// mapredJobTool is `gozie launch -tool mapred-job JOBFILE`: it submits a
+// job with Hadoop's mapred command and waits for its end — the command
+// itself waits (mapred pipes), or the tool polls `mapred job -status`. It
+// records the Hadoop job id and the counters in the outcome; killed, it
+// kills the Hadoop job too (`mapred job -kill`).
+func mapredJobTool(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "Usage: gozie launch -tool mapred-job JOBFILE")
+		return launcherUsage
+	}
+	dir := filepath.Dir(args[0])
+	var job mapredJob
+	b, err := os.ReadFile(args[0])
+	if err == nil {
+		err = json.Unmarshal(b, &job)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: reading the Hadoop job: %v\n", err)
+		return launcherFailed
+	}
+	ctx, stop := toolSignals()
+	defer stop()
+	h := &hadoopRun{job: job, dir: dir, stdout: stdout, stderr: stderr}
+	out, code := h.run(ctx)
+	if err := writeOutcome(dir, out); err != nil {
+		fmt.Fprintln(stderr, "Error:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// hadoopRun is one run of mapredJobTool.
+type hadoopRun struct {
+	job            mapredJob
+	dir            string
+	stdout, stderr io.Writer
+	killed         bool // the Hadoop job was told to die
+}
+
+// run submits and follows the job; it returns the outcome and the exit
+// status of the tool.
+func (h *hadoopRun) run(ctx context.Context) (mrOutcome, int) {
+	var out mrOutcome
+	fail := func(format string, args ...any) (mrOutcome, int) {
+		out.Code = CodeLauncher
+		out.Error = fmt.Sprintf(format, args...)
+		fmt.Fprintln(h.stderr, "Error:", out.Error)
+		if ctx.Err() != nil {
+			h.killJob(&out) // killed between two commands
+			return out, 143
+		}
+		return out, 1
+	}
+	for _, c := range h.job.Prepare {
+		text, exit, err := h.run1(ctx, nil, c[0], c[1:]...)
+		if ctx.Err() != nil {
+			return fail("killed")
+		}
+		if err != nil || exit != 0 {
+			return fail("prepare [%s] failed (exit code %d, %v): %s", strings.Join(c[1:], " "), exit, err, lastLines(text, 5))
+		}
+	}
+	text, exit, err := h.command(ctx, &out, h.job.Argv...)
+	if err != nil {
+		return fail("running [%s %s]: %v", h.job.Mapred, strings.Join(h.job.Argv, " "), err)
+	}
+	if ctx.Err() != nil {
+		return fail("killed")
+	}
+	if exit != 0 {
+		id := ""
+		if len(out.ChildIDs) > 0 {
+			id = " " + out.ChildIDs[0]
+		}
+		return fail("MapReduce job%s failed: [mapred %s] exit code [%d]: %s", id, h.job.Argv[0], exit, lastLines(text, 5))
+	}
+	if len(out.ChildIDs) == 0 {
+		return fail("no Hadoop job id in the output of [mapred %s]: %s", strings.Join(h.job.Argv, " "), lastLines(text, 5))
+	}
+	id := out.ChildIDs[0]
+	if h.job.Waits {
+		out.Counters = parseCounters(text)
+		return out, 0
+	}
+	poll := time.Duration(h.job.PollMS) * time.Millisecond
+	if poll <= 0 {
+		poll = 5 * time.Second
+	}
+	for {
+		status, exit, err := h.command(ctx, nil, "job", "-status", id)
+		if ctx.Err() != nil {
+			return fail("killed")
+		}
+		if err != nil || exit != 0 {
+			return fail("asking Hadoop for the state of job [%s] (exit code %d, %v): %s", id, exit, err, lastLines(status, 5))
+		}
+		m := jobState.FindStringSubmatch(status)
+		state := ""
+		if m != nil {
+			state = m[1]
+		}
+		switch state {
+		case "SUCCEEDED":
+			out.Counters = parseCounters(status)
+			return out, 0
+		case "FAILED", "KILLED":
+			reason := ""
+			if rm := regexp.MustCompile(`(?m)^\s*reason for failure:\s*(.*)$`).FindStringSubmatch(status); rm != nil {
+				reason = ": " + strings.TrimSpace(rm[1])
+			}
+			out.Counters = parseCounters(status)
+			return fail("MapReduce job [%s] ended [%s]%s", id, state, reason)
+		}
+		select {
+		case <-ctx.Done():
+			return fail("killed")
+		case <-time.After(poll):
+		}
+	}
+}
+
+// command runs `mapred ARGS...` in the working directory, copying its
+// output to the tool's and returning it. With out, job ids are picked out
+// of the output as it comes, so that a kill during the command knows the
+// job to kill.
+func (h *hadoopRun) command(ctx context.Context, out *mrOutcome, args ...string) (string, int, error) {
+	return h.run1(ctx, out, h.job.Mapred, args...)
+}
+
+// run1 runs one command as command describes.
+func (h *hadoopRun) run1(ctx context.Context, out *mrOutcome, prog string, args ...string) (string, int, error) {
+	cmd := exec.Command(prog, args...)
+	cmd.Dir = h.dir
+	var buf syncBuffer
+	cmd.Stdout = io.MultiWriter(h.stdout, &buf)
+	cmd.Stderr = io.MultiWriter(h.stderr, &buf)
+	if err := cmd.Start(); err != nil {
+		return "", -1, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		if out != nil {
+			out.ChildIDs = pickJobIDs(out.ChildIDs, buf.String())
+		}
+		h.killJob(out)
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		err = <-done
+	}
+	text := buf.String()
+	if out != nil {
+		out.ChildIDs = pickJobIDs(out.ChildIDs, text)
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return text, ee.ExitCode(), nil
+	}
+	if err != nil {
+		return text, -1, err
+	}
+	return text, 0, nil
+}
+
+// killJob kills the Hadoop job of a killed action. The kill command runs
+// in a process group of its own: the action's group is killed next.
+func (h *hadoopRun) killJob(out *mrOutcome) {
+	if out == nil || len(out.ChildIDs) == 0 || h.killed {
+		return
+	}
+	h.killed = true
+	cmd := exec.Command(h.job.Mapred, "job", "-kill", out.ChildIDs[0])
+	cmd.Dir = h.dir
+	cmd.Stdout, cmd.Stderr = h.stdout, h.stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(h.stderr, "Error: killing Hadoop job %s: %v\n", out.ChildIDs[0], err)
+		return
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+	}
+}
+
+// pickJobIDs adds the job ids found in text to ids, in order, once each.
+func pickJobIDs(ids []string, text string) []string {
+	for _, id := range jobIDPattern.FindAllString(text, -1) {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// syncBuffer collects a command's output from two writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.b.Len() < 8<<20 { // enough for ids and counters; a runaway log is cut
+		s.b.Write(p)
+	}
+	return len(p), nil
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Hadoop prints counters by display name ("Map-Reduce Framework", "Map
+// input records"); hadoop:counters names them by group class and enum
+// ("org.apache.hadoop.mapreduce.TaskCounter", "MAP_INPUT_RECORDS").
+var (
+	counterGroups = map[string]string{
+		"File System Counters":        streaming.GroupFS2,
+		"Job Counters":                streaming.GroupJob2,
+		"Map-Reduce Framework":        streaming.GroupTask2,
+		"File Input Format Counters":  streaming.GroupInputFmt,
+		"File Output Format Counters": streaming.GroupOutputFmt,
+	}
+	// legacyGroups are the Hadoop 1 names of the same groups.
+	legacyGroups = map[string]string{
+		streaming.GroupFS2:   streaming.GroupFS1,
+		streaming.GroupJob2:  streaming.GroupJob1,
+		streaming.GroupTask2: streaming.GroupTask1,
+	}
+	counterNames = map[string]string{
+		"Launched map tasks": "TOTAL_LAUNCHED_MAPS", "Launched reduce tasks": "TOTAL_LAUNCHED_REDUCES",
+		"Data-local map tasks": "DATA_LOCAL_MAPS", "Rack-local map tasks": "RACK_LOCAL_MAPS",
+		"Failed map tasks": "NUM_FAILED_MAPS", "Failed reduce tasks": "NUM_FAILED_REDUCES",
+		"Killed map tasks": "NUM_KILLED_MAPS", "Killed reduce tasks": "NUM_KILLED_REDUCES",
+		"Map input records": "MAP_INPUT_RECORDS", "Map output records": "MAP_OUTPUT_RECORDS",
+		"Map output bytes": "MAP_OUTPUT_BYTES", "Map output materialized bytes": "MAP_OUTPUT_MATERIALIZED_BYTES",
+		"Input split bytes": "SPLIT_RAW_BYTES", "Combine input records": "COMBINE_INPUT_RECORDS",
+		"Combine output records": "COMBINE_OUTPUT_RECORDS", "Reduce input groups": "REDUCE_INPUT_GROUPS",
+		"Reduce shuffle bytes": "REDUCE_SHUFFLE_BYTES", "Reduce input records": "REDUCE_INPUT_RECORDS",
+		"Reduce output records": "REDUCE_OUTPUT_RECORDS", "Spilled Records": "SPILLED_RECORDS",
+		"Shuffled Maps": "SHUFFLED_MAPS", "Failed Shuffles": "FAILED_SHUFFLE", "Merged Map outputs": "MERGED_MAP_OUTPUTS",
+		"GC time elapsed (ms)": "GC_TIME_MILLIS", "CPU time spent (ms)": "CPU_MILLISECONDS",
+		"Physical memory (bytes) snapshot": "PHYSICAL_MEMORY_BYTES", "Virtual memory (bytes) snapshot": "VIRTUAL_MEMORY_BYTES",
+		"Total committed heap usage (bytes)": "COMMITTED_HEAP_BYTES",
+		"Bytes Read":                         "BYTES_READ", "Bytes Written": "BYTES_WRITTEN",
+	}
+	fsCounter = regexp.MustCompile(`^([A-Za-z0-9]+): Number of (bytes read|bytes written|read operations|large read operations|write operations)$`)
+	fsSuffix  = map[string]string{"bytes read": "BYTES_READ", "bytes written": "BYTES_WRITTEN", "read operations": "READ_OPS",
+		"large read operations": "LARGE_READ_OPS", "write operations": "WRITE_OPS"}
+)
+
+// counterName returns the enum name of a counter's display name.
+func counterName(display string) string {
+	if n, ok := counterNames[display]; ok {
+		return n
+	}
+	if m := fsCounter.FindStringSubmatch(display); m != nil {
+		return strings.ToUpper(m[1]) + "_" + fsSuffix[m[2]]
+	}
+	return strings.ToUpper(strings.Trim(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(display, "_"), "_"))
+}
+
+// parseCounters reads the "Counters: N" block Hadoop prints after a job
+// (mapred job -status, JobClient's job monitor): group lines, then
+// "name=value" lines, indented.
+func parseCounters(text string) streaming.Counters {
+	i := regexp.MustCompile(`(?m)Counters: \d+\s*$`).FindStringIndex(text)
+	if i == nil {
+		return nil
+	}
+	out := streaming.Counters{}
+	group := ""
+	for _, line := range strings.Split(text[i[1]:], "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if line[0] != ' ' && line[0] != '\t' {
+			// A log prefix ("... INFO mapreduce.Job:") before the
+			// indentation is Hadoop's logger; anything else ends the block.
+			if j := strings.Index(line, ":\t"); j < 0 {
+				break
+			}
+		}
+		t := strings.TrimSpace(line)
+		name, val, ok := strings.Cut(t, "=")
+		if !ok {
+			group = t
+			if g, ok := counterGroups[t]; ok {
+				group = g
+			}
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		if err != nil || group == "" {
+			continue
+		}
+		for _, g := range []string{group, legacyGroups[group]} {
+			if g == "" {
+				continue
+			}
+			if out[g] == nil {
+				out[g] = map[string]int64{}
+			}
+			out[g][counterName(strings.TrimSpace(name))] = n
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
