@@ -88,6 +88,8 @@ var (
 		"seconds ssh waits for the remote host to accept a connection (ssh -o ConnectTimeout)")
 	sshAllowUserAtHostKey = siteKey("gozie.ssh.allow.user.at.host", "true",
 		"Oozie's oozie.action.ssh.allow.user.at.host: true lets <host> name any remote user; false requires the job's user (ERR_USER_MISMATCH otherwise)")
+	sshRetentionKey = siteKey("gozie.ssh.remote.retention.days", "7",
+		"days a finished run's directory (~/.gozie-ssh/<actionId>/<attempt>) is kept on the remote host; each ssh action start removes older ones of that user; 0 keeps them")
 	sshCheckRetriesKey = siteKey("gozie.ssh.check.retries.max", "3",
 		"Oozie's oozie.action.ssh.check.retries.max: connection attempts a status check retries before failing the job with COULD_NOT_CONNECT")
 	sshCheckWaitKey = siteKey("gozie.ssh.check.initial.retry.wait.time", "3000",
@@ -101,6 +103,10 @@ const sshDirRoot = ".gozie-ssh"
 // sshMarker starts the lines of the remote scripts' reports, so that what
 // a login script prints (a .bashrc that echoes) is told apart from them.
 const sshMarker = "GOZIE-SSH-"
+
+// sshNoHome is the exit status of a remote script that cannot change to
+// the home directory.
+const sshNoHome = 97
 
 // sshClaimWait bounds how long Start waits for the detached wrapper to
 // claim the run before giving up on it (it then never runs).
@@ -274,7 +280,7 @@ func (s *sshExecutor) scriptHead(dir string, capture bool) string {
 	if capture {
 		c = "1"
 	}
-	return "M=" + shQuote(sshMarker) + "\necho \"${M}BEGIN\"\ncd || exit 97\numask 077\n" +
+	return "M=" + shQuote(sshMarker) + "\necho \"${M}BEGIN\"\ncd || exit " + strconv.Itoa(sshNoHome) + "\n" +
 		"D=" + shQuote(dir) + "\nCAPTURE=" + c + "\nMAX=" + strconv.Itoa(s.maxOutput()) + "\n" + sshReport
 }
 
@@ -291,8 +297,10 @@ func (s *sshExecutor) startScript(dir string, p sshAction) string {
 	var b strings.Builder
 	b.WriteString(s.scriptHead(dir, p.capture))
 	b.WriteString("W=" + shQuote(sshWrapper) + "\n")
-	b.WriteString(`mkdir -p "$(dirname "$D")" || { echo "${M}STATE SETUP cannot create $D"; exit 0; }
-if mkdir "$D" 2>/dev/null; then
+	// Only the directories are private (the command keeps the user's
+	// umask).
+	b.WriteString(`(umask 077 && mkdir -p "$(dirname "$D")") || { echo "${M}STATE SETUP"; exit 0; }
+if mkdir -m 700 "$D" 2>/dev/null; then
   echo "${M}LAUNCHED"
   if command -v setsid >/dev/null 2>&1; then S=setsid; else S=; set -m; fi
   $S /bin/sh -c "$W" gozie-ssh "$D"`)
@@ -308,6 +316,14 @@ else
 fi
 report
 `, int(sshClaimWait/(20*time.Millisecond)))
+	if days := s.siteInt(sshRetentionKey, 7); days > 0 {
+		// Finished runs older than the retention go; a run without a
+		// status (running, or lost) stays for a person to look at.
+		fmt.Fprintf(&b, `find %s -mindepth 3 -maxdepth 3 -name status -type f -mtime +%d 2>/dev/null |
+  while read -r f; do rm -rf "${f%%/status}"; done >/dev/null 2>&1
+find %s -mindepth 1 -maxdepth 1 -type d -empty -exec rmdir {} + >/dev/null 2>&1
+`, sshDirRoot, days-1, sshDirRoot)
+	}
 	return b.String()
 }
 
@@ -426,6 +442,9 @@ func (s *sshExecutor) run(ctx context.Context, host, script string) (sshReply, e
 		if !errors.As(runErr, &ee) {
 			return r, Errorf(Transient, CodeSSHUnknown, "running %s: %v", path, runErr)
 		}
+		if ee.ExitCode() == sshNoHome && r.began {
+			return r, Errorf(ErrorKindError, CodeSSHSetupFailed, "cannot change to the home directory on [%s]: %s", host, lastLines(errb.String()))
+		}
 		return r, &errSSH{code: ee.ExitCode(), stderr: lastLines(errb.String())}
 	}
 	if r.state == "" {
@@ -516,7 +535,8 @@ func (s *sshExecutor) Start(ctx context.Context, a *Context) (Result, error) {
 	id := sshExternalID(p.host, dir)
 	r, err := s.run(ctx, p.host, s.startScript(dir, p))
 	if err != nil {
-		if r.began {
+		var se *errSSH
+		if r.began && errors.As(err, &se) && se.code == 255 {
 			// The script ran and may have launched the command before
 			// the connection broke: the command must not be started
 			// again (a transient error would start a new attempt), so
@@ -628,8 +648,8 @@ func (s *sshExecutor) Check(ctx context.Context, a *Context, externalID string) 
 		}
 		ee := classifySSH(p.host, err)
 		if ee.Code != CodeSSHConnect && ee.Code != CodeSSHResolve {
-			if ee.Kind == ErrorKindError {
-				// Not the command's failure: the check itself; poll again.
+			if ee.Code == CodeSSHUnknown {
+				// The check failed, not the command: poll again.
 				ee.Kind = Transient
 			}
 			return Result{ExternalID: id, TrackerURI: p.host, ExternalStatus: "RUNNING"}, ee

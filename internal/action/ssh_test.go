@@ -443,3 +443,29 @@ func TestSSHQuote(t *testing.T) {
 		t.Errorf("remoteDir = %q", d)
 	}
 }
+
+// TestSSHRetention: a start removes the user's finished runs older than
+// gozie.ssh.remote.retention.days, and nothing else.
+func TestSSHRetention(t *testing.T) {
+	s := startSSHServer(t)
+	root := filepath.Join(s.remoteHome, sshDirRoot)
+	old := time.Now().Add(-10 * 24 * time.Hour)
+	for _, f := range []string{"old-W@a/0/status", "new-W@a/0/status", "oldrunning-W@a/0/pid"} {
+		p := filepath.Join(root, f)
+		writeFile(t, p, "0\n")
+		if !strings.HasPrefix(f, "new") {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a := s.sshCtx(t, "0.2", `<host>`+s.user+`@gozietest</host><command>true</command>`)
+	if res := sshRun(t, NewSSH(sshOpts(nil)), a); res.Status != OK {
+		t.Fatalf("result %+v", res)
+	}
+	for f, want := range map[string]bool{"old-W@a": false, "new-W@a/0/status": true, "oldrunning-W@a/0/pid": true, remoteDir(a)[len(sshDirRoot)+1:] + "/status": true} {
+		if _, err := os.Stat(filepath.Join(root, f)); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", f, err == nil, want)
+		}
+	}
+}
