@@ -82,6 +82,8 @@ const (
 var (
 	sshCommandKey = siteKey("gozie.ssh.command", "ssh",
 		"OpenSSH client run by ssh actions: a path, or a name looked up on the server's PATH")
+	sshConfigKey = siteKey("gozie.ssh.config.file", "",
+		"ssh client configuration passed to ssh with -F (then /etc/ssh/ssh_config is not read); empty: the user's ~/.ssh/config as ssh finds it, or $HOME/.ssh/config when HOME is not the account's home directory")
 	sshKeyFileKey = siteKey("gozie.ssh.key.file", "",
 		"private key file passed to ssh with -i for every ssh action, in addition to the keys ~/.ssh/config and the agent offer; empty: none")
 	sshConnectTimeoutKey = siteKey("gozie.ssh.connect.timeout", "20",
@@ -376,7 +378,12 @@ func (s *sshExecutor) sshCommand() (string, []string, error) {
 	}
 	args := []string{"-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=" + timeout,
 		"-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4"}
-	if cfg := userSSHConfig(); cfg != "" {
+	if cfg := s.opts.site(sshConfigKey); cfg != "" {
+		if _, err := os.Stat(cfg); err != nil {
+			return "", nil, Errorf(ErrorKindError, CodeSSHSetupFailed, "ssh configuration file of %s: %v", sshConfigKey, err)
+		}
+		args = append(args, "-F", cfg)
+	} else if cfg := userSSHConfig(); cfg != "" {
 		args = append(args, "-F", cfg)
 	}
 	if key := s.opts.site(sshKeyFileKey); key != "" {

@@ -128,6 +128,8 @@ func startSSHServer(t *testing.T) *sshTestServer {
 			alias("gozietest-otherkey", "  IdentityFile "+filepath.Join(s.dir, "other_key")+"\n")+
 			alias("gozietest-nokey", "  IdentityFile "+filepath.Join(s.dir, "no_such_key")+"\n")+
 			"Host gozietest-closed\n  HostName 127.0.0.1\n  Port "+strconv.Itoa(freePort(t))+"\n")
+	// A configuration of its own, for gozie.ssh.config.file.
+	writeFile(t, filepath.Join(s.dir, "alt_config"), alias("gozietest-alt", "  IdentityFile "+filepath.Join(s.dir, "client_key")+"\n"))
 	return s
 }
 
@@ -230,6 +232,8 @@ func TestSSHAction(t *testing.T) {
 			status: Error, code: "ERR_OUTPUT_EXCEED_MAX_LEN", msg: "Output data exceeds its limit [2048]"},
 		{name: "capture not properties", ver: "0.2", body: host + `<command>printf</command><arg>k=\\uZZZZ</arg><capture-output/>`,
 			status: Error, code: "UNKNOWN_ERROR", msg: "not Java properties"},
+		{name: "configuration from gozie.ssh.config.file", ver: "0.2", body: `<host>` + s.user + `@gozietest-alt</host><command>echo</command><arg>k=alt</arg><capture-output/>`,
+			site: map[string]string{"gozie.ssh.config.file": filepath.Join(s.dir, "alt_config")}, status: OK, data: map[string]string{"k": "alt"}},
 		{name: "key from gozie.ssh.key.file", ver: "0.2", body: `<host>` + s.user + `@gozietest-nokey</host><command>echo</command><arg>k=v</arg><capture-output/>`,
 			site: map[string]string{"gozie.ssh.key.file": filepath.Join(s.dir, "client_key")}, status: OK, data: map[string]string{"k": "v"}},
 	}
