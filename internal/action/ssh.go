@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
@@ -115,17 +116,43 @@ const sshNoHome = 97
 const sshClaimWait = 10 * time.Second
 
 func init() {
-	registerBuiltin("ssh", func(l *launchers) Executor { return &sshExecutor{opts: l.opts} })
+	registerBuiltin("ssh", func(l *launchers) Executor { return NewSSH(l.opts) })
 }
 
 // NewSSH returns the executor of the ssh action.
-func NewSSH(opts Options) Executor { return &sshExecutor{opts: opts} }
-
-// sshExecutor keeps no state: the external id names host and remote
-// directory, and everything else is on the remote host.
-type sshExecutor struct {
-	opts Options
+func NewSSH(opts Options) Executor {
+	return &sshExecutor{opts: opts, watches: make(map[string]*sshWatch)}
 }
+
+// sshExecutor keeps no state that a restarted server needs: the external
+// id names host and remote directory, and everything else is on the
+// remote host. What it keeps in memory, the watches, only saves ssh
+// connections.
+type sshExecutor struct {
+	opts    Options
+	mu      sync.Mutex
+	watches map[string]*sshWatch // by external id
+}
+
+// sshWatch is one ssh connection that waits on the remote host for a
+// run to end and then notifies the engine. While it waits, Check answers
+// RUNNING without connecting: without it every poll of the engine (each
+// second) would be an ssh login on the remote host for as long as the
+// command runs.
+type sshWatch struct {
+	waiting bool
+	ended   time.Time
+	final   *sshReply // the report of the ended run, when the watch saw it
+}
+
+// sshWatchGap is the least time between two watches of one run, so that
+// a watch that fails at once (a flapping host) does not turn into a
+// loop of logins; meanwhile Check connects itself.
+const sshWatchGap = 5 * time.Second
+
+// sshWatchRound is the longest one watch connection waits; then it
+// reconnects.
+const sshWatchRound = 5 * time.Minute
 
 // sshAction is a parsed <ssh> body.
 type sshAction struct {
@@ -250,6 +277,7 @@ echo "$rc" >"$D/status.tmp" && mv -f "$D/status.tmp" "$D/status"
 // DATA line, the captured stdout (at most $MAX+1 bytes) of a success or
 // the end of stderr of a failure.
 const sshReport = `boot() { cat /proc/sys/kernel/random/boot_id 2>/dev/null; }
+alive() { kill -0 -"$pid" 2>/dev/null || kill -0 "$pid" 2>/dev/null; }
 report() {
   if [ -f "$D/status" ]; then
     rc=$(cat "$D/status")
@@ -265,7 +293,7 @@ report() {
   if [ ! -f "$D/pid" ]; then echo "${M}STATE PENDING"; return; fi
   read -r pid pboot <"$D/pid"
   if [ "$pid" = 0 ]; then echo "${M}STATE NOTRUN"; return; fi
-  if [ "$pboot" = "$(boot)" ] && kill -0 "$pid" 2>/dev/null; then echo "${M}STATE RUNNING $pid"; return; fi
+  if [ "$pboot" = "$(boot)" ] && alive; then echo "${M}STATE RUNNING $pid"; return; fi
   if [ -f "$D/status" ]; then report; return; fi
   echo "${M}STATE LOST $pid"
 }
@@ -273,6 +301,11 @@ abandon() {
   echo "0 none" >"$D/pid.none" && ln "$D/pid.none" "$D/pid" 2>/dev/null
   rm -f "$D/pid.none"
 }
+`
+
+// sshNap sets how the scripts that wait poll: TICK seconds per round,
+// PERSEC rounds a second; whole seconds where sleep takes no fractions.
+const sshNap = `if sleep 0.01 2>/dev/null; then TICK=0.02; PERSEC=50; else TICK=1; PERSEC=1; fi
 `
 
 // scriptHead starts every remote script: it reports that it runs, goes
@@ -298,6 +331,7 @@ func (s *sshExecutor) maxOutput() int {
 func (s *sshExecutor) startScript(dir string, p sshAction) string {
 	var b strings.Builder
 	b.WriteString(s.scriptHead(dir, p.capture))
+	b.WriteString(sshNap)
 	b.WriteString("W=" + shQuote(sshWrapper) + "\n")
 	// Only the directories are private (the command keeps the user's
 	// umask).
@@ -311,13 +345,13 @@ if mkdir -m 700 "$D" 2>/dev/null; then
 	}
 	fmt.Fprintf(&b, ` </dev/null >/dev/null 2>&1 &
   i=0
-  while [ ! -f "$D/pid" ] && [ $i -lt %d ]; do sleep 0.02 2>/dev/null || sleep 1; i=$((i + 1)); done
+  while [ ! -f "$D/pid" ] && [ $i -lt $((%d * PERSEC)) ]; do sleep $TICK; i=$((i + 1)); done
   [ -f "$D/pid" ] || abandon
 else
   [ -f "$D/status" ] || [ -f "$D/pid" ] || abandon
 fi
 report
-`, int(sshClaimWait/(20*time.Millisecond)))
+`, int(sshClaimWait/time.Second))
 	if days := s.siteInt(sshRetentionKey, 7); days > 0 {
 		// Finished runs older than the retention go; a run without a
 		// status (running, or lost) stays for a person to look at.
@@ -341,25 +375,24 @@ report
 // killScript signals the group of the run: TERM, KILL after the grace,
 // and records the run as killed.
 func (s *sshExecutor) killScript(dir string, grace time.Duration) string {
-	n := int(grace / (50 * time.Millisecond))
-	return s.scriptHead(dir, false) + fmt.Sprintf(`if [ ! -d "$D" ] || [ -f "$D/status" ]; then echo "${M}STATE GONE"; exit 0; fi
+	secs := int((grace + time.Second - 1) / time.Second)
+	return s.scriptHead(dir, false) + sshNap + fmt.Sprintf(`if [ ! -d "$D" ] || [ -f "$D/status" ]; then echo "${M}STATE GONE"; exit 0; fi
 [ -f "$D/pid" ] || abandon
 read -r pid pboot <"$D/pid"
-alive() { kill -0 -"$pid" 2>/dev/null || kill -0 "$pid" 2>/dev/null; }
 if [ "$pid" != 0 ] && [ "$pboot" = "$(boot)" ]; then
   kill -TERM -"$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
   i=0
-  while alive && [ $i -lt %d ]; do sleep 0.05 2>/dev/null || sleep 1; i=$((i + 1)); done
+  while alive && [ $i -lt $((%d * PERSEC)) ]; do sleep $TICK; i=$((i + 1)); done
   if alive; then
     kill -KILL -"$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null
     i=0
-    while alive && [ $i -lt 100 ]; do sleep 0.05 2>/dev/null || sleep 1; i=$((i + 1)); done
+    while alive && [ $i -lt $((5 * PERSEC)) ]; do sleep $TICK; i=$((i + 1)); done
   fi
   if alive; then echo "${M}STATE ALIVE $pid"; exit 0; fi
 fi
 [ -f "$D/status" ] || { echo killed >"$D/status.tmp" && mv -f "$D/status.tmp" "$D/status"; }
 echo "${M}STATE KILLED"
-`, n)
+`, secs)
 }
 
 // sshCommand returns the ssh client and the options every call uses.
@@ -563,7 +596,9 @@ func (s *sshExecutor) Start(ctx context.Context, a *Context) (Result, error) {
 				"the command did not start on [%s] within %s; it was not run", p.host, sshClaimWait)
 		}
 	}
-	return s.result(id, p, a, r), nil
+	res := s.result(id, p, a, r)
+	s.follow(res, p.host, dir, a.Notify, p.capture)
+	return res, nil
 }
 
 // result turns a report into the action's result.
@@ -646,12 +681,27 @@ func (s *sshExecutor) Check(ctx context.Context, a *Context, externalID string) 
 		return Result{}, err
 	}
 	id := sshExternalID(p.host, dir)
+	s.mu.Lock()
+	w := s.watches[id]
+	s.mu.Unlock()
+	if w != nil && w.waiting {
+		return Result{ExternalID: id, TrackerURI: p.host, ExternalStatus: "RUNNING"}, nil
+	}
+	if w != nil && w.final != nil {
+		// An ended run does not change any more: the watch's report is
+		// as good as a new one.
+		res := s.result(id, p, a, *w.final)
+		s.follow(res, p.host, dir, nil, false)
+		return res, nil
+	}
 	retries := s.siteInt(sshCheckRetriesKey, 3)
 	wait := time.Duration(s.siteInt(sshCheckWaitKey, 3000)) * time.Millisecond
 	for try := 0; ; try++ {
 		r, err := s.run(ctx, p.host, s.checkScript(dir, p.capture))
 		if err == nil {
-			return s.result(id, p, a, r), nil
+			res := s.result(id, p, a, r)
+			s.follow(res, p.host, dir, a.Notify, p.capture)
+			return res, nil
 		}
 		ee := classifySSH(p.host, err)
 		if ee.Code != CodeSSHConnect && ee.Code != CodeSSHResolve {
@@ -700,8 +750,71 @@ func (s *sshExecutor) Kill(ctx context.Context, a *Context, externalID string) e
 		}
 		return ee
 	}
+	s.mu.Lock()
+	delete(s.watches, sshExternalID(p.host, dir))
+	s.mu.Unlock()
 	if r.state == "ALIVE" {
 		return Errorf(ErrorKindError, CodeSSHKillFailed, "Unable to kill process %s on %s", r.arg, p.host)
 	}
 	return nil
+}
+
+// follow starts a watch of a running run when the engine can be
+// notified, and forgets the watch of an ended one.
+func (s *sshExecutor) follow(res Result, host, dir string, notify func(), capture bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := res.ExternalID
+	w := s.watches[id]
+	if res.Done {
+		delete(s.watches, id)
+		return
+	}
+	if notify == nil || (w != nil && (w.waiting || time.Since(w.ended) < sshWatchGap)) {
+		return
+	}
+	if w == nil {
+		w = &sshWatch{}
+		s.watches[id] = w
+	}
+	w.waiting = true
+	w.final = nil
+	go func() {
+		var final *sshReply
+		for {
+			r, err := s.run(context.Background(), host, s.waitScript(dir, capture))
+			if err == nil && r.state == "WAITING" {
+				continue
+			}
+			if err == nil && (r.state == "DONE" || r.state == "KILLED" || r.state == "LOST" || r.state == "NOTRUN") {
+				final = &r
+			}
+			break
+		}
+		s.mu.Lock()
+		w.waiting, w.ended, w.final = false, time.Now(), final
+		s.mu.Unlock()
+		notify()
+	}()
+}
+
+// waitScript waits on the remote host until the run has a status, is
+// lost or was never run, and reports it, or for at most sshWatchRound
+// (WAITING).
+// It prints a line each second: once the connection or gozie is gone the
+// writes fail and both ends exit, rather than wait out the round.
+func (s *sshExecutor) waitScript(dir string, capture bool) string {
+	// The first second is watched closely, for the many short commands.
+	return s.scriptHead(dir, capture) + sshNap + fmt.Sprintf(`i=0
+j=0
+while [ ! -f "$D/status" ] && [ -f "$D/pid" ] && [ $i -lt %d ]; do
+  read -r pid pboot <"$D/pid"
+  { [ "$pid" != 0 ] && [ "$pboot" = "$(boot)" ] && alive; } || break
+  if [ $j -lt $PERSEC ]; then sleep $TICK; j=$((j + 1)); continue; fi
+  echo "${M}TICK" || exit 1
+  sleep 1
+  i=$((i + 1))
+done
+if [ $i -ge %d ]; then echo "${M}STATE WAITING"; else report; fi
+`, int(sshWatchRound/time.Second), int(sshWatchRound/time.Second))
 }

@@ -167,12 +167,28 @@ func (s *sshTestServer) sshCtx(t *testing.T, ver, body string) *Context {
 	}
 }
 
-// sshRun starts the action and checks it until it ends.
-func sshRun(t *testing.T, e Executor, a *Context) Result {
+// sshRun starts the action and checks it until it ends. With watch,
+// the engine's notification is wired (as in the server: a watch
+// connection reports the end), else Check polls.
+func sshRun(t *testing.T, e Executor, a *Context, watch bool) Result {
 	t.Helper()
+	notified := make(chan struct{}, 16)
+	if watch {
+		a.Notify = func() { notified <- struct{}{} }
+	}
 	res, err := e.Start(context.Background(), a)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
+	}
+	if watch && !res.Done {
+		select {
+		case <-notified:
+		case <-time.After(deadline):
+			t.Fatal("no notification before the deadline")
+		}
+		if res, err = e.Check(context.Background(), a, res.ExternalID); err != nil || !res.Done {
+			t.Fatalf("Check after the notification: %+v %v", res, err)
+		}
 	}
 	return sshWait(t, e, a, res)
 }
@@ -208,11 +224,12 @@ func TestSSHAction(t *testing.T) {
 		status          Status
 		code, msg       string
 		data            map[string]string
+		poll            bool // also without notifications (Check polls)
 	}{
 		{name: "simple command", ver: "0.1", body: host + `<command>true</command>`, status: OK},
 		{name: "host without user is the job's user", ver: "0.2", body: `<host>gozietest</host><command>true</command>`, status: OK},
 		{name: "capture output", ver: "0.2", body: host + `<command>printf</command><arg>a=1\nb = two\n# c\n</arg><capture-output/>`,
-			status: OK, data: map[string]string{"a": "1", "b": "two"}},
+			status: OK, data: map[string]string{"a": "1", "b": "two"}, poll: true},
 		{name: "runs in the home directory", ver: "0.2", body: host + `<command>sh</command><arg>-c</arg><arg>echo "pwd=$(pwd)"</arg><capture-output/>`,
 			status: OK, data: map[string]string{"pwd": s.remoteHome}},
 		{name: "arg keeps spaces and quotes, nothing expanded", ver: "0.2",
@@ -225,11 +242,11 @@ func TestSSHAction(t *testing.T) {
 			status: OK, data: map[string]string{"k": "v"}},
 		{name: "output not captured", ver: "0.2", body: host + `<command>echo</command><arg>a=1</arg>`, status: OK},
 		{name: "exit 3", ver: "0.2", body: host + `<command>sh</command><arg>-c</arg><arg>echo oops >&amp;2; exit 3</arg>`,
-			status: Error, code: "EXECUTION_FAILED", msg: "exit code [3]: oops"},
+			status: Error, code: "EXECUTION_FAILED", msg: "exit code [3]: oops", poll: true},
 		{name: "command not found", ver: "0.2", body: host + `<command>no-such-command-gozie</command>`,
 			status: Error, code: "FNF", msg: "exit code [127]"},
 		{name: "capture too big", ver: "0.2", body: host + `<command>sh</command><arg>-c</arg><arg>i=0; while [ $i -lt 300 ]; do echo k$i=0123456789; i=$((i+1)); done</arg><capture-output/>`,
-			status: Error, code: "ERR_OUTPUT_EXCEED_MAX_LEN", msg: "Output data exceeds its limit [2048]"},
+			status: Error, code: "ERR_OUTPUT_EXCEED_MAX_LEN", msg: "Output data exceeds its limit [2048]", poll: true},
 		{name: "capture not properties", ver: "0.2", body: host + `<command>printf</command><arg>k=\\uZZZZ</arg><capture-output/>`,
 			status: Error, code: "UNKNOWN_ERROR", msg: "not Java properties"},
 		{name: "configuration from gozie.ssh.config.file", ver: "0.2", body: `<host>` + s.user + `@gozietest-alt</host><command>echo</command><arg>k=alt</arg><capture-output/>`,
@@ -238,20 +255,29 @@ func TestSSHAction(t *testing.T) {
 			site: map[string]string{"gozie.ssh.key.file": filepath.Join(s.dir, "client_key")}, status: OK, data: map[string]string{"k": "v"}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			e := NewSSH(sshOpts(tc.site))
-			a := s.sshCtx(t, tc.ver, tc.body)
-			res := sshRun(t, e, a)
-			if res.Status != tc.status || res.ErrorCode != tc.code || !strings.Contains(res.ErrorMessage, tc.msg) {
-				t.Fatalf("got %s %s %q, want %s %s %q", res.Status, res.ErrorCode, res.ErrorMessage, tc.status, tc.code, tc.msg)
+		for _, watch := range []bool{true, false} {
+			if !watch && !tc.poll {
+				continue
 			}
-			if fmt.Sprint(res.Data) != fmt.Sprint(tc.data) {
-				t.Errorf("data = %v, want %v", res.Data, tc.data)
+			name := tc.name
+			if !watch {
+				name += " (polled)"
 			}
-			if !strings.HasPrefix(res.ExternalID, "ssh://") || res.TrackerURI == "" {
-				t.Errorf("external id %q, tracker %q", res.ExternalID, res.TrackerURI)
-			}
-		})
+			t.Run(name, func(t *testing.T) {
+				e := NewSSH(sshOpts(tc.site))
+				a := s.sshCtx(t, tc.ver, tc.body)
+				res := sshRun(t, e, a, watch)
+				if res.Status != tc.status || res.ErrorCode != tc.code || !strings.Contains(res.ErrorMessage, tc.msg) {
+					t.Fatalf("got %s %s %q, want %s %s %q", res.Status, res.ErrorCode, res.ErrorMessage, tc.status, tc.code, tc.msg)
+				}
+				if fmt.Sprint(res.Data) != fmt.Sprint(tc.data) {
+					t.Errorf("data = %v, want %v", res.Data, tc.data)
+				}
+				if !strings.HasPrefix(res.ExternalID, "ssh://") || res.TrackerURI == "" {
+					t.Errorf("external id %q, tracker %q", res.ExternalID, res.TrackerURI)
+				}
+			})
+		}
 	}
 }
 
@@ -359,18 +385,42 @@ func TestSSHRestart(t *testing.T) {
 	runs := filepath.Join(s.remoteHome, "runs.txt")
 	waitFor(t, "the command to run", func() bool { _, err := os.Stat(runs); return err == nil })
 
-	e := NewSSH(sshOpts(nil)) // after the restart
+	// After the restart, with the engine's notifications: one ssh
+	// connection watches the run, and checks meanwhile do not connect
+	// (calls counts the ssh calls).
+	calls := filepath.Join(t.TempDir(), "calls")
+	countingSSH := filepath.Join(t.TempDir(), "ssh")
+	ssh, _ := exec.LookPath("ssh")
+	writeFile(t, countingSSH, "#!/bin/sh\necho call >>"+calls+"\nexec "+ssh+` "$@"`+"\n")
+	os.Chmod(countingSSH, 0o755)
+	ncalls := func() int { b, _ := os.ReadFile(calls); return strings.Count(string(b), "call") }
+	e := NewSSH(sshOpts(map[string]string{"gozie.ssh.command": countingSSH}))
+	notified := make(chan struct{}, 16)
+	a.Notify = func() { notified <- struct{}{} }
 	again, err := e.Start(context.Background(), a)
 	if err != nil || again.Done || again.ExternalID != first.ExternalID {
 		t.Fatalf("second Start: %+v %v (first %+v)", again, err, first)
 	}
-	if res, err := e.Check(context.Background(), a, first.ExternalID); err != nil || res.Done {
-		t.Fatalf("Check while running: %+v %v", res, err)
+	for i := 0; i < 20; i++ {
+		if res, err := e.Check(context.Background(), a, first.ExternalID); err != nil || res.Done {
+			t.Fatalf("Check while running: %+v %v", res, err)
+		}
+	}
+	if n := ncalls(); n > 2 {
+		t.Errorf("%d ssh calls for a start and 20 checks; want the start and one watch", n)
 	}
 	writeFile(t, filepath.Join(s.remoteHome, "go"), "")
-	res := sshWait(t, e, a, again)
-	if res.Status != OK || res.Data["done"] != "yes" {
-		t.Fatalf("result %+v", res)
+	select {
+	case <-notified:
+	case <-time.After(deadline):
+		t.Fatal("no notification that the command ended")
+	}
+	res, err := e.Check(context.Background(), a, first.ExternalID)
+	if err != nil || !res.Done || res.Status != OK || res.Data["done"] != "yes" {
+		t.Fatalf("result %+v %v", res, err)
+	}
+	if n := ncalls(); n > 2 {
+		t.Errorf("%d ssh calls; want the start and one watch, which reported the end", n)
 	}
 	// Started once more after it ended: reports, does not run.
 	res, err = NewSSH(sshOpts(nil)).Start(context.Background(), a)
@@ -464,12 +514,32 @@ func TestSSHRetention(t *testing.T) {
 		}
 	}
 	a := s.sshCtx(t, "0.2", `<host>`+s.user+`@gozietest</host><command>true</command>`)
-	if res := sshRun(t, NewSSH(sshOpts(nil)), a); res.Status != OK {
+	if res := sshRun(t, NewSSH(sshOpts(nil)), a, true); res.Status != OK {
 		t.Fatalf("result %+v", res)
 	}
 	for f, want := range map[string]bool{"old-W@a": false, "new-W@a/0/status": true, "oldrunning-W@a/0/pid": true, remoteDir(a)[len(sshDirRoot)+1:] + "/status": true} {
 		if _, err := os.Stat(filepath.Join(root, f)); (err == nil) != want {
 			t.Errorf("%s: exists %v, want %v", f, err == nil, want)
 		}
+	}
+}
+
+// TestSSHLost: a command killed on the remote host behind gozie's back
+// (no exit status recorded) ends the action with an error, not OK.
+func TestSSHLost(t *testing.T) {
+	s := startSSHServer(t)
+	e := NewSSH(sshOpts(nil))
+	a := s.sshCtx(t, "0.2", `<host>`+s.user+`@gozietest</host><command>sleep</command><arg>300</arg>`)
+	res, err := e.Start(context.Background(), a)
+	if err != nil || res.Done {
+		t.Fatalf("Start: %+v %v", res, err)
+	}
+	pid := readPIDFile(t, s.remoteFile(a, "pid"))
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	res = sshWait(t, e, a, res)
+	if res.Status != Error || res.ErrorCode != "EXECUTION_FAILED" || !strings.Contains(res.ErrorMessage, "without recording an exit status") {
+		t.Fatalf("result %+v", res)
 	}
 }
