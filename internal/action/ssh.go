@@ -58,6 +58,9 @@ import (
 //     the host rebooted.
 //   - Kill signals the process group (TERM, then KILL after a grace) and
 //     records "killed" as the status.
+//   - While the command runs, a watch (one ssh connection, follow) waits
+//     on the remote host for the end and notifies the engine, so that the
+//     engine's polls do not each log in.
 //
 // Error codes are Oozie's (SshActionExecutor): COULD_NOT_RESOLVE_HOST and
 // COULD_NOT_CONNECT (transient: the engine retries the start), AUTH_FAILED
