@@ -344,8 +344,14 @@ func testShellKill(t *testing.T, opts Options, restarted bool) {
 func TestRegisterBuiltins(t *testing.T) {
 	r := NewRegistry()
 	RegisterBuiltins(r, Options{})
-	if got := strings.Join(r.Types(), ","); got != "fs,shell" {
-		t.Errorf("types = %s", got)
+	// Each action type registers itself; the list grows with them.
+	if got := strings.Join(r.Types(), ","); got != strings.Join(BuiltinTypes(), ",") {
+		t.Errorf("types = %s, builtins %v", got, BuiltinTypes())
+	}
+	for _, typ := range []string{"fs", "shell", "ssh"} {
+		if _, ok := r.Lookup(typ); !ok {
+			t.Errorf("type %s not registered", typ)
+		}
 	}
 }
 
