@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -70,6 +71,9 @@ func TestRunExamples(t *testing.T) {
 				abs, _ := filepath.Abs(data)
 				args = append(args, "-D", "inputDir="+abs)
 			}
+			if filepath.Base(app) == "ssh" {
+				localSSHD(t, app)
+			}
 			var out, errOut bytes.Buffer
 			code := runRun(args, &out, &errOut)
 			if code != 0 {
@@ -80,6 +84,28 @@ func TestRunExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// localSSHD starts the private sshd of the ssh example (its
+// local-sshd.sh) for one test and points gozie.ssh.config.file at it; the
+// test skips where OpenSSH's server is not installed.
+func localSSHD(t *testing.T, app string) {
+	t.Helper()
+	if _, err := os.Stat("/usr/sbin/sshd"); err != nil {
+		t.Skip("sshd is not installed: apt-get install -y openssh-server to run the ssh example")
+	}
+	script := filepath.Join(app, "local-sshd.sh")
+	t.Setenv("GOZIE_SSH_EXAMPLE_DIR", t.TempDir())
+	out, err := exec.Command(script, "start").Output()
+	if err != nil {
+		t.Fatalf("%s start: %v", script, err)
+	}
+	t.Cleanup(func() { _ = exec.Command(script, "stop").Run() })
+	m := regexp.MustCompile(`export GOZIE_SSH_CONFIG_FILE='([^']+)'`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("%s start printed %q", script, out)
+	}
+	t.Setenv("GOZIE_SSH_CONFIG_FILE", string(m[1]))
 }
 
 func TestRunJSON(t *testing.T) {
