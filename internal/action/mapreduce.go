@@ -593,7 +593,7 @@ func (p mapReduceProgram) buildHadoop(dir string, a *Context, cfg *conf.Config, 
 	if err != nil {
 		return nil, err
 	}
-	jars, err := mrLibJars(appDir, a)
+	jars, err := mrLibJars(dir, appDir, a, p.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -755,23 +755,28 @@ func mrCacheEntries(appDir string, a *Context) (files, archives []string, err er
 }
 
 // mrLibJars lists the jars a Hadoop job of the action needs on its class
-// path: the application's lib/*.jar and the <file>s that are jars, as
-// qualified URIs. (The shared JVM class path builder will take its place.)
-func mrLibJars(appDir string, a *Context) ([]string, error) {
+// path, as URIs: the local class path that the JVM launcher path builds
+// for the action (buildClassPath: the application's lib/, oozie.libpath,
+// the share library when the job asks for it), then the <file>s that are
+// jars, wherever they are; one jar per file name, as Hadoop's distributed
+// cache localizes one file per name.
+func mrLibJars(dir, appDir string, a *Context, opts Options) ([]string, error) {
+	cp, err := buildClassPath(dir, a, "map-reduce", "", opts)
+	if err != nil {
+		return nil, err
+	}
 	var jars []string
-	if appDir != "" {
-		ms, err := filepath.Glob(filepath.Join(appDir, "lib", "*.jar"))
-		if err != nil {
-			return nil, Errorf(ErrorKindError, CodeIO, "%v", err)
-		}
-		sort.Strings(ms)
-		for _, m := range ms {
-			jars = append(jars, "file://"+m)
+	seen := map[string]bool{}
+	for _, p := range cp {
+		if isJar(p) && !seen[filepath.Base(p)] {
+			seen[filepath.Base(p)] = true
+			jars = append(jars, "file://"+p)
 		}
 	}
 	for _, f := range a.Element.ChildrenNamed("file") {
 		src, _, _ := strings.Cut(f.TrimText(), "#")
-		if strings.HasSuffix(strings.ToLower(src), ".jar") {
+		if isJar(src) && !seen[filepath.Base(src)] {
+			seen[filepath.Base(src)] = true
 			jars = append(jars, qualify(src, appDir))
 		}
 	}

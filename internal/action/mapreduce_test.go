@@ -180,7 +180,7 @@ esac
 
 func TestMapReduceHadoop(t *testing.T) {
 	app := t.TempDir()
-	mkTree(t, app, "lib/b.jar", "lib/a.jar", "lib/notes.txt", "dict.txt", "wc")
+	mkTree(t, app, "lib/b.jar", "lib/a.jar", "lib/notes.txt", "dict.txt", "wc", "extra/c.jar", "extra/a.jar")
 	tests := []struct {
 		name  string
 		body  string
@@ -212,6 +212,14 @@ func TestMapReduceHadoop(t *testing.T) {
 				streaming.GroupJob1:  {"TOTAL_LAUNCHED_MAPS": 2},
 				streaming.GroupFS1:   {"HDFS_BYTES_READ": 100},
 			}},
+		{name: "library path jars join the job's", body: `<name-node>hdfs://nn:8020</name-node>`,
+			// The JVM launcher path's class path: lib/ first; a jar of a
+			// name already there (extra/a.jar) is left out.
+			props: map[string]string{"oozie.launcher.oozie.libpath": app + "/extra"},
+			calls: [][]string{{"job", "-submit", "DIR/job.xml"}, {"job", "-status", "job_1700000000000_0042"}},
+			conf: map[string]string{"fs.defaultFS": "hdfs://nn:8020",
+				"tmpjars": "file://APP/lib/a.jar,file://APP/lib/b.jar,file://APP/extra/c.jar"},
+			childIDs: []string{"job_1700000000000_0042"}},
 		{name: "failed job", state: "FAILED", body: `<name-node>hdfs://nn:8020</name-node>`,
 			calls:    [][]string{{"job", "-submit", "DIR/job.xml"}, {"job", "-status", "job_1700000000000_0042"}},
 			childIDs: []string{"job_1700000000000_0042"},
