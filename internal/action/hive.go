@@ -14,7 +14,7 @@ var (
 
 func init() {
 	registerBuiltin("hive", func(l *launchers) Executor {
-		return newProcess(l, toolProgram{l: l, tool: "hive", exe: "hive", homeKey: hiveHome, mainClass: hiveMain, args: hiveArgs})
+		return newProcess(l, toolProgram{l: l, tool: "hive", exe: "hive", classPathEnv: []string{"HADOOP_CLASSPATH"}, homeKey: hiveHome, mainClass: hiveMain, args: hiveArgs})
 	})
 	registerBuiltin("hive2", func(l *launchers) Executor {
 		return newProcess(l, toolProgram{l: l, tool: "hive2", exe: "beeline", homeKey: beelineHome, mainClass: hive2Main, args: hive2Args})

@@ -212,6 +212,17 @@ func (o Options) javaBinary() (string, error) {
 // in Oozie, whose container class path holds the working directory and
 // its top-level jars only.
 func buildClassPath(dir string, a *Context, actionType, defaultShareLib string, opts Options) ([]string, error) {
+	return classPath(dir, a, actionType, defaultShareLib, opts, true)
+}
+
+// appClassPath is the class path of an action's own jars: buildClassPath
+// without the share library. An installed tool (pig, hive, sqoop) brings
+// its own libraries; the share library's copies of them would only clash.
+func appClassPath(dir string, a *Context) ([]string, error) {
+	return classPath(dir, a, a.Type, "", Options{}, false)
+}
+
+func classPath(dir string, a *Context, actionType, defaultShareLib string, opts Options, shareLib bool) ([]string, error) {
 	cp := []string{dir}
 	seen := map[string]bool{}
 	addJar := func(p string) {
@@ -277,7 +288,7 @@ func buildClassPath(dir string, a *Context, actionType, defaultShareLib string, 
 	// A directory named explicitly that is missing is an error; the
 	// type's default one may be absent, as Oozie's java share library
 	// often is.
-	if root := opts.site(shareLibDirKey); root != "" && useSystemLib(a, opts) {
+	if root := opts.site(shareLibDirKey); shareLib && root != "" && useSystemLib(a, opts) {
 		names, explicit := shareLibNames(a, actionType, defaultShareLib, opts)
 		for _, name := range names {
 			sub := filepath.Join(root, name)

@@ -5,7 +5,7 @@ var pigHome = siteKey("gozie.pig.home", "", "Pig installation (the directory hol
 
 func init() {
 	registerBuiltin("pig", func(l *launchers) Executor {
-		return newProcess(l, toolProgram{l: l, tool: "pig", exe: "pig", homeKey: pigHome, mainClass: pigMain, args: pigArgs})
+		return newProcess(l, toolProgram{l: l, classPathEnv: []string{"HADOOP_CLASSPATH", "PIG_CLASSPATH"}, tool: "pig", exe: "pig", homeKey: pigHome, mainClass: pigMain, args: pigArgs})
 	})
 }
 

@@ -7,7 +7,7 @@ var sqoopHome = siteKey("gozie.sqoop.home", "", "Sqoop installation (the directo
 
 func init() {
 	registerBuiltin("sqoop", func(l *launchers) Executor {
-		return newProcess(l, toolProgram{l: l, tool: "sqoop", exe: "sqoop", homeKey: sqoopHome, mainClass: sqoopMain, args: sqoopArgs})
+		return newProcess(l, toolProgram{l: l, classPathEnv: []string{"HADOOP_CLASSPATH"}, tool: "sqoop", exe: "sqoop", homeKey: sqoopHome, mainClass: sqoopMain, args: sqoopArgs})
 	})
 }
 

@@ -124,6 +124,12 @@ type toolProgram struct {
 	args func(dir, appDir string, a *Context) ([]string, error)
 	// env, when set, adds variables to the program's environment.
 	env func(dir string, a *Context) ([]string, error)
+	// classPathEnv names the variables through which the tool's launch
+	// script takes extra class path entries (HADOOP_CLASSPATH, ...): they
+	// get the action's own jars (lib/, <file> jars, oozie.libpath), which
+	// Oozie puts on the class path of every action, before any value the
+	// server's environment gives them.
+	classPathEnv []string
 }
 
 func (p toolProgram) build(dir string, a *Context) (*LaunchSpec, error) {
@@ -148,6 +154,29 @@ func (p toolProgram) build(dir string, a *Context) (*LaunchSpec, error) {
 	}
 	spec := &LaunchSpec{Exec: exe, Args: args, MaxOutput: p.l.opts.MaxOutput,
 		Env: []string{ConfEnvVar + "=" + confPath}}
+	if len(p.classPathEnv) > 0 {
+		cp, err := appClassPath(dir, a)
+		if err != nil {
+			return nil, err
+		}
+		// The working directory itself is the tool's current directory
+		// already; only jars are added.
+		var jars []string
+		for _, e := range cp {
+			if isJar(e) {
+				jars = append(jars, e)
+			}
+		}
+		if len(jars) > 0 {
+			for _, name := range p.classPathEnv {
+				v := strings.Join(jars, string(os.PathListSeparator))
+				if old := os.Getenv(name); old != "" {
+					v += string(os.PathListSeparator) + old
+				}
+				spec.Env = append(spec.Env, name+"="+v)
+			}
+		}
+	}
 	if p.env != nil {
 		env, err := p.env(dir, a)
 		if err != nil {

@@ -21,6 +21,8 @@ import (
 const fakeToolScript = `#!/bin/sh
 for a in "$@"; do printf '%s\0' "$a"; done > argv.rec
 printf '%s' "$OOZIE_ACTION_CONF_XML" > conf.rec
+printf '%s' "$HADOOP_CLASSPATH" > hcp.rec
+printf '%s' "$PIG_CLASSPATH" > pcp.rec
 echo "INFO impl.YarnClientImpl: Submitted application application_1700000000000_0042"
 echo "HadoopJobId: job_1700000000000_0008"
 echo "INFO mapreduce.ImportJobBase: Job complete: job_1700000000000_0009"
@@ -115,6 +117,9 @@ var (
 func TestToolActions(t *testing.T) {
 	app := t.TempDir()
 	mkTree(t, app, "scripts/id.pig", "q.hql", "lib/app.jar", "data.txt", "extra.txt", "pi.py")
+	appJar := filepath.Join(app, "lib", "app.jar")
+	t.Setenv("HADOOP_CLASSPATH", "")
+	t.Setenv("PIG_CLASSPATH", "")
 	os.WriteFile(filepath.Join(app, "scripts/id.pig"), []byte("A = load '$INPUT';\n"), 0o644)
 	writeTgz(t, filepath.Join(app, "bundle.tgz"), map[string]string{"inner.txt": "x"})
 
@@ -251,6 +256,22 @@ SELECT '&lt;2&gt;';</query></hive>`,
 					}
 					if b, _ := os.ReadFile(filepath.Join(a.WorkDir, "conf.rec")); string(b) != filepath.Join(a.WorkDir, ConfFile) {
 						t.Errorf("%s = %q", ConfEnvVar, b)
+					}
+					// The app's own jars reach the tools that take a class
+					// path from the environment; spark gets them as --jars.
+					wantCP := map[string]string{}
+					switch tt.typ {
+					case "pig":
+						wantCP["hcp.rec"], wantCP["pcp.rec"] = appJar, appJar
+					case "hive", "sqoop":
+						wantCP["hcp.rec"], wantCP["pcp.rec"] = appJar, ""
+					default:
+						wantCP["hcp.rec"], wantCP["pcp.rec"] = "", ""
+					}
+					for f, want := range wantCP {
+						if b, err := os.ReadFile(filepath.Join(a.WorkDir, f)); err == nil && string(b) != want {
+							t.Errorf("%s class path = %q, want %q", f, b, want)
+						}
 					}
 					if tt.check != nil {
 						tt.check(t, a)
