@@ -37,7 +37,7 @@
   function errorText(r) {
     var m = r.headers.get("oozie-error-message");
     var code = r.headers.get("oozie-error-code");
-    if (m) return Promise.resolve((code ? code + ": " : "") + m);
+    if (m) return Promise.resolve(code && m.indexOf(code) !== 0 ? code + ": " + m : m);
     return r.text().then(function (t) {
       try { return JSON.parse(t).errorMessage || t; } catch (e) { return t || ("HTTP " + r.status); }
     });
