@@ -106,12 +106,13 @@ func New(opts Options) (*Console, error) {
 // /oozie/ when a browser asks for HTML. Oozie clients asking /oozie/ for
 // anything else keep the REST API's answer.
 func Redirect(r *http.Request) string {
+	if r.URL.Path == "/" {
+		return Prefix
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return ""
 	}
 	switch r.URL.Path {
-	case "/":
-		return Prefix
 	case "/oozie", "/oozie/":
 		if id := r.URL.Query().Get("job"); id != "" && r.URL.Path == "/oozie" {
 			return jobURL(id)
