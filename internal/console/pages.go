@@ -66,6 +66,7 @@ var funcs = template.FuncMap{
 type jobsData struct {
 	Tab                 string // "wf" or "coord"
 	Status, User, Name  string
+	From, To            string // created between these days (UTC, inclusive)
 	Offset, Len, Total  int
 	First, Last         int
 	PrevURL, NextURL    string
@@ -118,7 +119,22 @@ func (c *Console) jobsPage(r *http.Request) *jobsData {
 	}
 	f := store.JobFilter{Statuses: splitList(d.Status), Users: splitList(d.User), Names: splitList(d.Name),
 		Offset: d.Offset - 1, Limit: d.Len, Brief: true}
+	d.From, d.To = strings.TrimSpace(q.Get("from")), strings.TrimSpace(q.Get("to"))
 	var err error
+	if d.From != "" {
+		if f.CreatedAfter, err = time.Parse(time.DateOnly, d.From); err != nil {
+			d.Err = "bad from date [" + d.From + "], want YYYY-MM-DD"
+			return d
+		}
+	}
+	if d.To != "" {
+		to, err := time.Parse(time.DateOnly, d.To)
+		if err != nil {
+			d.Err = "bad to date [" + d.To + "], want YYYY-MM-DD"
+			return d
+		}
+		f.CreatedBefore = to.Add(24*time.Hour - time.Millisecond)
+	}
 	if d.Tab == "coord" {
 		var list []any
 		list, d.Total, err = c.opts.Engine.CoordJobList(ctxOf(r), f)
@@ -136,7 +152,7 @@ func (c *Console) jobsPage(r *http.Request) *jobsData {
 	link := func(tab string, offset int) string {
 		v := url.Values{}
 		v.Set("tab", tab)
-		for k, s := range map[string]string{"status": d.Status, "user": d.User, "name": d.Name} {
+		for k, s := range map[string]string{"status": d.Status, "user": d.User, "name": d.Name, "from": d.From, "to": d.To} {
 			if s != "" {
 				v.Set(k, s)
 			}

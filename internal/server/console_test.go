@@ -120,6 +120,8 @@ func TestConsolePages(t *testing.T) {
 	bad := e.submit("ann", "start", "oozie.wf.application.path", e.shellApp("breaks", "echo working; echo disk on fire 1&gt;&amp;2; exit 3"))
 	e.waitStatus(ok, "SUCCEEDED")
 	e.waitStatus(bad, "KILLED")
+	// A day either side: the test may run across midnight.
+	since, until := time.Now().UTC().Add(-24*time.Hour).Format(time.DateOnly), time.Now().UTC().Add(24*time.Hour).Format(time.DateOnly)
 	type pageCase struct {
 		name, path string
 		want, not  []string
@@ -151,6 +153,9 @@ func TestConsolePages(t *testing.T) {
 		{"name filter", "/oozie/console/?name=breaks", []string{bad}, []string{ok}},
 		{"paging", "/oozie/console/?len=1", []string{bad, "1–1 of 2", `rel="next"`}, []string{ok}},
 		{"second page", "/oozie/console/?len=1&offset=2", []string{ok, "2–2 of 2", `rel="prev"`}, []string{bad}},
+		{"created around now", "/oozie/console/?from=" + since + "&to=" + until, []string{ok, bad, "1–2 of 2"}, nil},
+		{"created before", "/oozie/console/?to=2020-01-01", []string{"No jobs"}, []string{ok, bad}},
+		{"bad date", "/oozie/console/?from=yesterday", []string{"bad from date [yesterday]"}, []string{ok}},
 	})
 	app := filepath.Join(e.dir, "coord-hourly")
 	copyDir(t, "../../examples/apps/coord-hourly", app)
@@ -290,5 +295,34 @@ func BenchmarkConsoleJobsPage(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestConsoleSubWorkflows follows a parent's sub-workflow action to its
+// child's page and back.
+func TestConsoleSubWorkflows(t *testing.T) {
+	e := newEnv(t)
+	app := filepath.Join(e.dir, "sub-workflow")
+	copyDir(t, "../../examples/apps/sub-workflow", app)
+	parent := e.submit("joe", "start", "oozie.wf.application.path", app, "nameNode", "file:///", "jobTracker", "local", "who", "console")
+	e.waitStatus(parent, "SUCCEEDED")
+	kids, _ := e.do("GET", "/oozie/v2/jobs?filter=user%3Djoe", "", "").json(t)["workflows"].([]any)
+	var child string
+	for _, k := range kids {
+		if m := k.(map[string]any); m["parentId"] == parent {
+			child = m["id"].(string)
+		}
+	}
+	if child == "" {
+		t.Fatalf("no child of %s in %v", parent, kids)
+	}
+	_, body := e.page("/oozie/console/job/" + parent)
+	for _, w := range []string{`class="child">` + child + "</a>", "Sub-workflows", `href="/oozie/console/job/` + child + `"`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("parent page lacks %q", w)
+		}
+	}
+	if _, body := e.page("/oozie/console/job/" + child); !strings.Contains(body, `<a href="/oozie/console/job/`+parent+`" id="parent-link">`) {
+		t.Errorf("child page lacks the link back to %s", parent)
 	}
 }
