@@ -26,7 +26,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
@@ -55,8 +54,6 @@ type Options struct {
 	// ActionDir is the work directory of an action's run, where its
 	// stdout and stderr files are.
 	ActionDir func(*store.Action) string
-	// Now is the clock; default time.Now.
-	Now func() time.Time
 }
 
 // Console serves the console pages.
@@ -77,9 +74,6 @@ const jobsPageLen = 50
 func New(opts Options) (*Console, error) {
 	if opts.Engine == nil {
 		return nil, errors.New("console: Engine is required")
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
 	}
 	if opts.Mode == nil {
 		opts.Mode = func() string { return "NORMAL" }

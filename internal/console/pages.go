@@ -24,6 +24,14 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04:05")
 	},
+	// when is a time that may wrap between its date and its time of day.
+	"when": func(t time.Time) template.HTML {
+		if t.IsZero() {
+			return "-"
+		}
+		u := t.UTC()
+		return template.HTML(`<span class="nw">` + u.Format(time.DateOnly) + `</span> <span class="nw">` + u.Format(time.TimeOnly) + `</span>`)
+	},
 	"ptr": func(s *string) string {
 		if s == nil || *s == "" {
 			return "-"

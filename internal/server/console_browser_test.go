@@ -288,6 +288,11 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.waitTrue("jobs page", "document.location.pathname === '/oozie/console/' && "+text(ok)+" && "+text(bad)+" && "+text(running))
 	b.waitTrue("status text", text("SUCCEEDED")+" && "+text("KILLED")+" && "+text("RUNNING"))
 	b.screenshot("jobs")
+	// Live refresh: a job submitted now appears without a page load (the
+	// marker set in this page survives).
+	b.run(`window.sameLoad = true`)
+	late := e.submit("joe", "", "oozie.wf.application.path", e.app("late"))
+	b.waitTrue("live refresh", "window.sameLoad === true && "+text(late))
 	// Filter by status with the form.
 	b.run(`document.querySelector('select[name=status]').value = 'KILLED'; document.querySelector('form.filters button[type=submit]').click()`)
 	b.waitTrue("filtered list", "document.location.search.includes('status=KILLED') && document.readyState === 'complete' && "+text(bad)+" && !"+text(ok))
@@ -325,8 +330,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.open(e.ts.URL + "/oozie/console/job/" + running + "?user.name=joe")
 	b.run(`document.querySelector('button.act[data-action=kill]').click()`)
 	b.waitTrue("confirmation", "document.getElementById('confirm').open")
-	b.run(`document.getElementById('confirm-ok').click()`)
-	b.waitTrue("KILLED on the page", "!document.getElementById('confirm').open && document.getElementById('job-status').textContent === 'KILLED'")
+	b.run(`window.sameLoad = true; document.getElementById('confirm-ok').click()`)
+	b.waitTrue("KILLED on the page", "window.sameLoad === true && !document.getElementById('confirm').open && document.getElementById('job-status').textContent === 'KILLED'")
 	if s := e.do("GET", "/oozie/v2/job/"+running+"?show=status", "", "").json(t)["status"]; s != "KILLED" {
 		t.Errorf("REST status after the console's kill: %v", s)
 	}

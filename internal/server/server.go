@@ -267,7 +267,7 @@ func (s *Server) console(api http.Handler) (*console.Console, error) {
 		storeKind = "postgres"
 	}
 	return console.New(console.Options{Engine: s.engine, API: api, ReadOnly: s.opts.Config["gozie.console.read.only"] == "true",
-		Version: s.opts.Version, StoreKind: storeKind, Mode: s.SystemMode, ActionDir: s.actionDir, Now: s.opts.Now})
+		Version: s.opts.Version, StoreKind: storeKind, Mode: s.SystemMode, ActionDir: s.actionDir})
 }
 
 // frameDeny sets X-Frame-Options: DENY on every response, as Oozie does.
