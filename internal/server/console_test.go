@@ -179,6 +179,11 @@ func TestConsolePages(t *testing.T) {
 	if r := e.do("GET", "/oozie/console/tail/"+bad+"@step/stderr", "", ""); r.status != 200 || !strings.Contains(string(r.body), "disk on fire") {
 		t.Errorf("stderr tail: %d %q", r.status, r.body)
 	}
+	// The download link is the REST API's output endpoint, beside the
+	// console's paths.
+	if r := e.do("GET", "/oozie/console/action/"+bad+"@step/stderr", "", ""); r.status != 200 || !strings.Contains(string(r.body), "disk on fire") {
+		t.Errorf("stderr download: %d %q", r.status, r.body)
+	}
 	if r := e.do("GET", "/oozie/console/tail/"+bad+"@nope/stderr", "", ""); r.status != 404 {
 		t.Errorf("tail of a missing action: %d", r.status)
 	}
