@@ -166,13 +166,21 @@ func TestConsolePages(t *testing.T) {
 		deps, _ := r.json(t)["missingDependencies"].([]any)
 		return len(deps) > 0
 	})
+	var wf1 string
+	waitFor(t, "coordinator action 1 has its workflow", func() bool {
+		wf1, _ = e.do("GET", "/oozie/v2/job/"+coord+"@1", "", "").json(t)["externalId"].(string)
+		return wf1 != ""
+	})
 
 	check([]pageCase{
 		{"coordinators", "/oozie/console/?tab=coord", []string{coord, "coord-hourly"}, []string{ok}},
 		{"succeeded workflow", "/oozie/console/job/" + ok, []string{"fj", "left", "right", "merge", `src="/oozie/v2/job/` + ok + `?show=graph&amp;show-kill=true"`, "Job log"},
 			[]string{"Failed nodes", `data-action=`}},
 		{"failed workflow", "/oozie/console/job/" + bad, []string{"Failed nodes", `href="#n-step"`, "ERROR", "exit code [3]", "/oozie/console/tail/" + bad + "@step/stderr"}, []string{`data-action=`}},
-		{"coordinator", "/oozie/console/job/" + coord, []string{"coord-hourly", "#2", "WAITING", "waiting for", "raw", "/data/2026/01/01/02/_SUCCESS", `data-action="suspend"`, `data-action="kill"`}, nil},
+		{"coordinator", "/oozie/console/job/" + coord, []string{"coord-hourly", "#2", "WAITING", "waiting for", "raw", "/data/2026/01/01/02/_SUCCESS", `data-action="suspend"`, `data-action="kill"`,
+			`<a href="/oozie/console/job/` + wf1 + `">`}, nil},
+		{"coordinator paging", "/oozie/console/job/" + coord + "?len=2&offset=3", []string{`id="a3"`, `id="a4"`, "3–4 of 6", `rel="prev"`, `rel="next"`}, []string{`id="a2"`, `id="a5"`}},
+		{"coordinator newest first", "/oozie/console/job/" + coord + "?len=1&order=desc", []string{`id="a6"`, "1–1 of 6"}, []string{`id="a1"`}},
 		{"system", "/oozie/console/system", []string{"test", "postgres", "NORMAL", "read-write"}, nil},
 	})
 	// The output viewer's tail.
