@@ -191,32 +191,46 @@ func (c *Console) engineFail(w http.ResponseWriter, r *http.Request, err error) 
 	c.fail(w, r, status, err.Error())
 }
 
-// change hands kill, suspend and resume to the REST API as
+// change hands kill, suspend, resume and rerun-failed to the REST API as
 // PUT /oozie/v2/job/<id>?action=..., with the request's credentials, so
 // that it is authorized and audited as any Oozie client's request.
+// rerun-failed is a workflow rerun of the nodes that did not succeed
+// (oozie.wf.rerun.failnodes=true), over the job's own configuration.
 func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 	if c.opts.ReadOnly {
 		writeError(w, http.StatusForbidden, "the console is read-only (gozie.console.read.only=true)")
-		return
-	}
-	act := r.URL.Query().Get("action")
-	switch act {
-	case "kill", "suspend", "resume":
-	default:
-		writeError(w, http.StatusBadRequest, "unsupported console action ["+act+"]")
 		return
 	}
 	if c.opts.API == nil || id == "" || strings.Contains(id, "/") {
 		writeError(w, http.StatusBadRequest, "bad job id ["+id+"]")
 		return
 	}
+	q := r.URL.Query()
+	act := q.Get("action")
+	body := ""
+	switch act {
+	case "kill", "suspend", "resume":
+	case "rerun-failed":
+		if !strings.HasSuffix(id, "-W") {
+			writeError(w, http.StatusBadRequest, "rerun-failed is for workflow jobs")
+			return
+		}
+		q.Set("action", "rerun")
+		body = `<?xml version="1.0" encoding="UTF-8"?><configuration><property><name>oozie.wf.rerun.failnodes</name><value>true</value></property></configuration>`
+	default:
+		writeError(w, http.StatusBadRequest, "unsupported console action ["+act+"]")
+		return
+	}
 	fwd := r.Clone(r.Context())
-	// The query goes along whole: user.name authenticates a simple-auth
-	// caller there as anywhere else.
-	fwd.URL = &url.URL{Path: "/oozie/v2/job/" + id, RawQuery: r.URL.RawQuery}
+	// The query goes along (user.name authenticates a simple-auth caller
+	// there as anywhere else).
+	fwd.URL = &url.URL{Path: "/oozie/v2/job/" + id, RawQuery: q.Encode()}
 	fwd.RequestURI = ""
-	fwd.Body = http.NoBody
-	fwd.ContentLength = 0
+	fwd.Body, fwd.ContentLength = http.NoBody, 0
+	if body != "" {
+		fwd.Body, fwd.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
+		fwd.Header.Set("Content-Type", "application/xml;charset=UTF-8")
+	}
 	c.opts.API.ServeHTTP(w, fwd)
 }
 

@@ -68,6 +68,12 @@ var funcs = template.FuncMap{
 		return false
 	},
 	"pathEscape": url.PathEscape,
+	"label": func(act string) string {
+		if act == "rerun-failed" {
+			return "Rerun failed nodes"
+		}
+		return strings.ToUpper(act[:1]) + act[1:]
+	},
 }
 
 // jobsData is the jobs page.
@@ -284,6 +290,9 @@ func (c *Console) workflow(w http.ResponseWriter, r *http.Request, id string) {
 		d.Log = b.String()
 	}
 	d.Controls = controls(j.Status)
+	if j.Status == "FAILED" || j.Status == "KILLED" {
+		d.Controls = []string{"rerun-failed"}
+	}
 	c.render(w, http.StatusOK, "workflow", page{Title: j.AppName + " " + id, Nav: "jobs", Live: !d.Terminal, Data: d})
 }
 

@@ -176,7 +176,7 @@ func TestConsolePages(t *testing.T) {
 		{"coordinators", "/oozie/console/?tab=coord", []string{coord, "coord-hourly"}, []string{ok}},
 		{"succeeded workflow", "/oozie/console/job/" + ok, []string{"fj", "left", "right", "merge", `src="/oozie/v2/job/` + ok + `?show=graph&amp;show-kill=true"`, "Job log"},
 			[]string{"Failed nodes", `data-action=`}},
-		{"failed workflow", "/oozie/console/job/" + bad, []string{"Failed nodes", `href="#n-step"`, "ERROR", "exit code [3]", "/oozie/console/tail/" + bad + "@step/stderr"}, []string{`data-action=`}},
+		{"failed workflow", "/oozie/console/job/" + bad, []string{"Failed nodes", `href="#n-step"`, "ERROR", "exit code [3]", "/oozie/console/tail/" + bad + "@step/stderr", `data-action="rerun-failed"`}, []string{`data-action="kill"`}},
 		{"coordinator", "/oozie/console/job/" + coord, []string{"coord-hourly", "#2", "WAITING", "waiting for", "raw", "/data/2026/01/01/02/_SUCCESS", `data-action="suspend"`, `data-action="kill"`,
 			`<a href="/oozie/console/job/` + wf1 + `">`}, nil},
 		{"coordinator paging", "/oozie/console/job/" + coord + "?len=2&offset=3", []string{`id="a3"`, `id="a4"`, "3–4 of 6", `rel="prev"`, `rel="next"`}, []string{`id="a2"`, `id="a5"`}},
@@ -253,8 +253,25 @@ func TestConsoleControls(t *testing.T) {
 	if r := e.do("GET", "/oozie/v2/job/"+id+"?show=auditlog", "", ""); !strings.Contains(string(r.body), "kill") {
 		t.Errorf("audit log lacks the kill: %s", r.body)
 	}
-	if _, body := e.page("/oozie/console/job/" + id); strings.Contains(body, `data-action=`) || strings.Contains(body, `data-live="1"`) {
-		t.Errorf("killed job page still offers controls or refreshes")
+	if _, body := e.page("/oozie/console/job/" + id); strings.Contains(body, `data-action="kill"`) || strings.Contains(body, `data-live="1"`) ||
+		!strings.Contains(body, `data-action="rerun-failed"`) {
+		t.Errorf("killed job page: wrong controls or still refreshing")
+	}
+	// Rerun of the nodes that did not succeed: the REST API's rerun with
+	// oozie.wf.rerun.failnodes=true, authorized as any change.
+	if r := e.do("PUT", "/oozie/console/job/"+id+"?action=rerun-failed&user.name=bob", "", ""); r.status != 401 || r.header.Get("oozie-error-code") != "E0508" {
+		t.Errorf("rerun by a stranger: %d %v", r.status, r.header)
+	}
+	if r := e.do("PUT", "/oozie/console/job/"+id+"?action=rerun-failed&user.name=joe", "", ""); r.status != 200 {
+		t.Fatalf("rerun-failed: %d %s", r.status, r.body)
+	}
+	e.waitStatus(id, "RUNNING")
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.waitStatus(id, "SUCCEEDED")
+	if run := e.do("GET", "/oozie/v2/job/"+id, "", "").json(t)["run"]; run != float64(1) {
+		t.Errorf("run after the rerun: %v", run)
 	}
 }
 

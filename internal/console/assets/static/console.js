@@ -46,8 +46,8 @@
     var b = ev.target.closest("button.act");
     if (b) {
       pending = { job: b.dataset.job, action: b.dataset.action };
-      document.getElementById("confirm-title").textContent = "Confirm " + pending.action;
-      document.getElementById("confirm-text").textContent = pending.action + " job " + pending.job + "?";
+      document.getElementById("confirm-title").textContent = b.textContent + "?";
+      document.getElementById("confirm-text").textContent = b.textContent + ": job " + pending.job;
       var err = document.getElementById("confirm-error");
       err.hidden = true; err.textContent = "";
       dlg.showModal();
