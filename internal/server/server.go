@@ -266,7 +266,7 @@ func (s *Server) console(api http.Handler) (*console.Console, error) {
 	if strings.HasPrefix(s.opts.Config["gozie.db"], "postgres") {
 		storeKind = "postgres"
 	}
-	return console.New(console.Options{Engine: s.engine, API: api, ReadOnly: s.opts.Config["gozie.console.read.only"] == "true",
+	return console.New(console.Options{Engine: s.engine, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
 		Version: s.opts.Version, StoreKind: storeKind, Mode: s.SystemMode, ActionDir: s.actionDir})
 }
 
