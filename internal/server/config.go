@@ -52,6 +52,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.admin.users", "", "comma list of admin users"},
 	{"gozie.admin.groups", "", "comma list of OS groups whose members are admins"},
 	{"gozie.admin.configuration.anonymous.read", "false", "anyone, not only admins, may read admin/configuration, os-env and java-sys-properties"},
+	{"gozie.console.read.only", "false", "the web console (/oozie/console/) shows jobs but no job controls (kill, suspend, resume, rerun), and refuses them"},
 	{"gozie.tls.cert", "", "TLS certificate file (PEM); with gozie.tls.key serves HTTPS"},
 	{"gozie.tls.key", "", "TLS private key file (PEM)"},
 	{"gozie.launch.as.user", "false", "run shell actions as the job's user (the server must run as root; root jobs are refused); false: every step runs as the server's user"},

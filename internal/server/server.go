@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gozie/gozie/internal/console"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/redact"
 )
@@ -237,15 +238,36 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/oozie/callback", s.handleCallback)
 	mux.HandleFunc("/oozie/callback/", s.handleCallback)
 	mux.HandleFunc("/oozie/console/action/", s.api(false, s.handleConsole))
+	if cons, err := s.console(mux); err == nil {
+		mux.HandleFunc(console.Prefix, s.api(false, func(w http.ResponseWriter, r *http.Request, _ *call) error {
+			cons.ServeHTTP(w, r)
+			return nil
+		}))
+	} else {
+		s.opts.Logf("gozie: web console disabled: %v", err)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/" {
-			http.Redirect(w, r, "/oozie", http.StatusFound)
+		// The web console: / and a browser's /oozie/, and the consoleUrl
+		// form /oozie?job=<id>.
+		if to := console.Redirect(r); to != "" {
+			http.Redirect(w, r, to, http.StatusFound)
 			return
 		}
 		// Outside Oozie's servlets Jetty answers a bare 404 error page.
 		writeError(w, &apiError{status: http.StatusNotFound, msg: "Not Found"})
 	})
 	return frameDeny(mux)
+}
+
+// console builds the web console over the server's engine; its job
+// controls are handed to the REST API handler (api) itself.
+func (s *Server) console(api http.Handler) (*console.Console, error) {
+	storeKind := "sqlite"
+	if strings.HasPrefix(s.opts.Config["gozie.db"], "postgres") {
+		storeKind = "postgres"
+	}
+	return console.New(console.Options{Engine: s.engine, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
+		Version: s.opts.Version, StoreKind: storeKind, Mode: s.SystemMode, ActionDir: s.actionDir})
 }
 
 // frameDeny sets X-Frame-Options: DENY on every response, as Oozie does.

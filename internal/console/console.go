@@ -1,0 +1,321 @@
+// Package console is gozie's web console: HTML pages of jobs, workflow
+// and coordinator jobs and the system, served by `gozie server` under
+// /oozie/console/ with every asset embedded in the binary.
+//
+// Pages are rendered on the server from the same engine and store queries
+// the REST API answers from (so a page of 50 jobs out of 10,000 is one
+// paged store query, and the pages work without JavaScript). A small
+// script adds what needs the browser: live refresh without reloading,
+// the confirmation step of kill/suspend/resume, and the action output
+// viewer. Changes go through the REST API handler itself (authentication,
+// authorization, audit and safe mode are the REST API's), unless the
+// console is read-only.
+package console
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"html/template"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/store"
+)
+
+// Prefix is the path the console is served under; the REST API's action
+// output (/oozie/console/action/) lives beside it.
+const Prefix = "/oozie/console/"
+
+//go:embed assets
+var assets embed.FS
+
+// Options configure a Console. Engine is required.
+type Options struct {
+	Engine *engine.Engine
+	// API is the REST API handler; the console's kill, suspend and
+	// resume requests are handed to it as PUT /oozie/v2/job/<id>.
+	API http.Handler
+	// ReadOnly hides the job controls and refuses the console's changes
+	// (gozie.console.read.only).
+	ReadOnly bool
+	// Version, StoreKind and Mode are shown on the system page.
+	Version   string
+	StoreKind string
+	Mode      func() string
+	// ActionDir is the work directory of an action's run, where its
+	// stdout and stderr files are.
+	ActionDir func(*store.Action) string
+}
+
+// Console serves the console pages.
+type Console struct {
+	opts  Options
+	pages map[string]*template.Template
+	files http.Handler
+}
+
+// tailBytes is how much of an action's output the viewer shows; the
+// whole file is a download away.
+const tailBytes = 64 << 10
+
+// jobsPageLen is the default page size of the jobs tables.
+const jobsPageLen = 50
+
+// New returns the console of an engine.
+func New(opts Options) (*Console, error) {
+	if opts.Engine == nil {
+		return nil, errors.New("console: Engine is required")
+	}
+	if opts.Mode == nil {
+		opts.Mode = func() string { return "NORMAL" }
+	}
+	c := &Console{opts: opts, pages: map[string]*template.Template{}}
+	for _, p := range []string{"jobs", "workflow", "coordinator", "system", "error"} {
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+p+".html")
+		if err != nil {
+			return nil, err
+		}
+		c.pages[p] = t
+	}
+	static, err := fs.Sub(assets, "assets/static")
+	if err != nil {
+		return nil, err
+	}
+	c.files = http.StripPrefix(Prefix+"static/", http.FileServerFS(static))
+	return c, nil
+}
+
+// Redirect returns where a request outside the console should go to reach
+// it, or "" when it is not a console request: / always, /oozie?job=<id>
+// (the consoleUrl of jobs and actions) to that job's page, and /oozie or
+// /oozie/ when a browser asks for HTML. Oozie clients asking /oozie/ for
+// anything else keep the REST API's answer.
+func Redirect(r *http.Request) string {
+	if r.URL.Path == "/" {
+		return Prefix
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return ""
+	}
+	switch r.URL.Path {
+	case "/oozie", "/oozie/":
+		if id := r.URL.Query().Get("job"); id != "" && r.URL.Path == "/oozie" {
+			return jobURL(id)
+		}
+		if strings.Contains(r.Header.Get("Accept"), "text/html") {
+			return Prefix
+		}
+	}
+	return ""
+}
+
+// jobURL is the console page of a job or action id.
+func jobURL(id string) string { return Prefix + "job/" + url.PathEscape(id) }
+
+// ServeHTTP serves the console paths; the caller has authenticated the
+// request (user is "" when anonymous).
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rest := strings.TrimPrefix(r.URL.Path, Prefix)
+	h := w.Header()
+	// The pages load nothing from elsewhere: say so, so that an injected
+	// tag could not either.
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	switch {
+	case strings.HasPrefix(rest, "static/"):
+		c.files.ServeHTTP(w, r)
+	case r.Method == http.MethodPut && strings.HasPrefix(rest, "job/"):
+		c.change(w, r, strings.TrimPrefix(rest, "job/"))
+	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+		c.fail(w, r, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed here")
+	case rest == "" || rest == "jobs":
+		c.jobs(w, r)
+	case rest == "system":
+		c.system(w, r)
+	case strings.HasPrefix(rest, "job/"):
+		c.job(w, r, strings.TrimPrefix(rest, "job/"))
+	case strings.HasPrefix(rest, "tail/"):
+		c.tail(w, r, strings.TrimPrefix(rest, "tail/"))
+	default:
+		c.fail(w, r, http.StatusNotFound, "no console page "+r.URL.Path)
+	}
+}
+
+// page is what every template sees.
+type page struct {
+	Title    string
+	Nav      string
+	ReadOnly bool
+	Live     bool // the page refreshes itself while true
+	Data     any
+}
+
+func (c *Console) render(w http.ResponseWriter, status int, name string, p page) {
+	p.ReadOnly = c.opts.ReadOnly
+	var b bytes.Buffer
+	if err := c.pages[name].Execute(&b, p); err != nil {
+		http.Error(w, "console: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
+
+// fail renders an error page with the message (an Oozie error's code and
+// text when the engine refused).
+func (c *Console) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	c.render(w, status, "error", page{Title: "Error", Data: msg})
+}
+
+// engineFail renders an engine error: 404 for a job that does not exist.
+func (c *Console) engineFail(w http.ResponseWriter, r *http.Request, err error) {
+	status := http.StatusInternalServerError
+	var ee *engine.Error
+	if errors.As(err, &ee) {
+		status = http.StatusBadRequest
+		if ee.Code == engine.CodeJobNotFound || ee.Code == engine.CodeActionNotFound {
+			status = http.StatusNotFound
+		}
+	}
+	c.fail(w, r, status, err.Error())
+}
+
+// change hands kill, suspend, resume and rerun-failed to the REST API as
+// PUT /oozie/v2/job/<id>?action=..., with the request's credentials, so
+// that it is authorized and audited as any Oozie client's request.
+// rerun-failed is a workflow rerun of the nodes that did not succeed
+// (oozie.wf.rerun.failnodes=true), over the job's own configuration.
+func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
+	if c.opts.ReadOnly {
+		writeError(w, http.StatusForbidden, "the console is read-only (gozie.console.read.only=true)")
+		return
+	}
+	if c.opts.API == nil || id == "" || strings.Contains(id, "/") {
+		writeError(w, http.StatusBadRequest, "bad job id ["+id+"]")
+		return
+	}
+	q := r.URL.Query()
+	act := q.Get("action")
+	body := ""
+	switch act {
+	case "kill", "suspend", "resume":
+	case "rerun-failed":
+		if !strings.HasSuffix(id, "-W") {
+			writeError(w, http.StatusBadRequest, "rerun-failed is for workflow jobs")
+			return
+		}
+		q.Set("action", "rerun")
+		body = `<?xml version="1.0" encoding="UTF-8"?><configuration><property><name>oozie.wf.rerun.failnodes</name><value>true</value></property></configuration>`
+	default:
+		writeError(w, http.StatusBadRequest, "unsupported console action ["+act+"]")
+		return
+	}
+	fwd := r.Clone(r.Context())
+	// The query goes along (user.name authenticates a simple-auth caller
+	// there as anywhere else).
+	fwd.URL = &url.URL{Path: "/oozie/v2/job/" + id, RawQuery: q.Encode()}
+	fwd.RequestURI = ""
+	fwd.Body, fwd.ContentLength = http.NoBody, 0
+	if body != "" {
+		fwd.Body, fwd.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
+		fwd.Header.Set("Content-Type", "application/xml;charset=UTF-8")
+	}
+	c.opts.API.ServeHTTP(w, fwd)
+}
+
+// writeError answers a console request the REST API's way: the
+// oozie-error-message header and a JSON body.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("oozie-error-message", msg)
+	w.Header().Set("Content-Type", `application/json; charset="UTF-8"`)
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, `{"httpStatusCode":`+strconv.Itoa(status)+`,"errorMessage":`+strconv.Quote(msg)+"}")
+}
+
+// tail serves the last tailBytes of an action's stdout or stderr:
+// tail/<actionId>/stdout|stderr. Reading it needs what job info needs.
+func (c *Console) tail(w http.ResponseWriter, r *http.Request, rest string) {
+	id, stream, ok := strings.Cut(rest, "/")
+	if !ok || (stream != "stdout" && stream != "stderr") || !strings.Contains(id, "@") {
+		c.fail(w, r, http.StatusNotFound, "no action output "+rest)
+		return
+	}
+	jobID, _, _ := strings.Cut(id, "@")
+	_, acts, err := c.opts.Engine.Job(r.Context(), jobID)
+	if err != nil {
+		c.engineFail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	for _, a := range acts {
+		if a.ID != id {
+			continue
+		}
+		if c.opts.ActionDir == nil {
+			return
+		}
+		text, _, err := readTail(filepath.Join(c.opts.ActionDir(a), stream), tailBytes)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		_, _ = io.WriteString(w, text)
+		return
+	}
+	c.fail(w, r, http.StatusNotFound, "Action does not exist ["+id+"]")
+}
+
+// readTail returns the last n bytes of a file (from a line start when it
+// cut the file) and whether it cut; a missing file is empty.
+func readTail(path string, n int64) (string, bool, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", false, err
+	}
+	off := int64(0)
+	if st.Size() > n {
+		off = st.Size() - n
+	}
+	b, err := io.ReadAll(io.NewSectionReader(f, off, st.Size()-off))
+	if err != nil {
+		return "", false, err
+	}
+	if off > 0 {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return string(b), off > 0, nil
+}
+
+// hasOutput reports whether an action ran a process (left a stdout file).
+func (c *Console) hasOutput(a *store.Action) bool {
+	if c.opts.ActionDir == nil {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(c.opts.ActionDir(a), "stdout"))
+	return err == nil
+}
+
+// ctxOf is the request context (a helper so page code reads shorter).
+func ctxOf(r *http.Request) context.Context { return r.Context() }

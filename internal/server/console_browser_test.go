@@ -1,0 +1,341 @@
+package server
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The browser tests drive a real headless Chromium over the DevTools
+// protocol on a pipe (--remote-debugging-pipe: NUL-terminated JSON on file
+// descriptors 3 and 4), so they need no WebSocket library and no driver
+// binary. They skip when no Chromium is installed (Debian: apt-get
+// install -y chromium); GOZIE_CHROMIUM names another binary, and
+// GOZIE_CONSOLE_SCREENSHOTS a directory to keep the page screenshots in.
+
+// findChromium returns the browser binary or "".
+func findChromium() string {
+	if p := os.Getenv("GOZIE_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// browser is one headless Chromium with one page attached.
+type browser struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	out     io.WriteCloser
+	mu      sync.Mutex
+	next    int
+	pending map[int]chan cdpReply
+	session string
+	shots   string
+}
+
+type cdpReply struct {
+	ID     int             `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func startBrowser(t *testing.T) *browser {
+	t.Helper()
+	bin := findChromium()
+	if bin == "" {
+		t.Skip("no chromium found: install it (apt-get install -y chromium) or set GOZIE_CHROMIUM to run the browser tests")
+	}
+	profile := t.TempDir()
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+		"--user-data-dir="+profile, "--remote-debugging-pipe", "--window-size=1280,900", "about:blank")
+	// fd 3: what the browser reads; fd 4: what it writes.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.ExtraFiles = []*os.File{inR, outW}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Skipf("chromium %s does not start: %v", bin, err)
+	}
+	inR.Close()
+	outW.Close()
+	b := &browser{t: t, cmd: cmd, out: inW, pending: map[int]chan cdpReply{}, shots: os.Getenv("GOZIE_CONSOLE_SCREENSHOTS")}
+	if b.shots == "" {
+		b.shots = t.TempDir()
+	}
+	t.Cleanup(func() {
+		inW.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("chromium stderr:\n%s", stderr.String())
+		}
+	})
+	go b.read(outR)
+	var target struct{ TargetID string }
+	b.call("", "Target.createTarget", map[string]any{"url": "about:blank"}, &target)
+	var att struct{ SessionID string }
+	b.call("", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &att)
+	b.session = att.SessionID
+	b.call(b.session, "Page.enable", nil, nil)
+	b.call(b.session, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": false}, nil)
+	return b
+}
+
+// read delivers the browser's replies; events are not used (the tests
+// poll the page instead).
+func (b *browser) read(r io.Reader) {
+	br := bufio.NewReader(r)
+	for {
+		msg, err := br.ReadBytes(0)
+		if err != nil {
+			b.mu.Lock()
+			for id, ch := range b.pending {
+				close(ch)
+				delete(b.pending, id)
+			}
+			b.mu.Unlock()
+			return
+		}
+		var rep cdpReply
+		if json.Unmarshal(msg[:len(msg)-1], &rep) != nil || rep.ID == 0 {
+			continue
+		}
+		b.mu.Lock()
+		ch := b.pending[rep.ID]
+		delete(b.pending, rep.ID)
+		b.mu.Unlock()
+		if ch != nil {
+			ch <- rep
+		}
+	}
+}
+
+// call sends one DevTools command and decodes its result into out.
+func (b *browser) call(session, method string, params any, out any) {
+	b.t.Helper()
+	if err := b.try(session, method, params, out); err != nil {
+		b.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+func (b *browser) try(session, method string, params any, out any) error {
+	b.mu.Lock()
+	b.next++
+	id := b.next
+	ch := make(chan cdpReply, 1)
+	b.pending[id] = ch
+	b.mu.Unlock()
+	msg := map[string]any{"id": id, "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	if session != "" {
+		msg["sessionId"] = session
+	}
+	data, _ := json.Marshal(msg)
+	if _, err := b.out.Write(append(data, 0)); err != nil {
+		return err
+	}
+	select {
+	case rep, ok := <-ch:
+		if !ok {
+			return errors.New("browser exited")
+		}
+		if rep.Error != nil {
+			return errors.New(rep.Error.Message)
+		}
+		if out != nil {
+			return json.Unmarshal(rep.Result, out)
+		}
+		return nil
+	case <-time.After(30 * time.Second):
+		return errors.New("no answer in 30s")
+	}
+}
+
+// eval evaluates a JavaScript expression in the page and returns its JSON
+// value.
+func (b *browser) eval(expr string) (any, error) {
+	var res struct {
+		Result struct {
+			Value any `json:"value"`
+		} `json:"result"`
+		ExceptionDetails *struct {
+			Text string `json:"text"`
+		} `json:"exceptionDetails"`
+	}
+	if err := b.try(b.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &res); err != nil {
+		return nil, err
+	}
+	if res.ExceptionDetails != nil {
+		return nil, fmt.Errorf("%s: %s", expr, res.ExceptionDetails.Text)
+	}
+	return res.Result.Value, nil
+}
+
+// run evaluates a statement and fails the test on an exception.
+func (b *browser) run(expr string) {
+	b.t.Helper()
+	if _, err := b.eval(expr); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// waitTrue polls a JavaScript condition until it holds or 20s pass.
+func (b *browser) waitTrue(what, cond string) {
+	b.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		v, err := b.eval("!!(" + cond + ")")
+		if err == nil && v == true {
+			return
+		}
+		if time.Now().After(deadline) {
+			text, _ := b.eval("document.location.href + '\\n' + (document.body ? document.body.innerText : '')")
+			b.t.Fatalf("timed out waiting for %s (%s); last error %v; page:\n%.3000v", what, cond, err, text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// open navigates and waits for the page to load.
+func (b *browser) open(url string) {
+	b.t.Helper()
+	b.call(b.session, "Page.navigate", map[string]any{"url": url}, nil)
+	b.waitTrue("load of "+url, "document.readyState === 'complete' && document.location.href === "+jsString(url))
+}
+
+// screenshot saves the page as name.png in the screenshot directory.
+func (b *browser) screenshot(name string) {
+	b.t.Helper()
+	var res struct{ Data string }
+	b.call(b.session, "Page.captureScreenshot", map[string]any{"format": "png"}, &res)
+	png, err := base64.StdEncoding.DecodeString(res.Data)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	p := filepath.Join(b.shots, name+".png")
+	if err := os.WriteFile(p, png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Logf("screenshot %s", p)
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestConsoleInBrowser opens the console in headless Chromium: the jobs
+// page and its filter, a failed workflow's failed node and stderr, a
+// coordinator's waiting action, a refused and an accepted kill.
+func TestConsoleInBrowser(t *testing.T) {
+	b := startBrowser(t)
+	e := newEnv(t)
+	gate := filepath.Join(e.dir, "gate")
+	t.Cleanup(func() { os.WriteFile(gate, nil, 0o644) })
+	wait := fmt.Sprintf("i=0; while test ! -e %s; do if test $i -ge 600; then break; fi; sleep 0.1; i=$((i+1)); done", gate)
+	ok := e.submit("joe", "start", "oozie.wf.application.path", e.app("fj"))
+	bad := e.submit("ann", "start", "oozie.wf.application.path", e.shellApp("breaks", "echo working; echo disk on fire 1&gt;&amp;2; exit 3"))
+	running := e.submit("joe", "start", "oozie.wf.application.path", e.shellApp("waits", wait))
+	e.waitStatus(ok, "SUCCEEDED")
+	e.waitStatus(bad, "KILLED")
+	e.waitStatus(running, "RUNNING")
+	app := filepath.Join(e.dir, "coord-hourly")
+	copyDir(t, "../../examples/apps/coord-hourly", app)
+	coord := e.submit("joe", "start", "oozie.coord.application.path", app, "appDir", app,
+		"nameNode", "file:///", "jobTracker", "local", "queueName", "default")
+	waitFor(t, "coordinator action 2 materialized", func() bool {
+		r := e.do("GET", "/oozie/v2/job/"+coord+"?show=missing-dependencies&action-list=2", "", "")
+		deps, _ := r.json(t)["missingDependencies"].([]any)
+		return len(deps) > 0
+	})
+	text := func(s string) string { return "document.body.innerText.includes(" + jsString(s) + ")" }
+
+	// The jobs page, reached from / as a browser would.
+	b.call(b.session, "Page.navigate", map[string]any{"url": e.ts.URL + "/"}, nil)
+	b.waitTrue("jobs page", "document.location.pathname === '/oozie/console/' && "+text(ok)+" && "+text(bad)+" && "+text(running))
+	b.waitTrue("status text", text("SUCCEEDED")+" && "+text("KILLED")+" && "+text("RUNNING"))
+	b.screenshot("jobs")
+	// Live refresh: a job submitted now appears without a page load (the
+	// marker set in this page survives).
+	b.run(`window.sameLoad = true`)
+	late := e.submit("joe", "", "oozie.wf.application.path", e.app("late"))
+	b.waitTrue("live refresh", "window.sameLoad === true && "+text(late))
+	// Filter by status with the form.
+	b.run(`document.querySelector('select[name=status]').value = 'KILLED'; document.querySelector('form.filters button[type=submit]').click()`)
+	b.waitTrue("filtered list", "document.location.search.includes('status=KILLED') && document.readyState === 'complete' && "+text(bad)+" && !"+text(ok))
+
+	// The failed workflow: its failed node, error and stderr.
+	b.run(`document.querySelector('a[href$="` + bad + `"]').click()`)
+	b.waitTrue("failed workflow page", "document.location.pathname.endsWith("+jsString(bad)+") && "+text("Failed nodes"))
+	b.waitTrue("failed node and error", "document.querySelector('.failed').innerText.includes('step') && document.querySelector('.failed').innerText.includes('exit code [3]')")
+	b.waitTrue("graph image", "document.getElementById('graph').complete && document.getElementById('graph').naturalWidth > 0")
+	b.screenshot("workflow-failed")
+	b.run(`document.querySelector('button.tail[data-src$="/stderr"]').click()`)
+	b.waitTrue("stderr shown", "document.getElementById('output-text').textContent.includes('disk on fire')")
+	b.screenshot("workflow-stderr")
+
+	// The coordinator: a WAITING action and what it waits for.
+	b.open(e.ts.URL + "/oozie/console/job/" + coord)
+	b.waitTrue("waiting action", "document.getElementById('a2') && document.getElementById('a2').innerText.includes('WAITING') && document.getElementById('a2').innerText.includes('/data/2026/01/01/02/_SUCCESS')")
+	b.screenshot("coordinator")
+
+	// A kill refused: bob does not own the job; the Oozie error shows.
+	b.open(e.ts.URL + "/oozie/console/job/" + running + "?user.name=bob")
+	b.run(`document.querySelector('button.act[data-action=kill]').click()`)
+	b.waitTrue("confirmation", "document.getElementById('confirm').open")
+	b.screenshot("confirm")
+	b.run(`document.getElementById('confirm-ok').click()`)
+	b.waitTrue("refusal shown", "!document.getElementById('confirm-error').hidden && document.getElementById('confirm-error').textContent.includes('E0508')")
+	b.run(`document.getElementById('confirm-cancel').click()`)
+	if s := e.do("GET", "/oozie/v2/job/"+running+"?show=status", "", "").json(t)["status"]; s != "RUNNING" {
+		t.Fatalf("after a refused kill: %v", s)
+	}
+
+	// The owner kills it from the page. The simple-auth cookie outlives a
+	// new user.name: log bob out first.
+	b.call(b.session, "Network.clearBrowserCookies", nil, nil)
+	b.open(e.ts.URL + "/oozie/console/job/" + running + "?user.name=joe")
+	b.run(`document.querySelector('button.act[data-action=kill]').click()`)
+	b.waitTrue("confirmation", "document.getElementById('confirm').open")
+	b.run(`window.sameLoad = true; document.getElementById('confirm-ok').click()`)
+	b.waitTrue("KILLED on the page", "window.sameLoad === true && !document.getElementById('confirm').open && document.getElementById('job-status').textContent === 'KILLED'")
+	if s := e.do("GET", "/oozie/v2/job/"+running+"?show=status", "", "").json(t)["status"]; s != "KILLED" {
+		t.Errorf("REST status after the console's kill: %v", s)
+	}
+	b.open(e.ts.URL + "/oozie/console/system")
+	b.waitTrue("system page", text("NORMAL")+" && "+text("postgres"))
+	b.screenshot("system")
+}

@@ -1,0 +1,358 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/store/sqlite"
+)
+
+// shellApp writes a one-step shell workflow running script and returns its
+// directory.
+func (e *env) shellApp(name, script string) string {
+	e.t.Helper()
+	wf := fmt.Sprintf(`<workflow-app xmlns="uri:oozie:workflow:1.0" name="%s">
+  <start to="step"/>
+  <action name="step">
+    <shell xmlns="uri:oozie:shell-action:1.0">
+      <resource-manager>local</resource-manager><name-node>file:///</name-node>
+      <exec>sh</exec><argument>-c</argument><argument>%s</argument>
+    </shell>
+    <ok to="end"/><error to="fail"/>
+  </action>
+  <kill name="fail"><message>step failed: ${wf:errorMessage(wf:lastErrorNode())}</message></kill>
+  <end name="end"/>
+</workflow-app>`, name, script)
+	dir := filepath.Join(e.dir, "apps", name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "workflow.xml"), []byte(wf), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return dir
+}
+
+// page GETs a console page as a browser would (Accept: text/html) and
+// returns its status and body.
+func (e *env) page(path string) (int, string) {
+	e.t.Helper()
+	r := e.do("GET", path, "", "", "Accept", "text/html")
+	return r.status, string(r.body)
+}
+
+// TestConsoleRoutes checks how the console is reached and that the REST
+// API answers Oozie clients as before.
+func TestConsoleRoutes(t *testing.T) {
+	e := newEnv(t)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, tc := range []struct {
+		path, accept string
+		status       int
+		location     string
+	}{
+		{"/", "", 302, "/oozie/console/"},
+		{"/oozie/", "text/html,application/xhtml+xml", 302, "/oozie/console/"},
+		{"/oozie", "text/html", 302, "/oozie/console/"},
+		{"/oozie?job=0000001-260101000000000-oozie-test-W", "", 302, "/oozie/console/job/0000001-260101000000000-oozie-test-W"},
+		{"/oozie/", "", 404, ""},
+		{"/oozie/", "application/json", 404, ""},
+		{"/oozie/versions", "text/html", 200, ""},
+		{"/oozie/console/", "", 200, ""},
+		{"/oozie/console/system", "", 200, ""},
+		{"/oozie/console/static/console.css", "", 200, ""},
+		{"/oozie/console/nope", "", 404, ""},
+		{"/oozie/console/job/0000001-260101000000000-oozie-test-W", "", 404, ""},
+	} {
+		req, _ := http.NewRequest("GET", e.ts.URL+tc.path, nil)
+		if tc.accept != "" {
+			req.Header.Set("Accept", tc.accept)
+		}
+		res, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tc.status || res.Header.Get("Location") != tc.location {
+			t.Errorf("GET %s (Accept %q): %d Location %q, want %d %q", tc.path, tc.accept, res.StatusCode,
+				res.Header.Get("Location"), tc.status, tc.location)
+		}
+	}
+	// An Oozie client's /oozie/ keeps Jetty's JSON 404.
+	if r := e.do("GET", "/oozie/", "", ""); !strings.Contains(string(r.body), `"errorMessage":"Not Found"`) {
+		t.Errorf("GET /oozie/: %s", r.body)
+	}
+	// The consoleUrl of a job opens its page.
+	id := e.submit("joe", "start", "oozie.wf.application.path", e.app("fj"))
+	e.waitStatus(id, "SUCCEEDED")
+	job := e.do("GET", "/oozie/v2/job/"+id, "", "").json(t)
+	cu, _ := job["consoleUrl"].(string)
+	if !strings.HasPrefix(cu, e.ts.URL+"/oozie?job=") {
+		t.Fatalf("consoleUrl %q", cu)
+	}
+	res, err := http.Get(cu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 || res.Request.URL.Path != "/oozie/console/job/"+id {
+		t.Errorf("consoleUrl %s: %d at %s", cu, res.StatusCode, res.Request.URL)
+	}
+	// An action id opens its job's page at the node.
+	if st, body := e.page("/oozie?job=" + id + "@left"); st != 200 || !strings.Contains(body, `id="n-left"`) {
+		t.Errorf("action consoleUrl: %d", st)
+	}
+}
+
+// TestConsolePages renders the pages over a real engine with succeeded,
+// failed and waiting jobs.
+func TestConsolePages(t *testing.T) {
+	e := newEnv(t)
+	ok := e.submit("joe", "start", "oozie.wf.application.path", e.app("fj"))
+	bad := e.submit("ann", "start", "oozie.wf.application.path", e.shellApp("breaks", "echo working; echo disk on fire 1&gt;&amp;2; exit 3"))
+	e.waitStatus(ok, "SUCCEEDED")
+	e.waitStatus(bad, "KILLED")
+	// A day either side: the test may run across midnight.
+	since, until := time.Now().UTC().Add(-24*time.Hour).Format(time.DateOnly), time.Now().UTC().Add(24*time.Hour).Format(time.DateOnly)
+	type pageCase struct {
+		name, path string
+		want, not  []string
+	}
+	check := func(cases []pageCase) {
+		t.Helper()
+		for _, tc := range cases {
+			st, body := e.page(tc.path)
+			if st != 200 {
+				t.Errorf("%s: GET %s: %d %.300s", tc.name, tc.path, st, body)
+				continue
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("%s: page lacks %q", tc.name, w)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(body, w) {
+					t.Errorf("%s: page has %q", tc.name, w)
+				}
+			}
+		}
+	}
+	check([]pageCase{
+		{"all workflows", "/oozie/console/", []string{ok, bad, `class="st st-ok">SUCCEEDED`, `class="st st-bad">KILLED`, "1–2 of 2"}, nil},
+		{"status filter", "/oozie/console/?status=KILLED", []string{bad, "1–1 of 1"}, []string{ok}},
+		{"user filter", "/oozie/console/?user=joe", []string{ok}, []string{bad}},
+		{"name filter", "/oozie/console/?name=breaks", []string{bad}, []string{ok}},
+		{"paging", "/oozie/console/?len=1", []string{bad, "1–1 of 2", `rel="next"`}, []string{ok}},
+		{"second page", "/oozie/console/?len=1&offset=2", []string{ok, "2–2 of 2", `rel="prev"`}, []string{bad}},
+		{"created around now", "/oozie/console/?from=" + since + "&to=" + until, []string{ok, bad, "1–2 of 2"}, nil},
+		{"created before", "/oozie/console/?to=2020-01-01", []string{"No jobs"}, []string{ok, bad}},
+		{"bad date", "/oozie/console/?from=yesterday", []string{"bad from date [yesterday]"}, []string{ok}},
+	})
+	app := filepath.Join(e.dir, "coord-hourly")
+	copyDir(t, "../../examples/apps/coord-hourly", app)
+	coord := e.submit("joe", "start", "oozie.coord.application.path", app, "appDir", app,
+		"nameNode", "file:///", "jobTracker", "local", "queueName", "default")
+	waitFor(t, "coordinator action 2 materialized", func() bool {
+		r := e.do("GET", "/oozie/v2/job/"+coord+"?show=missing-dependencies&action-list=2", "", "")
+		deps, _ := r.json(t)["missingDependencies"].([]any)
+		return len(deps) > 0
+	})
+	var wf1 string
+	waitFor(t, "coordinator action 1 has its workflow", func() bool {
+		wf1, _ = e.do("GET", "/oozie/v2/job/"+coord+"@1", "", "").json(t)["externalId"].(string)
+		return wf1 != ""
+	})
+
+	check([]pageCase{
+		{"coordinators", "/oozie/console/?tab=coord", []string{coord, "coord-hourly"}, []string{ok}},
+		{"succeeded workflow", "/oozie/console/job/" + ok, []string{"fj", "left", "right", "merge", `src="/oozie/v2/job/` + ok + `?show=graph&amp;show-kill=true"`, "Job log"},
+			[]string{"Failed nodes", `data-action=`}},
+		{"failed workflow", "/oozie/console/job/" + bad, []string{"Failed nodes", `href="#n-step"`, "ERROR", "exit code [3]", "/oozie/console/tail/" + bad + "@step/stderr", `data-action="rerun-failed"`}, []string{`data-action="kill"`}},
+		{"coordinator", "/oozie/console/job/" + coord, []string{"coord-hourly", "#2", "WAITING", "waiting for", "raw", "/data/2026/01/01/02/_SUCCESS", `data-action="suspend"`, `data-action="kill"`,
+			`<a href="/oozie/console/job/` + wf1 + `">`}, nil},
+		{"coordinator paging", "/oozie/console/job/" + coord + "?len=2&offset=3", []string{`id="a3"`, `id="a4"`, "3–4 of 6", `rel="prev"`, `rel="next"`}, []string{`id="a2"`, `id="a5"`}},
+		{"coordinator newest first", "/oozie/console/job/" + coord + "?len=1&order=desc", []string{`id="a6"`, "1–1 of 6"}, []string{`id="a1"`}},
+		{"system", "/oozie/console/system", []string{"test", "postgres", "NORMAL", "read-write"}, nil},
+	})
+	// The output viewer's tail.
+	if r := e.do("GET", "/oozie/console/tail/"+bad+"@step/stderr", "", ""); r.status != 200 || !strings.Contains(string(r.body), "disk on fire") {
+		t.Errorf("stderr tail: %d %q", r.status, r.body)
+	}
+	// The download link is the REST API's output endpoint, beside the
+	// console's paths.
+	if r := e.do("GET", "/oozie/console/action/"+bad+"@step/stderr", "", ""); r.status != 200 || !strings.Contains(string(r.body), "disk on fire") {
+		t.Errorf("stderr download: %d %q", r.status, r.body)
+	}
+	if r := e.do("GET", "/oozie/console/tail/"+bad+"@nope/stderr", "", ""); r.status != 404 {
+		t.Errorf("tail of a missing action: %d", r.status)
+	}
+	// The graph the page shows is the REST API's.
+	if r := e.do("GET", "/oozie/v2/job/"+bad+"?show=graph&show-kill=true", "", ""); r.status != 200 || !strings.Contains(r.header.Get("Content-Type"), "svg") {
+		t.Errorf("graph: %d %v", r.status, r.header)
+	}
+}
+
+// TestConsoleControls kills a running job through the console (which
+// hands the request to the REST API with the caller's credentials) and
+// checks read-only mode refuses it.
+func TestConsoleControls(t *testing.T) {
+	e := newEnv(t)
+	gate := filepath.Join(e.dir, "gate")
+	t.Cleanup(func() { os.WriteFile(gate, nil, 0o644) })
+	id := e.submit("joe", "start", "oozie.wf.application.path",
+		e.shellApp("waits", fmt.Sprintf("i=0; while test ! -e %s; do if test $i -ge 600; then break; fi; sleep 0.1; i=$((i+1)); done", gate)))
+	e.waitStatus(id, "RUNNING")
+	if _, body := e.page("/oozie/console/job/" + id); !strings.Contains(body, `data-action="kill"`) || !strings.Contains(body, `data-live="1"`) {
+		t.Errorf("running job page lacks the kill control or live refresh")
+	}
+
+	// A read-only console over the same engine hides and refuses.
+	ro, err := New(Options{Engine: e.eng, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true, Authorization: true},
+		Config: map[string]string{"gozie.console.read.only": "true"}, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	ro.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/oozie/console/job/"+id, nil))
+	if rec.Code != 200 || strings.Contains(rec.Body.String(), "data-action=") || !strings.Contains(rec.Body.String(), "read-only") {
+		t.Errorf("read-only page: %d, controls shown or no read-only badge", rec.Code)
+	}
+	rec = httptest.NewRecorder()
+	ro.Handler().ServeHTTP(rec, httptest.NewRequest("PUT", "/oozie/console/job/"+id+"?action=kill&user.name=joe", nil))
+	if rec.Code != 403 || !strings.Contains(rec.Header().Get("oozie-error-message"), "read-only") {
+		t.Errorf("read-only kill: %d %v", rec.Code, rec.Header())
+	}
+
+	for _, tc := range []struct {
+		query  string
+		status int
+		code   string
+	}{
+		{"action=kill&user.name=bob", 401, "E0508"}, // not the owner: the REST API's authorization
+		{"action=rerun&user.name=joe", 400, ""},     // not a console action
+		{"action=suspend&user.name=joe", 200, ""},
+		{"action=resume&user.name=joe", 200, ""},
+		{"action=kill&user.name=joe", 200, ""},
+	} {
+		r := e.do("PUT", "/oozie/console/job/"+id+"?"+tc.query, "", "")
+		if r.status != tc.status || r.header.Get("oozie-error-code") != tc.code {
+			t.Errorf("PUT %s: %d %q %s, want %d %q", tc.query, r.status, r.header.Get("oozie-error-code"), r.body, tc.status, tc.code)
+		}
+	}
+	e.waitStatus(id, "KILLED")
+	// The change is audited like any REST request.
+	if r := e.do("GET", "/oozie/v2/job/"+id+"?show=auditlog", "", ""); !strings.Contains(string(r.body), "kill") {
+		t.Errorf("audit log lacks the kill: %s", r.body)
+	}
+	if _, body := e.page("/oozie/console/job/" + id); strings.Contains(body, `data-action="kill"`) || strings.Contains(body, `data-live="1"`) ||
+		!strings.Contains(body, `data-action="rerun-failed"`) {
+		t.Errorf("killed job page: wrong controls or still refreshing")
+	}
+	// Rerun of the nodes that did not succeed: the REST API's rerun with
+	// oozie.wf.rerun.failnodes=true, authorized as any change.
+	if r := e.do("PUT", "/oozie/console/job/"+id+"?action=rerun-failed&user.name=bob", "", ""); r.status != 401 || r.header.Get("oozie-error-code") != "E0508" {
+		t.Errorf("rerun by a stranger: %d %v", r.status, r.header)
+	}
+	if r := e.do("PUT", "/oozie/console/job/"+id+"?action=rerun-failed&user.name=joe", "", ""); r.status != 200 {
+		t.Fatalf("rerun-failed: %d %s", r.status, r.body)
+	}
+	e.waitStatus(id, "RUNNING")
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.waitStatus(id, "SUCCEEDED")
+	if run := e.do("GET", "/oozie/v2/job/"+id, "", "").json(t)["run"]; run != float64(1) {
+		t.Errorf("run after the rerun: %v", run)
+	}
+}
+
+// BenchmarkConsoleJobsPage renders the jobs page (50 rows, unfiltered and
+// filtered by user) over 10,000 stored workflow jobs, pages spread over
+// the list.
+func BenchmarkConsoleJobsPage(b *testing.B) {
+	dir := b.TempDir()
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "gozie.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	const jobs = 10000
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	err = st.Update(context.Background(), func(tx store.Tx) error {
+		for i := range jobs {
+			t := base.Add(time.Duration(i) * time.Second)
+			j := &store.Job{ID: fmt.Sprintf("%07d-260101000000000-oozie-bench-W", i), AppName: "bench",
+				AppPath: "file:///apps/bench", User: []string{"joe", "ann"}[i%2], Status: store.JobSucceeded,
+				Conf:        "<configuration>" + strings.Repeat("<property><name>k</name><value>v</value></property>", 40) + "</configuration>",
+				CreatedTime: t, StartTime: t, EndTime: t.Add(time.Minute), LastModTime: t.Add(time.Minute)}
+			if err := tx.PutJob(context.Background(), j); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := newEnvOn(b, dir, st)
+	h := e.srv.Handler()
+	for _, bc := range []struct {
+		name, query string
+		total       int
+	}{
+		{"all", "", jobs},
+		// Filtered by user: the store sorts the matching rows (no index
+		// on user), as GET /jobs?filter=user=joe does.
+		{"user", "user=joe&", jobs / 2},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				req := httptest.NewRequest("GET", fmt.Sprintf("/oozie/console/?%soffset=%d", bc.query, 1+(i*50)%bc.total), nil)
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != 200 || !strings.Contains(w.Body.String(), fmt.Sprintf("of %d", bc.total)) {
+					b.Fatalf("status %d: %.300s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
+
+// TestConsoleSubWorkflows follows a parent's sub-workflow action to its
+// child's page and back.
+func TestConsoleSubWorkflows(t *testing.T) {
+	e := newEnv(t)
+	app := filepath.Join(e.dir, "sub-workflow")
+	copyDir(t, "../../examples/apps/sub-workflow", app)
+	parent := e.submit("joe", "start", "oozie.wf.application.path", app, "nameNode", "file:///", "jobTracker", "local", "who", "console")
+	e.waitStatus(parent, "SUCCEEDED")
+	kids, _ := e.do("GET", "/oozie/v2/jobs?filter=user%3Djoe", "", "").json(t)["workflows"].([]any)
+	var child string
+	for _, k := range kids {
+		if m := k.(map[string]any); m["parentId"] == parent {
+			child = m["id"].(string)
+		}
+	}
+	if child == "" {
+		t.Fatalf("no child of %s in %v", parent, kids)
+	}
+	_, body := e.page("/oozie/console/job/" + parent)
+	for _, w := range []string{`class="child">` + child + "</a>", "Sub-workflows", `href="/oozie/console/job/` + child + `"`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("parent page lacks %q", w)
+		}
+	}
+	if _, body := e.page("/oozie/console/job/" + child); !strings.Contains(body, `<a href="/oozie/console/job/`+parent+`" id="parent-link">`) {
+		t.Errorf("child page lacks the link back to %s", parent)
+	}
+}
