@@ -125,6 +125,14 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 		}
 		writeJSON(w, map[string]string{"status": st})
 		return nil
+	case "retries":
+		if err := v2only(); err != nil {
+			return err
+		}
+		if kind != kindWfAction {
+			return errParamValue("show", show)
+		}
+		return s.showRetries(w, r, id)
 	case "missing-dependencies":
 		if err := v2only(); err != nil {
 			return err
@@ -265,6 +273,50 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind 
 		writeJSON(w, localizeAny(out, loc))
 	}
 	return nil
+}
+
+// showRetries answers show=retries of a workflow action: one object per
+// run that ended in a user retry, every value a string and absent ones
+// left out, as Oozie's client reads them (rest-api.md 4.1). Times are GMT
+// whatever the timezone parameter, as in Oozie.
+func (s *Server) showRetries(w http.ResponseWriter, r *http.Request, id string) error {
+	rs, err := s.engine.ActionRetries(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]string, 0, len(rs))
+	for _, x := range rs {
+		m := map[string]string{"attempt": itoa(x.Attempt)}
+		if d := engine.FormatDate(x.StartTime); d != nil {
+			m["startTime"] = *d
+		}
+		if d := engine.FormatDate(x.EndTime); d != nil {
+			m["endTime"] = *d
+		}
+		if u := x.ConsoleURL; u != "" {
+			m["consoleUrl"] = u
+		} else if u := s.runConsole(id, x.Run); u != "" {
+			m["consoleUrl"] = u
+		}
+		if x.ChildIDs != "" {
+			m["externalChildIDs"] = x.ChildIDs
+		}
+		out = append(out, m)
+	}
+	writeJSON(w, map[string]any{"retries": out})
+	return nil
+}
+
+// runConsole is the console URL of one run of a process action, "" when
+// the run left no captured output.
+func (s *Server) runConsole(id string, run int) string {
+	if s.opts.BaseURL == "" || s.opts.DataDir == "" {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(s.opts.DataDir, "actions", id, itoa(run), "stdout")); err != nil {
+		return ""
+	}
+	return s.opts.BaseURL + "/console/action/" + url.PathEscape(id) + "/stdout?attempt=" + itoa(run)
 }
 
 // parseCoordActionFilter reads the status terms of the coordinator actions
