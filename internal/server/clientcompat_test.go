@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -72,5 +73,97 @@ func TestShowRetries(t *testing.T) {
 	}
 	if r := e.do("GET", "/oozie/v2/job/"+id+"@zz?show=retries", "", ""); r.status != 400 || r.header.Get("oozie-error-code") != "E0605" {
 		t.Errorf("unknown action: %d %s", r.status, r.body)
+	}
+}
+
+// TestCoordUpdate: PUT action=update re-reads coordinator.xml (and, with a
+// configuration, replaces the job's), answers {"update":{"diff":...}} as
+// Oozie does, and changes nothing on dryrun=true.
+func TestCoordUpdate(t *testing.T) {
+	e := newEnv(t)
+	if e.srv.coords == nil {
+		t.Skip("no coordinator engine")
+	}
+	app := filepath.Join(e.dir, "coord-hourly")
+	copyDir(t, "../../examples/apps/coord-hourly", app)
+	base := []string{"oozie.coord.application.path", app, "appDir", app, "nameNode", "file:///", "jobTracker", "local", "queueName", "default"}
+	id := e.submit("joe", "", base...)
+	defPath := filepath.Join(app, "coordinator.xml")
+	def, err := os.ReadFile(defPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(from, to string) {
+		t.Helper()
+		if err := os.WriteFile(defPath, []byte(strings.Replace(string(def), from, to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update := func(ver, user, query, body string) resp {
+		t.Helper()
+		return e.do("PUT", "/oozie/"+ver+"/job/"+id+"?action=update&user.name="+user+query, "application/xml;charset=UTF-8", body)
+	}
+	concurrency := func() float64 {
+		t.Helper()
+		return e.do("GET", "/oozie/v2/job/"+id+"?show=info", "", "").json(t)["concurrency"].(float64)
+	}
+	edit("<concurrency>2</concurrency>", "<concurrency>3</concurrency>")
+
+	// Dry run: the diff, nothing changed.
+	r := update("v2", "joe", "&dryrun=true&diff=", "<configuration/>")
+	if r.status != 200 {
+		t.Fatalf("dry run: %d %s", r.status, r.body)
+	}
+	diff := r.json(t)["update"].(map[string]any)["diff"].(string)
+	for _, want := range []string{`(?m)^\*{10}Job definition changes\*{10}\n@@ -\d+,7 \+\d+,7 @@\n`, `(?m)^-\s*<concurrency>2</concurrency>\n\+\s*<concurrency>3</concurrency>\n`,
+		`(?m)^\*{10}Job conf changes\*{16}\nNo conf update requested\n\*{42}\n\z`} {
+		if !regexp.MustCompile(want).MatchString(diff) {
+			t.Errorf("diff does not match %s:\n%s", want, diff)
+		}
+	}
+	if c := concurrency(); c != 2 {
+		t.Errorf("dry run changed concurrency to %v", c)
+	}
+	// diff=false: the update is applied, the answer's diff is empty.
+	r = update("v2", "joe", "&dryrun=&diff=false", "")
+	if r.status != 200 || r.json(t)["update"].(map[string]any)["diff"] != "" {
+		t.Fatalf("update: %d %s", r.status, r.body)
+	}
+	if c := concurrency(); c != 3 {
+		t.Errorf("concurrency after update = %v, want 3", c)
+	}
+	if d := e.do("GET", "/oozie/v2/job/"+id+"?show=definition", "", "").body; !strings.Contains(string(d), "<concurrency>3</concurrency>") {
+		t.Errorf("definition not updated:\n%s", d)
+	}
+	// A configuration replaces the job's: its changes are reported.
+	withConf := append(append([]string{}, base...), "queueName", "night")
+	r = update("v2", "joe", "", confXML(withConf...))
+	if r.status != 200 {
+		t.Fatalf("conf update: %d %s", r.status, r.body)
+	}
+	if diff := r.json(t)["update"].(map[string]any)["diff"].(string); !strings.Contains(diff, "+") || !strings.Contains(diff, "night") {
+		t.Errorf("conf diff:\n%s", diff)
+	}
+
+	edit(`frequency="${coord:hours(1)}"
+                 start`, `frequency="${coord:hours(2)}"
+                 start`)
+	errCases := []struct {
+		name, ver, user string
+		status          int
+		code            string
+	}{
+		{"frequency change", "v2", "joe", 400, "E1023"},
+		{"v1", "v1", "joe", 400, "E0302"},
+		{"stranger", "v2", "bob", 401, "E0509"},
+	}
+	for _, c := range errCases {
+		r := update(c.ver, c.user, "", "")
+		if r.status != c.status || r.header.Get("oozie-error-code") != c.code {
+			t.Errorf("%s: %d %s %q, want %d %s", c.name, r.status, r.header.Get("oozie-error-code"), r.header.Get("oozie-error-message"), c.status, c.code)
+		}
+	}
+	if r := e.do("PUT", "/oozie/v2/job/"+id+"?action=update&user.name=joe", "", ""); r.header.Get("oozie-error-code") != "E0300" {
+		t.Errorf("update without XML: %d %s", r.status, r.body)
 	}
 }

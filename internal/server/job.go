@@ -422,13 +422,13 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 	ctx := r.Context()
 	switch act {
 	case "start", "suspend", "resume", "kill", "rerun", "change", "coord-rerun":
-	case "ignore":
+	case "ignore", "update":
 		// rest-api.md 4.2: v2 only, coordinators only.
 		if ver != "v2" {
 			return errInvalidParam("Not supported in v1")
 		}
 		if kind != kindCoord {
-			return errInvalidParam("ignore is only for coordinator jobs")
+			return errInvalidParam(act + " is only for coordinator jobs")
 		}
 	default:
 		return errParamValue("action", act)
@@ -496,6 +496,8 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		}
 		writeJSON(w, map[string]any{"actions": out})
 		return nil
+	case "update":
+		return s.coordUpdate(w, r, id)
 	case "coord-rerun":
 		return s.coordRerun(w, r, id)
 	case "rerun":
@@ -523,6 +525,29 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// coordUpdate answers update: the body is the new configuration (empty:
+// keep the job's), dryrun=true only reports, diff=false leaves the changes
+// out of the answer.
+func (s *Server) coordUpdate(w http.ResponseWriter, r *http.Request, id string) error {
+	if s.coords == nil {
+		return errNoCoordinators()
+	}
+	if err := requireXML(r); err != nil {
+		return err
+	}
+	props, err := readConf(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	diff, err := s.coords.CoordUpdate(r.Context(), id, props, q.Get("dryrun") == "true", q.Get("diff") != "false")
+	if err != nil {
+		return err
+	}
+	writeJSON(w, map[string]any{"update": map[string]string{"diff": diff}})
 	return nil
 }
 
