@@ -57,6 +57,12 @@ type AuthOptions struct {
 	// user or group of its oozie.job.acl, or an admin. Off, anyone may
 	// change any job (Oozie's default).
 	Authorization bool
+	// StrictSimpleUser turns off two leniencies of simple authentication
+	// that Oozie's users rely on: a submission without an authenticated
+	// user (its configuration's user.name then names the owner) and a
+	// configuration user.name that differs from the authenticated user
+	// (replaced by it). Strict, both are refused.
+	StrictSimpleUser bool
 	// AdminUsers may change any job and the system mode.
 	AdminUsers []string
 	// AdminGroups are OS groups whose members are admins.
@@ -266,9 +272,32 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (st
 		}
 	} else if a.opts.AnonymousWrites {
 		return "", nil
+	} else if a.methods[MethodSimple] && !a.opts.StrictSimpleUser && isSubmission(r) {
+		// Oozie's simple authentication lets a submission in without a
+		// user: its configuration's user.name (or the user parameter the
+		// plain OozieClient adds) names the owner (submitUser).
+		return "", nil
 	}
 	a.challenge(w)
+	if a.methods[MethodSimple] && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		// With a code, so that Oozie's client prints the reason rather
+		// than a bare HTTP status.
+		return "", errorf(http.StatusUnauthorized, "E0500",
+			"Not authorized, a request without a user may only read; %s", a.howTo())
+	}
 	return "", errAuthRequired("Authentication required: " + a.howTo())
+}
+
+// isSubmission reports a job submission (or dry run): POST /oozie/vN/jobs.
+func isSubmission(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	switch r.URL.Path {
+	case "/oozie/v0/jobs", "/oozie/v1/jobs", "/oozie/v2/jobs":
+		return true
+	}
+	return false
 }
 
 // challenge names the header methods a client may answer a 401 with.

@@ -167,3 +167,72 @@ func TestCoordUpdate(t *testing.T) {
 		t.Errorf("update without XML: %d %s", r.status, r.body)
 	}
 }
+
+// TestSimpleAuthUserName: with simple authentication, a submission takes
+// its owner from the authenticated user, else from its configuration's
+// user.name, else from the user parameter the plain OozieClient sends; a
+// configuration naming another user is overwritten and the job log says
+// so. gozie.authentication.simple.strict.user refuses both instead.
+func TestSimpleAuthUserName(t *testing.T) {
+	cases := []struct {
+		name, query string
+		conf        []string
+		strict      bool
+		status      int
+		code, owner string
+		logLine     string // in the job log
+	}{
+		{name: "authenticated, same user.name", query: "?user.name=joe", conf: []string{"user.name", "joe"}, status: 201, owner: "joe"},
+		{name: "authenticated, other user.name", query: "?user.name=joe", conf: []string{"user.name", "bob"}, status: 201, owner: "joe",
+			logLine: "user.name [bob] replaced by the authenticated user [joe]"},
+		{name: "authenticated, other mapreduce user", query: "?user.name=joe", conf: []string{"mapreduce.job.user.name", "bob"}, status: 201, owner: "joe",
+			logLine: "mapreduce.job.user.name [bob] replaced by the authenticated user [joe]"},
+		{name: "anonymous, user.name in conf", conf: []string{"user.name", "bob"}, status: 201, owner: "bob"},
+		{name: "anonymous, plain OozieClient's user parameter", query: "?user=ann", status: 201, owner: "ann"},
+		{name: "anonymous, conf wins over user parameter", query: "?user=ann", conf: []string{"user.name", "bob"}, status: 201, owner: "bob"},
+		{name: "anonymous, no user at all", status: 400, code: "E0401"},
+		{name: "strict, other user.name", query: "?user.name=joe", conf: []string{"user.name", "bob"}, strict: true, status: 400, code: "E0303"},
+		{name: "strict, anonymous", conf: []string{"user.name", "bob"}, strict: true, status: 401, code: "E0500"},
+		{name: "strict, same user.name", query: "?user.name=joe", conf: []string{"user.name", "joe"}, strict: true, status: 201, owner: "joe"},
+	}
+	envs := map[bool]*env{
+		false: newEnv(t),
+		true:  newEnv(t, func(a *AuthOptions) { a.StrictSimpleUser = true }),
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := envs[c.strict]
+			kv := append([]string{"oozie.wf.application.path", e.app("u")}, c.conf...)
+			r := e.do("POST", "/oozie/v2/jobs"+c.query, "application/xml", confXML(kv...))
+			if r.status != c.status || r.header.Get("oozie-error-code") != c.code {
+				t.Fatalf("%d %s %q, want %d %s", r.status, r.header.Get("oozie-error-code"), r.header.Get("oozie-error-message"), c.status, c.code)
+			}
+			if c.code == "E0303" {
+				msg := r.header.Get("oozie-error-message")
+				for _, want := range []string{"[bob]", "[joe]", "gozie.authentication.simple.strict.user"} {
+					if !strings.Contains(msg, want) {
+						t.Errorf("refusal %q does not name %s", msg, want)
+					}
+				}
+			}
+			if c.status != 201 {
+				return
+			}
+			id := r.json(t)["id"].(string)
+			info := e.do("GET", "/oozie/v2/job/"+id, "", "").json(t)
+			if info["user"] != c.owner {
+				t.Errorf("owner %v, want %s", info["user"], c.owner)
+			}
+			if !strings.Contains(info["conf"].(string), "<value>"+c.owner+"</value>") {
+				t.Errorf("conf does not name %s:\n%s", c.owner, info["conf"])
+			}
+			log := string(e.do("GET", "/oozie/v2/job/"+id+"?show=log", "", "").body)
+			if c.logLine != "" && !strings.Contains(log, c.logLine) {
+				t.Errorf("job log lacks %q:\n%s", c.logLine, log)
+			}
+			if c.logLine == "" && strings.Contains(log, "replaced by") {
+				t.Errorf("job log reports a replacement:\n%s", log)
+			}
+		})
+	}
+}

@@ -46,6 +46,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.authentication.type", "", "accepted authentication methods, comma list of simple, basic, token (default: basic if a users file is set, token if tokens are, simple if neither)"},
 	{"gozie.authentication.simple.anonymous.allowed", "", "requests without a user may read (GET); default true when simple is accepted, false otherwise"},
 	{"gozie.authentication.anonymous.writes", "false", "requests without a user may also submit and change jobs (with simple off, only if gozie.authentication.simple.anonymous.allowed is true too)"},
+	{"gozie.authentication.simple.strict.user", "false", "with simple authentication, refuse submissions without an authenticated user and configurations whose user.name differs from it (default: take user.name from the configuration, replace a different one)"},
 	{"gozie.authentication.tokens", "", "static bearer tokens: token=user[,token=user...]"},
 	{"gozie.authentication.basic.users.file", "", "file of user:password lines enabling HTTP basic authentication (use with TLS)"},
 	{"gozie.authorization.enabled", "true", "only a job's owner, its oozie.job.acl users/groups and admins may change it"},
@@ -181,6 +182,7 @@ func AuthFromConfig(c Config, dataDir string) (AuthOptions, error) {
 		AdminUsers:         c.List("gozie.admin.users"),
 		AdminGroups:        c.List("gozie.admin.groups"),
 		AdminInfoAnonymous: c.Bool("gozie.admin.configuration.anonymous.read"),
+		StrictSimpleUser:   c.Bool("gozie.authentication.simple.strict.user"),
 		Methods:            c.List("gozie.authentication.type"),
 	}
 	a.TokenValidity = secondsOf(c.Int("gozie.authentication.token.validity", 36000))

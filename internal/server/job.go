@@ -514,12 +514,17 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		if rerr != nil {
 			return rerr
 		}
+		var note string
 		if c.user != "" {
-			if err := checkUser(props, c.user); err != nil {
+			if note, err = s.submitUser(r, props, c.user); err != nil {
 				return err
 			}
 		}
-		err = s.engine.Rerun(ctx, id, props)
+		if err = s.engine.Rerun(ctx, id, props); err == nil && note != "" {
+			if lerr := s.engine.Note(ctx, id, "WARN", note); lerr != nil {
+				s.opts.Logf("gozie: job %s: %s (not logged: %v)", id, note, lerr)
+			}
+		}
 	}
 	if err != nil {
 		return err
