@@ -63,6 +63,10 @@ type AuthOptions struct {
 	// configuration user.name that differs from the authenticated user
 	// (replaced by it). Strict, both are refused.
 	StrictSimpleUser bool
+	// ServerUser is the OS user running the server: an admin out of the
+	// box, so that whoever started the server can use admin operations
+	// without configuring anything (AuthFromConfig sets it).
+	ServerUser string
 	// AdminUsers may change any job and the system mode.
 	AdminUsers []string
 	// AdminGroups are OS groups whose members are admins.
@@ -404,7 +408,7 @@ func (a *authenticator) isAdmin(u string) bool {
 	if u == "" {
 		return false
 	}
-	if slices.Contains(a.opts.AdminUsers, u) {
+	if u == a.opts.ServerUser || slices.Contains(a.opts.AdminUsers, u) {
 		return true
 	}
 	if len(a.opts.AdminGroups) > 0 {
@@ -415,6 +419,16 @@ func (a *authenticator) isAdmin(u string) bool {
 		}
 	}
 	return false
+}
+
+// errNotAdmin refuses an admin-only request, saying who the admins are and
+// which keys make more.
+func (a *authenticator) errNotAdmin(u string) *apiError {
+	who := "admins are the users of gozie.admin.users and members of gozie.admin.groups"
+	if a.opts.ServerUser != "" {
+		who = fmt.Sprintf("admins are the server's OS user [%s], the users of gozie.admin.users and members of gozie.admin.groups", a.opts.ServerUser)
+	}
+	return errorf(http.StatusUnauthorized, "E0503", "User [%s] does not have admin privileges; %s", userOrQ(u), who)
 }
 
 // mayModify reports whether user u may change a job owned by owner, with

@@ -236,3 +236,48 @@ func TestSimpleAuthUserName(t *testing.T) {
 		})
 	}
 }
+
+// TestAdminsOutOfTheBox: authorization stays on, but the OS user running
+// the server is an admin without any configuration; a refused admin call
+// names the keys that grant it, and a request without a user may read but
+// not change a job (401 with an Oozie code the client prints).
+func TestAdminsOutOfTheBox(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := LoadConfig("", func(k string) string { return map[string]string{"GOZIE_DATA": dir}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := AuthFromConfig(cfg, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := serverUser(); opts.ServerUser != want || want == "" || !opts.Authorization {
+		t.Fatalf("ServerUser %q (OS user %q), authorization %v", opts.ServerUser, want, opts.Authorization)
+	}
+
+	e := newEnv(t, func(a *AuthOptions) { a.ServerUser = "srv"; a.AdminUsers = []string{"root"} })
+	id := e.submit("joe", "", "oozie.wf.application.path", e.app("adm"))
+	cases := []struct {
+		name, method, path string
+		status             int
+		code, msgHas       string
+	}{
+		{"server user sets the system mode", "PUT", "/oozie/v2/admin/status?systemmode=NORMAL&user.name=srv", 200, "", ""},
+		{"gozie.admin.users too", "PUT", "/oozie/v2/admin/status?systemmode=NORMAL&user.name=root", 200, "", ""},
+		{"others are told which key", "PUT", "/oozie/v2/admin/status?systemmode=SAFEMODE&user.name=joe", 401, "E0503", "gozie.admin.users"},
+		{"the refusal names the server user", "PUT", "/oozie/v2/admin/status?systemmode=SAFEMODE&user.name=joe", 401, "E0503", "[srv]"},
+		{"server user reads admin configuration", "GET", "/oozie/v2/admin/configuration?user.name=srv", 200, "", ""},
+		{"server user kills any job", "PUT", "/oozie/v2/job/" + id + "?action=kill&user.name=srv", 200, "", ""},
+		{"anonymous reads a job", "GET", "/oozie/v2/job/" + id, 200, "", ""},
+		{"anonymous may not start a job", "PUT", "/oozie/v2/job/" + id + "?action=start", 401, "E0500", "user.name"},
+		{"anonymous may not set the system mode", "PUT", "/oozie/v2/admin/status?systemmode=SAFEMODE", 401, "E0500", "user.name"},
+		{"a stranger may not kill", "PUT", "/oozie/v2/job/" + id + "?action=kill&user.name=bob", 401, "E0508", "bob"},
+	}
+	for _, c := range cases {
+		r := e.do(c.method, c.path, "", "")
+		if r.status != c.status || r.header.Get("oozie-error-code") != c.code || !strings.Contains(r.header.Get("oozie-error-message"), c.msgHas) {
+			t.Errorf("%s: %d %s %q, want %d %s containing %q", c.name, r.status, r.header.Get("oozie-error-code"),
+				r.header.Get("oozie-error-message"), c.status, c.code, c.msgHas)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -50,7 +51,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.authentication.tokens", "", "static bearer tokens: token=user[,token=user...]"},
 	{"gozie.authentication.basic.users.file", "", "file of user:password lines enabling HTTP basic authentication (use with TLS)"},
 	{"gozie.authorization.enabled", "true", "only a job's owner, its oozie.job.acl users/groups and admins may change it"},
-	{"gozie.admin.users", "", "comma list of admin users"},
+	{"gozie.admin.users", "", "comma list of admin users, besides the OS user running the server"},
 	{"gozie.admin.groups", "", "comma list of OS groups whose members are admins"},
 	{"gozie.admin.configuration.anonymous.read", "false", "anyone, not only admins, may read admin/configuration, os-env and java-sys-properties"},
 	{"gozie.tls.cert", "", "TLS certificate file (PEM); with gozie.tls.key serves HTTPS"},
@@ -183,6 +184,7 @@ func AuthFromConfig(c Config, dataDir string) (AuthOptions, error) {
 		AdminGroups:        c.List("gozie.admin.groups"),
 		AdminInfoAnonymous: c.Bool("gozie.admin.configuration.anonymous.read"),
 		StrictSimpleUser:   c.Bool("gozie.authentication.simple.strict.user"),
+		ServerUser:         serverUser(),
 		Methods:            c.List("gozie.authentication.type"),
 	}
 	a.TokenValidity = secondsOf(c.Int("gozie.authentication.token.validity", 36000))
@@ -242,6 +244,19 @@ func AuthFromConfig(c Config, dataDir string) (AuthOptions, error) {
 		a.AnonymousWrites = a.AnonymousReads && c.Bool("gozie.authentication.anonymous.writes")
 	}
 	return a, nil
+}
+
+// serverUser is the name of the OS user running the server, when it is a
+// valid user name.
+func serverUser() string {
+	name := os.Getenv("USER")
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	if !validUserName(name) {
+		return ""
+	}
+	return name
 }
 
 // loadSecret reads the cookie secret, creating it (random, mode 0600) on
