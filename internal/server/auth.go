@@ -276,11 +276,24 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (st
 		}
 	} else if a.opts.AnonymousWrites {
 		return "", nil
-	} else if a.methods[MethodSimple] && !a.opts.StrictSimpleUser && isSubmission(r) {
-		// Oozie's simple authentication lets a submission in without a
-		// user: its configuration's user.name (or the user parameter the
-		// plain OozieClient adds) names the owner (submitUser).
-		return "", nil
+	} else if a.methods[MethodSimple] && !a.opts.StrictSimpleUser {
+		if isSubmission(r) {
+			// Oozie's simple authentication lets a submission in
+			// without a user: its configuration's user.name (or the
+			// user parameter the plain OozieClient adds) names the
+			// owner (submitUser).
+			return "", nil
+		}
+		if u := strings.TrimSpace(r.URL.Query().Get("user")); u != "" && isRerun(r) {
+			// The plain OozieClient (no handshake) names its user only
+			// with this parameter, on reruns as on submissions; simple
+			// authentication takes it as user.name. No cookie: the
+			// parameter is not the handshake's.
+			if !validUserName(u) {
+				return "", errBadUserName(u)
+			}
+			return u, nil
+		}
 	}
 	a.challenge(w)
 	if a.methods[MethodSimple] && r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -290,6 +303,11 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (st
 			"Not authorized, a request without a user may only read; %s", a.howTo())
 	}
 	return "", errAuthRequired("Authentication required: " + a.howTo())
+}
+
+// isRerun reports a workflow rerun: PUT /oozie/vN/job/<id>?action=rerun.
+func isRerun(r *http.Request) bool {
+	return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/job/") && r.URL.Query().Get("action") == "rerun"
 }
 
 // isSubmission reports a job submission (or dry run): POST /oozie/vN/jobs.

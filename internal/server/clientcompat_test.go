@@ -281,3 +281,38 @@ func TestAdminsOutOfTheBox(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainOozieClientRerun: the plain OozieClient (no handshake) names its
+// user only with the user parameter of submissions and reruns; with simple
+// authentication it identifies the caller of a rerun, and start or kill
+// without any user stays refused with a code.
+func TestPlainOozieClientRerun(t *testing.T) {
+	e := newEnv(t)
+	app := e.app("plain")
+	r := e.do("POST", "/oozie/v2/jobs?action=start&user=joe", "application/xml", confXML("user.name", "joe", "oozie.wf.application.path", app))
+	if r.status != 201 {
+		t.Fatalf("submit: %d %s", r.status, r.body)
+	}
+	id := r.json(t)["id"].(string)
+	e.waitStatus(id, "SUCCEEDED")
+	cases := []struct {
+		name, query string
+		status      int
+		code        string
+	}{
+		{"kill without a user", "?action=kill", 401, "E0500"},
+		{"rerun by another user", "?action=rerun&user=bob", 401, "E0508"},
+		{"rerun with a bad user", "?action=rerun&user=a%26b", 400, "E0303"},
+		{"rerun by the owner", "?action=rerun&user=joe", 200, ""},
+	}
+	for _, c := range cases {
+		r := e.do("PUT", "/oozie/v2/job/"+id+c.query, "application/xml", confXML("oozie.wf.rerun.failnodes", "false"))
+		if r.status != c.status || r.header.Get("oozie-error-code") != c.code {
+			t.Errorf("%s: %d %s %q, want %d %s", c.name, r.status, r.header.Get("oozie-error-code"), r.header.Get("oozie-error-message"), c.status, c.code)
+		}
+	}
+	strict := newEnv(t, func(a *AuthOptions) { a.StrictSimpleUser = true })
+	if r := strict.do("PUT", "/oozie/v2/job/"+id+"?action=rerun&user=joe", "application/xml", "<configuration/>"); r.status != 401 || r.header.Get("oozie-error-code") != "E0500" {
+		t.Errorf("strict rerun with user=: %d %s", r.status, r.body)
+	}
+}
