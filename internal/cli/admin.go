@@ -115,12 +115,13 @@ func (a *adminCmd) do(op, arg string) error {
 	case "version":
 		_, info, raw, err := c.BuildVersion(ctx)
 		return a.emit(raw, err, func() {
-			var buf bytes.Buffer
-			if json.Compact(&buf, info) != nil || buf.Len() == 0 {
-				buf.Reset()
-				buf.WriteString("null")
+			// The oozie CLI prints the buildInfo object as json-simple
+			// writes it back: HashMap key order, '/' escaped.
+			text, jerr := javaJSONText(info)
+			if jerr != nil || len(bytes.TrimSpace(info)) == 0 {
+				text = "null"
 			}
-			fmt.Fprintln(w, "Oozie server build version: "+buf.String())
+			fmt.Fprintln(w, "Oozie server build version: "+text)
 		})
 	case "queuedump":
 		q, raw, err := c.QueueDump(ctx)
@@ -157,7 +158,7 @@ func (a *adminCmd) do(op, arg string) error {
 			fmt.Fprintln(w, "Instrumentation is unavailable.  Try Metrics (-metrics) instead")
 			return nil
 		}
-		return a.emit(raw, err, func() { printInstrumentation(w, in) })
+		return a.emit(raw, err, func() { printInstrumentation(w, in, raw) })
 	case "shareliblist":
 		libs, raw, err := c.ListShareLib(ctx, arg)
 		return a.emit(raw, err, func() {
@@ -168,6 +169,9 @@ func (a *adminCmd) do(op, arg string) error {
 					fmt.Fprintln(w, "\t"+f)
 				}
 			}
+			// The oozie CLI prints the list, which ends with a line
+			// break, with println: a blank line ends it.
+			fmt.Fprintln(w)
 		})
 	case "sharelibupdate":
 		reports, raw, err := c.UpdateShareLib(ctx)
@@ -322,35 +326,95 @@ var instTimerKeys = [][2]string{{"ownTimeStdDev", "own time standard deviation"}
 	{"totalTimeAvg", "total average time"}, {"totalMaxTime", "total max time"}, {"totalMinTime", "total min time"},
 	{"ticks", "ticks"}}
 
-func printInstrumentation(w io.Writer, in *client.Instrumentation) {
-	section := func(title string, groups []client.InstrumentationGroup, timers bool) {
-		fmt.Fprintln(w, title)
-		fmt.Fprintln(w, strings.Repeat("-", len(title)))
-		type entry struct {
-			name string
-			data map[string]any
+// instGroup is one group of an instrumentation section with its values as
+// the JSON wrote them.
+type instGroup struct {
+	Group string                       `json:"group"`
+	Data  []map[string]json.RawMessage `json:"data"`
+}
+
+// printInstrumentation prints the sections as the oozie CLI does: each
+// heading over a dash rule (nine dashes under all but COUNTERS, as Oozie
+// prints them), a blank line before each heading but the first and none
+// at the end, entries "<group>.<name> : <value>" sorted by key, counters
+// as Java longs, samplers as Java doubles, variables as the Long, Double
+// or String the JSON holds. raw, read again with numbers kept as written,
+// tells an integer from a decimal.
+func printInstrumentation(w io.Writer, in *client.Instrumentation, raw []byte) {
+	var exact struct {
+		Counters, Variables, Samplers []instGroup
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	_ = dec.Decode(&exact)
+	type entry struct{ name, value string }
+	valueText := func(v json.RawMessage, double bool) string {
+		var x any
+		d := json.NewDecoder(bytes.NewReader(v))
+		d.UseNumber()
+		if d.Decode(&x) != nil {
+			return string(v)
 		}
+		switch t := x.(type) {
+		case json.Number:
+			if double {
+				f, err := t.Float64()
+				if err != nil {
+					return t.String()
+				}
+				return javaDouble(f)
+			}
+			return javaNumber(t)
+		case string:
+			return t
+		case nil:
+			return "null"
+		}
+		text, err := javaJSONText(v)
+		if err != nil {
+			return string(v)
+		}
+		return text
+	}
+	section := func(title, rule string, groups []instGroup, double bool) {
+		fmt.Fprintln(w, title)
+		fmt.Fprintln(w, rule)
 		var es []entry
 		for _, g := range groups {
 			for _, d := range g.Data {
-				es = append(es, entry{g.Group + "." + jsonText(d["name"]), d})
+				var name string
+				_ = json.Unmarshal(d["name"], &name)
+				es = append(es, entry{g.Group + "." + name, valueText(d["value"], double)})
 			}
 		}
 		slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.name, b.name) })
 		for _, e := range es {
-			if !timers {
-				fmt.Fprintf(w, "%s : %s\n", e.name, jsonText(e.data["value"]))
-				continue
-			}
-			fmt.Fprintln(w, e.name)
-			for _, k := range instTimerKeys {
-				fmt.Fprintf(w, "\t%s : %s\n", k[1], jsonText(e.data[k[0]]))
-			}
+			fmt.Fprintf(w, "%s : %s\n", e.name, e.value)
 		}
-		fmt.Fprintln(w)
 	}
-	section("COUNTERS", in.Counters, false)
-	section("VARIABLES", in.Variables, false)
-	section("SAMPLERS", in.Samplers, false)
-	section("TIMERS", in.Timers, true)
+	section("COUNTERS", "--------", exact.Counters, false)
+	fmt.Fprintln(w)
+	section("VARIABLES", "---------", exact.Variables, false)
+	fmt.Fprintln(w)
+	section("SAMPLERS", "---------", exact.Samplers, true)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "TIMERS")
+	fmt.Fprintln(w, "---------")
+	type timer struct {
+		name string
+		data map[string]any
+	}
+	var ts []timer
+	for _, g := range in.Timers {
+		for _, d := range g.Data {
+			ts = append(ts, timer{g.Group + "." + jsonText(d["name"]), d})
+		}
+	}
+	slices.SortFunc(ts, func(a, b timer) int { return strings.Compare(a.name, b.name) })
+	for _, t := range ts {
+		fmt.Fprintln(w, t.name)
+		for _, k := range instTimerKeys {
+			fmt.Fprintf(w, "\t%s : %s\n", k[1], jsonText(t.data[k[0]]))
+		}
+	}
 }

@@ -78,4 +78,41 @@ func TestCoordCommandsEndToEnd(t *testing.T) {
 	if code, _, errOut := run("-rerun", id); code == 0 || errOut == "" {
 		t.Errorf("-rerun without -action or -date: exit %d %q", code, errOut)
 	}
+	if code, _, errOut := run("-update", id); code == 0 || !strings.Contains(errOut, "E1023") {
+		t.Errorf("-update of a SUCCEEDED coordinator: exit %d %q", code, errOut)
+	}
+
+	// -update of a live coordinator (it starts in 2030): -dryrun reports
+	// the definition's change, then the update applies it.
+	def := filepath.Join(app, "coordinator.xml")
+	later := strings.NewReplacer(`start="2026-01-01T00:00Z"`, `start="2030-01-01T00:00Z"`, `end="2026-01-01T02:00Z"`, `end="2030-01-01T02:00Z"`).Replace(files["coordinator.xml"])
+	if err := os.WriteFile(def, []byte(later), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = run("-config", filepath.Join(app, "job.properties"), "-run")
+	m = regexp.MustCompile(`^job: (\S+-C)\n$`).FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("job -run: exit %d %q %s", code, out, errOut)
+	}
+	live := m[1]
+	withControls := strings.Replace(later, "<action>", "<controls><concurrency>4</concurrency></controls>\n  <action>", 1)
+	if err := os.WriteFile(def, []byte(withControls), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dry := range []bool{true, false} {
+		args := []string{"-update", live}
+		if dry {
+			args = append(args, "-dryrun")
+		}
+		code, out, errOut = run(args...)
+		if code != 0 || !strings.HasPrefix(out, "**********Job definition changes**********\n") || !strings.Contains(out, "+") ||
+			!strings.Contains(out, "<concurrency>4</concurrency>") || !strings.Contains(out, "No conf update requested") {
+			t.Fatalf("-update (dry run %v): exit %d\n%s%s", dry, code, out, errOut)
+		}
+	}
+	// Applied: a second update finds nothing left to change.
+	code, out, _ = run("-update", live)
+	if code != 0 || strings.Contains(out, "@@") {
+		t.Errorf("-update after the update: exit %d\n%s", code, out)
+	}
 }

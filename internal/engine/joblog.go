@@ -149,6 +149,15 @@ func (e *Engine) Audit(ctx context.Context, jobID, message string) error {
 	})
 }
 
+// Note appends a line to a job's log (level LevelInfo or "WARN"), for what
+// the server decided about a request that the job's user should read
+// there, such as a user.name it replaced.
+func (e *Engine) Note(ctx context.Context, jobID, level, message string) error {
+	return e.store.Update(ctx, func(tx store.Tx) error {
+		return tx.AppendLog(ctx, &store.LogEntry{JobID: jobID, Time: e.now(), Level: level, Message: message})
+	})
+}
+
 // LogTimeLayout is the timestamp of Oozie's log lines (log4j's
 // yyyy-MM-dd HH:mm:ss,SSS).
 const LogTimeLayout = "2006-01-02 15:04:05,000"

@@ -115,6 +115,9 @@ func (e *Engine) Rerun(ctx context.Context, id string, props *conf.Config) error
 			continue
 		}
 		attempts[name] = a.Attempt + 1
+		// The retries of a dropped record belong to the earlier run.
+		delete(st.extra.UserRetries, name)
+		delete(st.extra.RetryStarts, name)
 		st.deleted = append(st.deleted, a.ID)
 		delete(st.actions, name)
 	}

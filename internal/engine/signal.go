@@ -197,6 +197,9 @@ func (st *jobState) actionStarted(e *Engine, a *store.Action, res action.Result,
 		return
 	}
 	a.ExternalID, a.ExternalStatus, a.TrackerURI = res.ExternalID, res.ExternalStatus, res.TrackerURI
+	if a.Status == store.ActionUserRetry {
+		st.retryStarted(e, a)
+	}
 	if a.Status == store.ActionUserRetry || a.Status == store.ActionPrep ||
 		a.Status == store.ActionStartRetry || a.Status == store.ActionStartManual {
 		_ = setActionStatus(a, store.ActionRunning)
@@ -295,6 +298,7 @@ func (st *jobState) actionEnded(e *Engine, a *store.Action, res action.Result) {
 		// USER_RETRY: those ends take the error transition.)
 		_ = setActionStatus(a, store.ActionDone, store.ActionUserRetry)
 		a.UserRetryCount++
+		st.recordRetry(a)
 		a.Attempt++
 		delay := time.Duration(a.UserRetryInterval) * time.Minute
 		if p := n.Action.RetryPolicy; strings.EqualFold(strings.TrimSpace(p), "exponential") {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/el"
@@ -41,6 +42,26 @@ type jobExtra struct {
 	// rerun action never reuses an earlier run's work directory.
 	RerunSkip     []string       `json:"rerunSkip,omitempty"`
 	RerunAttempts map[string]int `json:"rerunAttempts,omitempty"`
+	// UserRetries keeps, per action name, the runs that ended in a user
+	// retry (retry-max): the action record only holds its latest run, and
+	// show=retries lists the earlier ones. Kept in the job's state, which
+	// the commit of the retry writes anyway, so no table is needed.
+	UserRetries map[string][]RetryRecord `json:"userRetries,omitempty"`
+	// RetryStarts holds when the current run of a retried action started:
+	// its record keeps the first run's start time.
+	RetryStarts map[string]time.Time `json:"retryStarts,omitempty"`
+}
+
+// RetryRecord is one run of an action that ended in a user retry.
+type RetryRecord struct {
+	// Attempt numbers the user retries from 1; Run is the action's
+	// Attempt (work directory) of the run.
+	Attempt    int       `json:"attempt"`
+	Run        int       `json:"run"`
+	StartTime  time.Time `json:"startTime,omitzero"`
+	EndTime    time.Time `json:"endTime,omitzero"`
+	ConsoleURL string    `json:"consoleUrl,omitempty"`
+	ChildIDs   string    `json:"childIds,omitempty"`
 }
 
 func (x *jobExtra) encode() string {

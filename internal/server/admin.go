@@ -41,7 +41,7 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 		}
 	}
 	if adminInfo[res] && !s.auth.opts.AdminInfoAnonymous && s.auth.opts.Authorization && !s.auth.isAdmin(c.user) {
-		return errNotAdmin(c.user)
+		return s.auth.errNotAdmin(c.user)
 	}
 	switch res {
 	case "status":
@@ -138,7 +138,7 @@ func (s *Server) putStatus(w http.ResponseWriter, r *http.Request, c *call, ver 
 		}
 	}
 	if s.auth.opts.Authorization && !s.auth.isAdmin(c.user) {
-		return errNotAdmin(c.user)
+		return s.auth.errNotAdmin(c.user)
 	}
 	s.mode.Store(mode)
 	w.WriteHeader(http.StatusOK)
@@ -150,11 +150,6 @@ func userOrQ(u string) string {
 		return "?"
 	}
 	return u
-}
-
-// errNotAdmin refuses an admin-only request.
-func errNotAdmin(u string) *apiError {
-	return errorf(http.StatusUnauthorized, "E0503", "User [%s] does not have admin privileges", userOrQ(u))
 }
 
 // maskValue is what admin/configuration and admin/os-env show of a

@@ -57,6 +57,16 @@ type AuthOptions struct {
 	// user or group of its oozie.job.acl, or an admin. Off, anyone may
 	// change any job (Oozie's default).
 	Authorization bool
+	// StrictSimpleUser turns off two leniencies of simple authentication
+	// that Oozie's users rely on: a submission without an authenticated
+	// user (its configuration's user.name then names the owner) and a
+	// configuration user.name that differs from the authenticated user
+	// (replaced by it). Strict, both are refused.
+	StrictSimpleUser bool
+	// ServerUser is the OS user running the server: an admin out of the
+	// box, so that whoever started the server can use admin operations
+	// without configuring anything (AuthFromConfig sets it).
+	ServerUser string
 	// AdminUsers may change any job and the system mode.
 	AdminUsers []string
 	// AdminGroups are OS groups whose members are admins.
@@ -266,9 +276,50 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (st
 		}
 	} else if a.opts.AnonymousWrites {
 		return "", nil
+	} else if a.methods[MethodSimple] && !a.opts.StrictSimpleUser {
+		if isSubmission(r) {
+			// Oozie's simple authentication lets a submission in
+			// without a user: its configuration's user.name (or the
+			// user parameter the plain OozieClient adds) names the
+			// owner (submitUser).
+			return "", nil
+		}
+		if u := strings.TrimSpace(r.URL.Query().Get("user")); u != "" && isRerun(r) {
+			// The plain OozieClient (no handshake) names its user only
+			// with this parameter, on reruns as on submissions; simple
+			// authentication takes it as user.name. No cookie: the
+			// parameter is not the handshake's.
+			if !validUserName(u) {
+				return "", errBadUserName(u)
+			}
+			return u, nil
+		}
 	}
 	a.challenge(w)
+	if a.methods[MethodSimple] && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		// With a code, so that Oozie's client prints the reason rather
+		// than a bare HTTP status.
+		return "", errorf(http.StatusUnauthorized, "E0500",
+			"Not authorized, a request without a user may only read; %s", a.howTo())
+	}
 	return "", errAuthRequired("Authentication required: " + a.howTo())
+}
+
+// isRerun reports a workflow rerun: PUT /oozie/vN/job/<id>?action=rerun.
+func isRerun(r *http.Request) bool {
+	return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/job/") && r.URL.Query().Get("action") == "rerun"
+}
+
+// isSubmission reports a job submission (or dry run): POST /oozie/vN/jobs.
+func isSubmission(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	switch r.URL.Path {
+	case "/oozie/v0/jobs", "/oozie/v1/jobs", "/oozie/v2/jobs":
+		return true
+	}
+	return false
 }
 
 // challenge names the header methods a client may answer a 401 with.
@@ -375,7 +426,7 @@ func (a *authenticator) isAdmin(u string) bool {
 	if u == "" {
 		return false
 	}
-	if slices.Contains(a.opts.AdminUsers, u) {
+	if u == a.opts.ServerUser || slices.Contains(a.opts.AdminUsers, u) {
 		return true
 	}
 	if len(a.opts.AdminGroups) > 0 {
@@ -386,6 +437,16 @@ func (a *authenticator) isAdmin(u string) bool {
 		}
 	}
 	return false
+}
+
+// errNotAdmin refuses an admin-only request, saying who the admins are and
+// which keys make more.
+func (a *authenticator) errNotAdmin(u string) *apiError {
+	who := "admins are the users of gozie.admin.users and members of gozie.admin.groups"
+	if a.opts.ServerUser != "" {
+		who = fmt.Sprintf("admins are the server's OS user [%s], the users of gozie.admin.users and members of gozie.admin.groups", a.opts.ServerUser)
+	}
+	return errorf(http.StatusUnauthorized, "E0503", "User [%s] does not have admin privileges; %s", userOrQ(u), who)
 }
 
 // mayModify reports whether user u may change a job owned by owner, with

@@ -38,6 +38,7 @@ func TestAuthenticationMatrix(t *testing.T) {
 		typ    = "gozie.authentication.type"
 		anon   = "gozie.authentication.simple.anonymous.allowed"
 		writes = "gozie.authentication.anonymous.writes"
+		strict = "gozie.authentication.simple.strict.user"
 	)
 	configs := map[string]map[string]string{
 		"default":             {},
@@ -48,6 +49,7 @@ func TestAuthenticationMatrix(t *testing.T) {
 		"basic,token":         {typ: "basic,token", file: users, tokens: "tok-ann=ann"},
 		"token, anon allowed": {typ: "token", tokens: "tok-ann=ann", anon: "true", writes: "true"},
 		"token, writes only":  {typ: "token", tokens: "tok-ann=ann", writes: "true"},
+		"strict":              {strict: "true"},
 	}
 	type cred struct {
 		method, query string
@@ -58,6 +60,7 @@ func TestAuthenticationMatrix(t *testing.T) {
 		"none GET":           {method: "GET"},
 		"none PUT":           {method: "PUT"},
 		"none OPTIONS":       {method: "OPTIONS"},
+		"none POST":          {method: "POST"}, // a submission
 		"user.name GET":      {method: "GET", query: "user.name=root"},
 		"user.name PUT":      {method: "PUT", query: "user.name=root"},
 		"user.name bad":      {method: "GET", query: "user.name=a%26b"},
@@ -80,7 +83,8 @@ func TestAuthenticationMatrix(t *testing.T) {
 		want [6]string
 	}{
 		{"none GET", [6]string{"anon", "401", "401", "anon", "401", "anon"}},
-		{"none PUT", [6]string{"401", "401", "401", "401", "401", "anon"}},
+		{"none PUT", [6]string{"401 E0500", "401", "401", "401 E0500", "401", "anon"}},
+		{"none POST", [6]string{"anon", "401", "401", "anon", "401", "anon"}},
 		{"none OPTIONS", [6]string{"anon", "401", "401", "anon", "401", "anon"}},
 		{"user.name PUT", [6]string{"user:root cookie:simple", "401 E0500", "401 E0500", "user:root cookie:simple", "401 E0500", "401 E0500"}},
 		{"user.name bad", [6]string{"400 E0303", "401 E0500", "401 E0500", "400 E0303", "401 E0500", "401 E0500"}},
@@ -90,7 +94,7 @@ func TestAuthenticationMatrix(t *testing.T) {
 		{"basic bad", [6]string{"401 E0500", "401 E0500", "401", "401 E0500", "401", "401 E0500"}},
 		{"simple cookie", [6]string{"user:carl", "401", "401", "user:carl", "401", "anon"}},
 		{"simple cookie GET", [6]string{"user:carl", "401", "401", "user:carl", "401", "anon"}},
-		{"basic cookie", [6]string{"401", "401", "user:carl", "401", "user:carl", "anon"}},
+		{"basic cookie", [6]string{"401 E0500", "401", "user:carl", "401 E0500", "user:carl", "anon"}},
 		{"basic cookie GET", [6]string{"anon", "401", "user:carl", "anon", "user:carl", "anon"}},
 		{"user.name + bearer", [6]string{"401 E0500", "401 E0500", "401 E0500", "user:ann", "401 E0500", "401 E0500"}},
 	}
@@ -101,6 +105,8 @@ func TestAuthenticationMatrix(t *testing.T) {
 		{"default no anon", "user.name GET", "user:root cookie:simple"},
 		{"token, writes only", "none GET", "401"},
 		{"token, writes only", "none PUT", "401"},
+		{"strict", "none POST", "401 E0500"},
+		{"strict", "none PUT", "401 E0500"},
 	}
 	for _, row := range grid {
 		for i, col := range columns {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -46,10 +47,11 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.authentication.type", "", "accepted authentication methods, comma list of simple, basic, token (default: basic if a users file is set, token if tokens are, simple if neither)"},
 	{"gozie.authentication.simple.anonymous.allowed", "", "requests without a user may read (GET); default true when simple is accepted, false otherwise"},
 	{"gozie.authentication.anonymous.writes", "false", "requests without a user may also submit and change jobs (with simple off, only if gozie.authentication.simple.anonymous.allowed is true too)"},
+	{"gozie.authentication.simple.strict.user", "false", "with simple authentication, refuse submissions without an authenticated user and configurations whose user.name differs from it (default: take user.name from the configuration, replace a different one)"},
 	{"gozie.authentication.tokens", "", "static bearer tokens: token=user[,token=user...]"},
 	{"gozie.authentication.basic.users.file", "", "file of user:password lines enabling HTTP basic authentication (use with TLS)"},
 	{"gozie.authorization.enabled", "true", "only a job's owner, its oozie.job.acl users/groups and admins may change it"},
-	{"gozie.admin.users", "", "comma list of admin users"},
+	{"gozie.admin.users", "", "comma list of admin users, besides the OS user running the server"},
 	{"gozie.admin.groups", "", "comma list of OS groups whose members are admins"},
 	{"gozie.admin.configuration.anonymous.read", "false", "anyone, not only admins, may read admin/configuration, os-env and java-sys-properties"},
 	{"gozie.console.read.only", "false", "the web console (/oozie/console/) shows jobs but no job controls (kill, suspend, resume, rerun), and refuses them"},
@@ -182,6 +184,8 @@ func AuthFromConfig(c Config, dataDir string) (AuthOptions, error) {
 		AdminUsers:         c.List("gozie.admin.users"),
 		AdminGroups:        c.List("gozie.admin.groups"),
 		AdminInfoAnonymous: c.Bool("gozie.admin.configuration.anonymous.read"),
+		StrictSimpleUser:   c.Bool("gozie.authentication.simple.strict.user"),
+		ServerUser:         serverUser(),
 		Methods:            c.List("gozie.authentication.type"),
 	}
 	a.TokenValidity = secondsOf(c.Int("gozie.authentication.token.validity", 36000))
@@ -241,6 +245,19 @@ func AuthFromConfig(c Config, dataDir string) (AuthOptions, error) {
 		a.AnonymousWrites = a.AnonymousReads && c.Bool("gozie.authentication.anonymous.writes")
 	}
 	return a, nil
+}
+
+// serverUser is the name of the OS user running the server, when it is a
+// valid user name.
+func serverUser() string {
+	name := os.Getenv("USER")
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	if !validUserName(name) {
+		return ""
+	}
+	return name
 }
 
 // loadSecret reads the cookie secret, creating it (random, mode 0600) on

@@ -37,6 +37,10 @@ type Coordinators interface {
 	CoordMissingDependencies(ctx context.Context, id, rangeType, scope string) ([]engine.MissingDependencies, error)
 	// CoordOwner returns what authorization needs of a coordinator job.
 	CoordOwner(ctx context.Context, id string) (user, group, acl string, err error)
+	// CoordUpdate re-reads a coordinator job's definition and, with a
+	// non-empty props, replaces its configuration; it returns the changes
+	// (rest-api.md 4.2 update), "" when showDiff is false.
+	CoordUpdate(ctx context.Context, id string, props *conf.Config, dryRun, showDiff bool) (string, error)
 	// CoordDefinition returns the coordinator XML of a job.
 	CoordDefinition(ctx context.Context, id string) (string, error)
 }

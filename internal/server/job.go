@@ -125,6 +125,14 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 		}
 		writeJSON(w, map[string]string{"status": st})
 		return nil
+	case "retries":
+		if err := v2only(); err != nil {
+			return err
+		}
+		if kind != kindWfAction {
+			return errParamValue("show", show)
+		}
+		return s.showRetries(w, r, id)
 	case "missing-dependencies":
 		if err := v2only(); err != nil {
 			return err
@@ -267,6 +275,50 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind 
 	return nil
 }
 
+// showRetries answers show=retries of a workflow action: one object per
+// run that ended in a user retry, every value a string and absent ones
+// left out, as Oozie's client reads them (rest-api.md 4.1). Times are GMT
+// whatever the timezone parameter, as in Oozie.
+func (s *Server) showRetries(w http.ResponseWriter, r *http.Request, id string) error {
+	rs, err := s.engine.ActionRetries(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]string, 0, len(rs))
+	for _, x := range rs {
+		m := map[string]string{"attempt": itoa(x.Attempt)}
+		if d := engine.FormatDate(x.StartTime); d != nil {
+			m["startTime"] = *d
+		}
+		if d := engine.FormatDate(x.EndTime); d != nil {
+			m["endTime"] = *d
+		}
+		if u := x.ConsoleURL; u != "" {
+			m["consoleUrl"] = u
+		} else if u := s.runConsole(id, x.Run); u != "" {
+			m["consoleUrl"] = u
+		}
+		if x.ChildIDs != "" {
+			m["externalChildIDs"] = x.ChildIDs
+		}
+		out = append(out, m)
+	}
+	writeJSON(w, map[string]any{"retries": out})
+	return nil
+}
+
+// runConsole is the console URL of one run of a process action, "" when
+// the run left no captured output.
+func (s *Server) runConsole(id string, run int) string {
+	if s.opts.BaseURL == "" || s.opts.DataDir == "" {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(s.opts.DataDir, "actions", id, itoa(run), "stdout")); err != nil {
+		return ""
+	}
+	return s.opts.BaseURL + "/console/action/" + url.PathEscape(id) + "/stdout?attempt=" + itoa(run)
+}
+
 // parseCoordActionFilter reads the status terms of the coordinator actions
 // filter (rest-api.md 7.2): status=X (repeated: OR) and status!=X, which
 // the coordinator engine receives as "X" and "!X". nominaltime terms are
@@ -370,13 +422,13 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 	ctx := r.Context()
 	switch act {
 	case "start", "suspend", "resume", "kill", "rerun", "change", "coord-rerun":
-	case "ignore":
+	case "ignore", "update":
 		// rest-api.md 4.2: v2 only, coordinators only.
 		if ver != "v2" {
 			return errInvalidParam("Not supported in v1")
 		}
 		if kind != kindCoord {
-			return errInvalidParam("ignore is only for coordinator jobs")
+			return errInvalidParam(act + " is only for coordinator jobs")
 		}
 	default:
 		return errParamValue("action", act)
@@ -444,6 +496,8 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		}
 		writeJSON(w, map[string]any{"actions": out})
 		return nil
+	case "update":
+		return s.coordUpdate(w, r, id)
 	case "coord-rerun":
 		return s.coordRerun(w, r, id)
 	case "rerun":
@@ -460,17 +514,45 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		if rerr != nil {
 			return rerr
 		}
+		var note string
 		if c.user != "" {
-			if err := checkUser(props, c.user); err != nil {
+			if note, err = s.submitUser(r, props, c.user); err != nil {
 				return err
 			}
 		}
-		err = s.engine.Rerun(ctx, id, props)
+		if err = s.engine.Rerun(ctx, id, props); err == nil && note != "" {
+			if lerr := s.engine.Note(ctx, id, "WARN", note); lerr != nil {
+				s.opts.Logf("gozie: job %s: %s (not logged: %v)", id, note, lerr)
+			}
+		}
 	}
 	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// coordUpdate answers update: the body is the new configuration (empty:
+// keep the job's), dryrun=true only reports, diff=false leaves the changes
+// out of the answer.
+func (s *Server) coordUpdate(w http.ResponseWriter, r *http.Request, id string) error {
+	if s.coords == nil {
+		return errNoCoordinators()
+	}
+	if err := requireXML(r); err != nil {
+		return err
+	}
+	props, err := readConf(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	diff, err := s.coords.CoordUpdate(r.Context(), id, props, q.Get("dryrun") == "true", q.Get("diff") != "false")
+	if err != nil {
+		return err
+	}
+	writeJSON(w, map[string]any{"update": map[string]string{"diff": diff}})
 	return nil
 }
 

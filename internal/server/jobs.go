@@ -73,28 +73,62 @@ func readConf(r *http.Request) (*conf.Config, error) {
 	return out, nil
 }
 
-// checkUser makes the configuration's user the authenticated one: a
-// different user.name is refused, a missing one filled in.
-func checkUser(props *conf.Config, user string) error {
+// submitUser makes the configuration's user the authenticated one, and
+// returns a note for the job log when it had to replace one.
+//
+// Authenticated: a missing user.name is filled in; a different user.name
+// (or mapreduce.job.user.name) is replaced, as Oozie does, and the note
+// says so, unless strict (StrictSimpleUser, or an authentication method
+// other than simple), which refuses it naming both users. Anonymous
+// (simple authentication lets submissions in): the configuration's
+// user.name names the owner, else the user parameter the plain OozieClient
+// sends with submissions and reruns.
+func (s *Server) submitUser(r *http.Request, props *conf.Config, user string) (note string, err error) {
 	if user == "" {
 		v, _ := props.Get("user.name")
-		if strings.TrimSpace(v) == "" {
-			return errorf(http.StatusBadRequest, "E0401", "Missing configuration property [user.name]")
+		v = strings.TrimSpace(v)
+		if v == "" {
+			v = strings.TrimSpace(r.URL.Query().Get("user"))
+		}
+		if v == "" {
+			return "", errorf(http.StatusBadRequest, "E0401", "Missing configuration property [user.name]")
 		}
 		// An anonymous submission names its owner; the name must be one
 		// a cookie or user.name could have carried.
-		if !validUserName(strings.TrimSpace(v)) {
-			return errorf(http.StatusBadRequest, "E0303", "Invalid parameter value, [configuration] = [user.name]")
+		if !validUserName(v) {
+			return "", errorf(http.StatusBadRequest, "E0303", "Invalid parameter value, [configuration] = [user.name]")
 		}
-		return nil
+		props.Set("user.name", v)
+		return "", nil
 	}
+	strict := s.auth.opts.StrictSimpleUser || !s.auth.methods[MethodSimple]
+	var replaced []string
 	for _, k := range []string{"user.name", "mapreduce.job.user.name"} {
-		if v, ok := props.Get(k); ok && strings.TrimSpace(v) != "" && strings.TrimSpace(v) != user {
-			return errorf(http.StatusBadRequest, "E0303", "Invalid parameter value, [configuration] = [%s]", k)
+		v, ok := props.Get(k)
+		if v = strings.TrimSpace(v); !ok || v == "" || v == user {
+			continue
 		}
+		if strict {
+			return "", errorf(http.StatusBadRequest, "E0303",
+				"Invalid parameter value, [configuration] = [%s]: the configuration names user [%s] but the request is authenticated as [%s]; remove %s from the configuration or authenticate as %s%s",
+				k, v, user, k, v, strictHint(s.auth.opts.StrictSimpleUser))
+		}
+		replaced = append(replaced, fmt.Sprintf("%s [%s]", k, v))
+		props.Set(k, user)
 	}
 	props.Set("user.name", user)
-	return nil
+	if len(replaced) > 0 {
+		note = fmt.Sprintf("The configuration's %s replaced by the authenticated user [%s]", strings.Join(replaced, " and "), user)
+	}
+	return note, nil
+}
+
+// strictHint names the key behind a strict refusal.
+func strictHint(strictKey bool) string {
+	if strictKey {
+		return " (gozie.authentication.simple.strict.user is true)"
+	}
+	return ""
 }
 
 // submit serves POST /jobs: submit (PREP), start, or dryrun.
@@ -122,7 +156,8 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, c *call) error {
 	if err != nil {
 		return err
 	}
-	if err := checkUser(props, c.user); err != nil {
+	note, err := s.submitUser(r, props, c.user)
+	if err != nil {
 		return err
 	}
 	var paths []string
@@ -170,6 +205,11 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, c *call) error {
 		return err
 	}
 	s.metrics.submitted.Add(1)
+	if note != "" {
+		if err := s.engine.Note(ctx, id, "WARN", note); err != nil {
+			s.opts.Logf("gozie: job %s: %s (not logged: %v)", id, note, err)
+		}
+	}
 	op := "submit"
 	if act == "start" {
 		op = "start"

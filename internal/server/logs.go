@@ -277,7 +277,16 @@ func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) 
 		}
 		// Streamed, not read whole: a chatty action's output can be
 		// far larger than anything else the server sends.
-		f, err := os.Open(filepath.Join(s.actionDir(a), stream))
+		dir := s.actionDir(a)
+		if v := r.URL.Query().Get("attempt"); v != "" {
+			// An earlier run of a retried action (show=retries).
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > a.Attempt {
+				return errParamValue("attempt", v)
+			}
+			dir = filepath.Join(s.opts.DataDir, "actions", a.ID, itoa(n))
+		}
+		f, err := os.Open(filepath.Join(dir, stream))
 		if err != nil && !os.IsNotExist(err) {
 			return err
 		}

@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/store"
+)
+
+// CodeCoordUpdate is Oozie's code for a refused coordinator update.
+const CodeCoordUpdate = "E1023"
+
+func coordUpdateError(format string, args ...any) *Error {
+	return errorf(CodeCoordUpdate, "Coord Job update Error: ["+format+"]", args...)
+}
+
+// Banner lines of the update's diff, as Oozie's client users know them.
+const (
+	diffDefinitionHead = "**********Job definition changes**********\n"
+	diffConfHead       = "**********Job conf changes****************\n"
+	diffRule           = "******************************************\n"
+)
+
+// CoordUpdate re-reads the definition of coordinator job id from its
+// application path and, when props is not empty, replaces the job's
+// configuration with props (Oozie's coordinator update). The start and end
+// times, frequency, time unit, time zone and name may not change (E1023);
+// the definition, configuration, concurrency, throttle, timeout and
+// execution order do, for the actions materialized from now on. dryRun
+// reports without changing anything. The answer is the changes, in
+// Oozie's layout, or "" when showDiff is false.
+func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config, dryRun, showDiff bool) (string, error) {
+	unlock := e.coordLock(id)
+	defer unlock()
+	c, err := e.loadCoordChange(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	j := c.job
+	if j.Status == store.CoordSucceeded || j.Status == store.CoordDoneWithError {
+		return "", coordUpdateError("Can't update coord job. Job has finished processing")
+	}
+	old, err := conf.ParseXML(strings.NewReader(j.Conf), "job "+j.ID)
+	if err != nil {
+		return "", err
+	}
+	confChange := props != nil && len(props.Properties()) > 0
+	if !confChange {
+		props = old
+	} else {
+		props = props.Clone()
+		// The owner stays the job's: an update changes what runs, not who
+		// runs it.
+		props.Set(PropUser, j.User)
+		if v, _ := props.Get(PropCoordAppPath); strings.TrimSpace(v) == "" {
+			props.Set(PropCoordAppPath, j.AppPath)
+		}
+	}
+	if err := e.CheckExpansion(props); err != nil {
+		return "", err
+	}
+	app, full, err := coord.Submit(props, coord.SubmitOptions{
+		ReadFile:            e.coordReadFile(ctx),
+		Now:                 c.now,
+		MinFrequencyMinutes: e.opts.Coord.MinFrequencyMinutes,
+	})
+	if err != nil {
+		var ce *coord.Error
+		if errors.As(err, &ce) {
+			return "", &Error{Code: ce.Code, Msg: ce.Msg}
+		}
+		return "", err
+	}
+	if err := e.CheckExpansion(full); err != nil {
+		return "", err
+	}
+	switch {
+	case app.Frequency != j.Frequency:
+		return "", coordUpdateError("Frequency can't be changed. Old frequency = %s new frequency = %s", j.Frequency, app.Frequency)
+	case !app.End.Equal(j.EndTime):
+		return "", coordUpdateError("End time can't be changed. Old end time = %s new end time = %s", fmtUTC(j.EndTime), fmtUTC(app.End))
+	case !app.Start.Equal(j.StartTime):
+		return "", coordUpdateError("Start time can't be changed. Old start time = %s new start time = %s", fmtUTC(j.StartTime), fmtUTC(app.Start))
+	case app.Name != j.AppName:
+		return "", coordUpdateError("Coord name can't be changed. Old name = %s new name = %s", j.AppName, app.Name)
+	case app.TimeUnit != j.TimeUnit:
+		return "", coordUpdateError("Timeunit can't be changed. Old Timeunit = %s new Timeunit = %s", j.TimeUnit, app.TimeUnit)
+	case app.TimeZone != j.TimeZone:
+		return "", coordUpdateError("TimeZone can't be changed. Old timeZone = %s new timeZone = %s", j.TimeZone, app.TimeZone)
+	}
+	var confXML strings.Builder
+	if err := full.WriteXML(&confXML); err != nil {
+		return "", err
+	}
+	var diff strings.Builder
+	diff.WriteString(diffDefinitionHead)
+	diff.WriteString(lineDiff(j.Definition, app.Definition))
+	diff.WriteString(diffRule)
+	diff.WriteString(diffConfHead)
+	if confChange {
+		diff.WriteString(lineDiff(j.Conf, confXML.String()))
+	} else {
+		diff.WriteString("No conf update requested\n")
+	}
+	diff.WriteString(diffRule)
+	if !dryRun {
+		j.AppPath, _ = full.Get(PropCoordAppPath)
+		if confChange {
+			j.Conf = confXML.String()
+		}
+		j.Definition = app.Definition
+		j.Concurrency, j.Throttle, j.Timeout, j.Execution = app.Concurrency, app.Throttle, app.Timeout, app.Execution
+		c.jobDirty = true
+		c.log("", "INFO", "Coord update changes : %s", diff.String())
+		if err := e.commitCoord(ctx, c); err != nil {
+			return "", err
+		}
+	}
+	if !showDiff {
+		return "", nil
+	}
+	return diff.String(), nil
+}
