@@ -85,6 +85,14 @@ func TestGraphSkipForwardReadable(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "skip-forward."+format), out, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			for name, st := range exampleStatus {
+				if out, err = RenderGraph(parseExample(t, name), st, GraphOptions{Format: format}); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, name+"."+format), out, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			fork, status := failedFork()
 			if out, err = RenderGraph(fork, status, GraphOptions{Format: format, HideKill: true}); err != nil {
 				t.Fatal(err)
