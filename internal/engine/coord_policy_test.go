@@ -174,3 +174,45 @@ func TestCoordSkipPolicies(t *testing.T) {
 		})
 	}
 }
+
+// TestCoordFIFOConcurrentStartOrder: with every action READY at once and a
+// concurrency that lets them all run, FIFO still launches their workflows
+// in nominal-time order (the workflow ids, which are issued in submission
+// order, increase with the action number). Launches of one tick used to
+// race each other for the coordinator's lock.
+func TestCoordFIFOConcurrentStartOrder(t *testing.T) {
+	for round := range 3 {
+		t.Run(strconv.Itoa(round), func(t *testing.T) {
+			h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+			start := policyNow.Add(-10 * time.Hour)
+			for n := 0; n < 10; n++ {
+				h.publish(start.Add(time.Duration(n) * time.Hour))
+			}
+			id, err := h.e.Run(context.Background(), h.coordProps(holdWorkflow,
+				"start", "2026-03-02T00:00Z", "end", "2026-03-02T10:00Z", "concurrency", "10", "throttle", "20"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.settle()
+			h.advance(2*time.Minute, time.Minute, nil)
+			acts := h.actions(id)
+			sort.Slice(acts, func(i, j int) bool { return acts[i].Number < acts[j].Number })
+			var ids []string
+			for _, a := range acts {
+				if a.ExternalID == "" {
+					t.Fatalf("action %d (%s) has no workflow yet", a.Number, a.Status)
+				}
+				ids = append(ids, a.ExternalID)
+			}
+			if len(ids) != 10 {
+				t.Fatalf("%d actions, want 10", len(ids))
+			}
+			if !sort.StringsAreSorted(ids) {
+				t.Errorf("workflows by action number %v: not launched in nominal-time order", ids)
+			}
+			if got, want := h.submittedOrder(id), []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}; !reflect.DeepEqual(got, want) {
+				t.Errorf("FIFO submission order %v, want %v", got, want)
+			}
+		})
+	}
+}

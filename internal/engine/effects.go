@@ -11,10 +11,18 @@ import (
 	"github.com/gozie/gozie/internal/store"
 )
 
-// dispatch performs committed effects, each on its own goroutine; delayed
-// ones (retry intervals) wait on the clock first. An effect the engine
+// dispatch performs committed effects, each on its own goroutine except a
+// coordinator's workflow launches, which share one; delayed ones (retry
+// intervals) wait on the clock first. An effect the engine
 // already holds (performing, waiting or retrying) is not dispatched again.
 func (e *Engine) dispatch(effects []*store.Effect) {
+	// The workflow launches of one coordinator are performed one after
+	// the other, in the order they were committed: the execution policy
+	// put them in that order (FIFO: nominal time), and goroutines of
+	// their own would race for the coordinator's lock and start the
+	// workflows in any order.
+	var launches [][]*store.Effect
+	chain := map[string]int{} // coordinator job id -> index in launches
 	for _, ef := range effects {
 		ef := ef
 		if !e.hold(ef.ID) {
@@ -24,7 +32,24 @@ func (e *Engine) dispatch(effects []*store.Effect) {
 			e.clock.AfterFunc(d, func() { e.goSafe(func() { e.perform(ef) }) })
 			continue
 		}
+		if ef.Kind == EffectCoordSubmit {
+			i, ok := chain[ef.JobID]
+			if !ok {
+				i = len(launches)
+				chain[ef.JobID] = i
+				launches = append(launches, nil)
+			}
+			launches[i] = append(launches[i], ef)
+			continue
+		}
 		e.goSafe(func() { e.perform(ef) })
+	}
+	for _, efs := range launches {
+		e.goSafe(func() {
+			for _, ef := range efs {
+				e.perform(ef)
+			}
+		})
 	}
 }
 

@@ -610,10 +610,9 @@ func (s *Server) showGraph(w http.ResponseWriter, r *http.Request, id string) er
 	}
 	format := strings.ToLower(r.URL.Query().Get("format"))
 	switch format {
-	case "", "png", "svg":
-		// gozie draws SVG; browsers show it where Oozie's PNG went.
-		format = "svg"
-	case "dot":
+	case "":
+		format = "png" // Oozie's default
+	case "png", "svg", "dot":
 	default:
 		return &apiError{status: http.StatusNotFound, code: "E0307", msg: "E0307: Runtime error [unsupported graph format " + format + "]"}
 	}
@@ -630,9 +629,12 @@ func (s *Server) showGraph(w http.ResponseWriter, r *http.Request, id string) er
 	if err != nil {
 		return &apiError{status: http.StatusNotFound, code: "E0307", msg: "E0307: Runtime error [" + err.Error() + "]"}
 	}
-	if format == "dot" {
+	switch format {
+	case "dot":
 		w.Header().Set("Content-Type", textType)
-	} else {
+	case "png":
+		w.Header().Set("Content-Type", "image/png")
+	default:
 		w.Header().Set("Content-Type", "image/svg+xml")
 	}
 	_, _ = w.Write(img)

@@ -273,9 +273,16 @@ func TestRunWorkflowOverREST(t *testing.T) {
 	if r := e.do("GET", "/oozie/v2/job/"+id+"?show=errorlog", "", ""); len(r.body) != 0 {
 		t.Errorf("errorlog of a clean run: %q", r.body)
 	}
-	svg := e.do("GET", "/oozie/v2/job/"+id+"?show=graph", "", "")
-	if svg.header.Get("Content-Type") != "image/svg+xml" || !strings.Contains(string(svg.body), "<svg") {
-		t.Errorf("graph: %v %.100s", svg.header, svg.body)
+	// PNG when no format is named, as Oozie answers; SVG on request.
+	for _, g := range []struct{ query, ctype, magic string }{
+		{"", "image/png", "\x89PNG\r\n\x1a\n"},
+		{"&format=png", "image/png", "\x89PNG\r\n\x1a\n"},
+		{"&format=svg", "image/svg+xml", "<svg"},
+	} {
+		img := e.do("GET", "/oozie/v2/job/"+id+"?show=graph"+g.query, "", "")
+		if img.header.Get("Content-Type") != g.ctype || !strings.HasPrefix(string(img.body), g.magic) {
+			t.Errorf("graph%s: %v %.100q", g.query, img.header, img.body)
+		}
 	}
 	if dot := e.do("GET", "/oozie/v2/job/"+id+"?show=graph&format=dot", "", ""); !strings.Contains(string(dot.body), "digraph") {
 		t.Errorf("dot: %.200s", dot.body)

@@ -57,19 +57,21 @@ const CodeGraphFormat = "E0307"
 
 // GraphOptions tunes RenderGraph.
 type GraphOptions struct {
-	// Format is "svg" or "dot", in any case.
+	// Format is "png", "svg" or "dot", in any case.
 	Format string
 	// HideKill leaves out kill nodes and the transitions into them. Oozie's
 	// REST API does so unless show-kill=true, because on a big workflow the
-	// error edges to one kill node drown the normal flow.
+	// error edges to one kill node drown the normal flow. A kill node the
+	// job reached is drawn all the same, with the transitions into it from
+	// reached nodes: it is where the job ended.
 	HideKill bool
 }
 
 // Graph renders app as an image of its nodes and transitions, each node
 // coloured by its entry in status (node name -> action status such as OK,
 // RUNNING, ERROR; nodes absent from the map have not been reached). format is
-// "svg" (drawn here, no Graphviz needed) or "dot" (Graphviz source). Kill
-// nodes are shown; RenderGraph can hide them.
+// "png" or "svg" (both drawn here, no Graphviz needed) or "dot" (Graphviz
+// source). Kill nodes are shown; RenderGraph can hide them.
 func Graph(app *App, status map[string]string, format string) ([]byte, error) {
 	return RenderGraph(app, status, GraphOptions{Format: format})
 }
@@ -87,8 +89,12 @@ func RenderGraph(app *App, status map[string]string, opts GraphOptions) ([]byte,
 		g := buildGraph(app, status, opts.HideKill)
 		g.layout()
 		return g.svg(), nil
+	case "png":
+		g := buildGraph(app, status, opts.HideKill)
+		g.layout()
+		return g.png()
 	}
-	return nil, &Error{Code: CodeGraphFormat, Msg: fmt.Sprintf("Runtime error [graph format [%s] is not supported, use svg or dot]", opts.Format)}
+	return nil, &Error{Code: CodeGraphFormat, Msg: fmt.Sprintf("Runtime error [graph format [%s] is not supported, use png, svg or dot]", opts.Format)}
 }
 
 // DOT renders the graph in Graphviz syntax without status colours. Shapes
@@ -102,10 +108,14 @@ func (a *App) dot(status map[string]string, coloured, hideKill bool) string {
 	fmt.Fprintf(&b, "digraph %s {\n  node [fontsize=11];\n", dotQuote(a.Name))
 	shapes := map[NodeKind]string{StartNode: "circle", EndNode: "doublecircle", KillNode: "octagon", DecisionNode: "diamond"}
 	hidden, seen := map[string]bool{}, map[string]bool{}
+	reachedKill := map[string]bool{}
 	for _, n := range a.Nodes {
 		if hideKill && n.Kind == KillNode {
-			hidden[n.Name] = true
-			continue
+			if _, reached := status[n.Name]; !reached {
+				hidden[n.Name] = true
+				continue
+			}
+			reachedKill[n.Name] = true
 		}
 		if seen[n.Name] {
 			continue // a duplicate (E0705) would redefine the first node
@@ -117,14 +127,17 @@ func (a *App) dot(status map[string]string, coloured, hideKill bool) string {
 			b.WriteString(", height=0.25, penwidth=3") // a bar
 		}
 		if coloured {
-			c := statusColour(status, n.Name)
+			c := nodeColour(n, status)
 			fmt.Fprintf(&b, `, style=filled, fillcolor="%s", color="%s"`, c.fill, c.stroke)
+			if failed(status, n.Name) {
+				b.WriteString(", penwidth=3")
+			}
 		}
 		b.WriteString("];\n")
 	}
 	var errs []Edge
 	for _, e := range a.Edges() {
-		if hidden[e.From] || hidden[e.To] {
+		if hidden[e.From] || hidden[e.To] || reachedKill[e.To] && !reached(status, e.From) {
 			continue
 		}
 		attrs := ""
@@ -209,11 +222,12 @@ var (
 	colourOK      = colour{"OK / DONE", "#c8e6c9", "#2e7d32"}
 	colourRunning = colour{"RUNNING / RETRY", "#bbdefb", "#1565c0"}
 	colourManual  = colour{"MANUAL", "#ffe0b2", "#e65100"}
-	colourError   = colour{"ERROR / FAILED / KILLED", "#ffcdd2", "#c62828"}
+	colourError   = colour{"ERROR / FAILED", "#ffcdd2", "#c62828"}
+	colourKilled  = colour{"KILLED", "#d7ccc8", "#4e342e"}
 	colourPrep    = colour{"PREP", "#e0e0e0", "#616161"}
 	colourNone    = colour{"not reached", "#ffffff", "#424242"}
 	colourOther   = colour{"other", "#e1bee7", "#6a1b9a"}
-	legend        = []colour{colourOK, colourRunning, colourManual, colourError, colourPrep, colourNone}
+	legend        = []colour{colourOK, colourRunning, colourManual, colourError, colourKilled, colourPrep, colourNone}
 )
 
 // statusColour maps the store's action statuses to legend colours.
@@ -229,10 +243,40 @@ func statusColour(status map[string]string, node string) colour {
 		return colourRunning
 	case "START_MANUAL", "END_MANUAL":
 		return colourManual
-	case "ERROR", "FAILED", "KILLED":
+	case "ERROR", "FAILED":
 		return colourError
+	case "KILLED":
+		// Killed because of another node's failure (a fork's other
+		// paths) or by a user: told apart from the node that failed.
+		return colourKilled
 	case "PREP":
 		return colourPrep
 	}
 	return colourOther
+}
+
+// nodeColour is statusColour for a node of the definition: a kill node the
+// job reached is where it ended KILLED, so it takes the error colour
+// whatever its own record says (OK when its message resolved).
+func nodeColour(n *Node, status map[string]string) colour {
+	if n.Kind == KillNode && reached(status, n.Name) {
+		return colourError
+	}
+	return statusColour(status, n.Name)
+}
+
+// reached tells whether the job has a record of the node.
+func reached(status map[string]string, node string) bool {
+	_, ok := status[node]
+	return ok
+}
+
+// failed tells whether the node itself failed (ERROR or FAILED), as opposed
+// to being killed because something else did: drawn with a thick outline.
+func failed(status map[string]string, node string) bool {
+	switch strings.ToUpper(status[node]) {
+	case "ERROR", "FAILED":
+		return true
+	}
+	return false
 }

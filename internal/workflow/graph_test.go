@@ -88,7 +88,7 @@ func TestGraphFormatErrors(t *testing.T) {
 		ok     bool
 	}{
 		{"svg", true}, {"SVG", true}, {"dot", true}, {"Dot", true},
-		{"png", false}, {"", false}, {"svg ", false},
+		{"png", true}, {"PNG", true}, {"gif", false}, {"", false}, {"svg ", false},
 	}
 	for _, tt := range tests {
 		_, err := Graph(app, nil, tt.format)
@@ -115,7 +115,7 @@ func TestGraphStatusColours(t *testing.T) {
 		{"OK", colourOK}, {"DONE", colourOK},
 		{"RUNNING", colourRunning}, {"START_RETRY", colourRunning}, {"END_RETRY", colourRunning}, {"USER_RETRY", colourRunning},
 		{"START_MANUAL", colourManual}, {"END_MANUAL", colourManual},
-		{"ERROR", colourError}, {"FAILED", colourError}, {"KILLED", colourError},
+		{"ERROR", colourError}, {"FAILED", colourError}, {"KILLED", colourKilled},
 		{"PREP", colourPrep},
 		{"SOMETHING", colourOther},
 	}
@@ -394,7 +394,7 @@ func TestGraphSVG(t *testing.T) {
 	if y("fail") <= y("report") {
 		t.Errorf("kill node at y=%v, above the last action (y=%v)", y("fail"), y("report"))
 	}
-	for _, s := range []string{"OK / DONE", "RUNNING / RETRY", "ERROR / FAILED / KILLED", "PREP", "not reached", `data-name="count-words"`, "(shell)"} {
+	for _, s := range []string{"OK / DONE", "RUNNING / RETRY", "ERROR / FAILED", "KILLED", "PREP", "not reached", `data-name="count-words"`, "(shell)"} {
 		if !bytes.Contains(out, []byte(s)) {
 			t.Errorf("SVG lacks %q", s)
 		}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/xml"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -32,6 +33,7 @@ type gnode struct {
 	name    string
 	kind    NodeKind
 	missing bool // the target of a transition that names no node
+	failed  bool // ERROR or FAILED: drawn with a thick outline
 	lines   []string
 	title   string
 	colour  colour
@@ -55,7 +57,8 @@ type graph struct {
 	nodes         []*gnode
 	edges         []gedge
 	layers        [][]int
-	other         bool // some status is not in the fixed legend
+	routes        []route // by edge index, set by layout
+	other         bool    // some status is not in the fixed legend
 	width, height float64
 }
 
@@ -73,15 +76,19 @@ func buildGraph(app *App, status map[string]string, hideKill bool) *graph {
 		g.nodes = append(g.nodes, v)
 		return len(g.nodes) - 1
 	}
+	reachedKill := map[string]bool{}
 	for _, n := range app.Nodes {
 		if hideKill && n.Kind == KillNode {
-			hidden[n.Name] = true
-			continue
+			if !reached(status, n.Name) {
+				hidden[n.Name] = true
+				continue
+			}
+			reachedKill[n.Name] = true
 		}
 		if _, dup := ids[n.Name]; dup {
 			continue
 		}
-		v := &gnode{name: n.Name, kind: n.Kind, lines: nodeLabel(n), colour: statusColour(status, n.Name)}
+		v := &gnode{name: n.Name, kind: n.Kind, lines: nodeLabel(n), colour: nodeColour(n, status), failed: failed(status, n.Name)}
 		v.title = strings.Join(v.lines, " ") + " [" + n.Kind.String() + "]"
 		if s, ok := status[n.Name]; ok {
 			v.title += " " + s
@@ -89,7 +96,9 @@ func buildGraph(app *App, status map[string]string, hideKill bool) *graph {
 		add(v)
 	}
 	for _, e := range app.Edges() {
-		if hidden[e.From] || hidden[e.To] {
+		// Into a kill node shown only because it was reached, the
+		// transitions that may have led there: from reached nodes.
+		if hidden[e.From] || hidden[e.To] || reachedKill[e.To] && !reached(status, e.From) {
 			continue
 		}
 		to, ok := ids[e.To]
@@ -150,6 +159,7 @@ func (g *graph) layout() {
 	g.assignLayers(order)
 	g.orderLayers()
 	g.place()
+	g.route()
 }
 
 // markBackEdges walks the graph depth-first from the start node, then from
@@ -415,9 +425,8 @@ func (g *graph) svg() []byte {
 	w.printf("</text>\n")
 	g.svgLegend(&w)
 	w.printf(`<g class="edges" fill="none">` + "\n")
-	lanes := g.lanes()
 	for i := range g.edges {
-		g.svgEdge(&w, i, lanes)
+		g.svgEdge(&w, i)
 	}
 	w.printf("</g>\n<g class=\"nodes\">\n")
 	for _, n := range g.nodes {
@@ -447,14 +456,78 @@ func (g *graph) svgLegend(w *svgWriter) {
 	w.printf("</g>\n")
 }
 
+// pt is a point of the drawing.
+type pt struct{ x, y float64 }
+
+// cubic is one piece of an edge's path, a cubic Bézier from the end of the
+// previous piece; straight pieces have their control points on the line.
+type cubic struct{ c1, c2, p pt }
+
+// route is where an edge is drawn: its path, and the box of its label.
+type route struct {
+	from  pt
+	segs  []cubic
+	label string  // cut to the room it has; "" for none
+	lx    float64 // label centre
+	ly    float64 // label baseline
+}
+
+// line is a straight piece to p from q.
+func line(q, p pt) cubic { return cubic{q, p, p} }
+
+// quad is the quadratic Bézier q-c-p as a cubic.
+func quad(q, c, p pt) cubic {
+	return cubic{pt{q.x + 2*(c.x-q.x)/3, q.y + 2*(c.y-q.y)/3}, pt{p.x + 2*(c.x-p.x)/3, p.y + 2*(c.y-p.y)/3}, p}
+}
+
+// Edge label geometry, for the 10px monospace text of the SVG (and the
+// 7px-wide bitmap font of the PNG, which the width allows for too).
+const (
+	labelCharW  = 7.0
+	labelHeight = 11.0
+	labelStep   = 12.0 // between labels stacked above one target
+	maxStacked  = 3
+	laneGap     = 12.0 // between the lanes of different skip edges
+)
+
+// labelBox is the rectangle of an edge label: x0, y0, x1, y1.
+func (r route) labelBox() [4]float64 {
+	w := float64(utf8.RuneCountInString(r.label)) * labelCharW
+	return [4]float64{r.lx - w/2, r.ly - labelHeight + 2, r.lx + w/2, r.ly + 2}
+}
+
+// route computes every edge's path once the nodes are placed, and widens
+// the drawing for the lanes it uses.
+func (g *graph) route() {
+	lanes := g.lanes()
+	g.routes = make([]route, len(g.edges))
+	for i := range g.edges {
+		g.routes[i] = g.edgeRoute(i, lanes)
+	}
+	g.placeLabels()
+	for _, x := range lanes {
+		g.width = max(g.width, x+margin)
+	}
+}
+
 // lanes picks, for each edge spanning several layers, the x of a vertical
 // lane right of the nodes in between when a direct curve would cross one of
-// them (0 otherwise). Error edges to a kill node thus run down a shared red
-// bus beside the flow instead of through it.
+// them (0 otherwise). Lanes whose spans overlap are kept laneGap apart, so
+// that skip edges are told apart; error edges to one kill node share a red
+// bus instead of running beside each other.
 func (g *graph) lanes() []float64 {
 	out := make([]float64, len(g.edges))
+	type use struct {
+		x, top, bot float64
+		to          int
+		bus         bool
+	}
+	var used []use
 	for i, e := range g.edges {
 		s, t := g.nodes[e.from], g.nodes[e.to]
+		if t.layer <= s.layer {
+			continue
+		}
 		lo, hi := min(s.x, t.x)-8, max(s.x, t.x)+8
 		lane, blocked := t.x+t.w/2, false
 		for li := s.layer; li < t.layer; li++ {
@@ -465,70 +538,130 @@ func (g *graph) lanes() []float64 {
 			last := g.nodes[g.layers[li][len(g.layers[li])-1]]
 			lane = max(lane, last.x+last.w/2)
 		}
-		if blocked {
-			out[i] = lane + 16
+		if !blocked {
+			continue
 		}
+		top, bot := s.y, t.y
+		bus := e.kind == "error"
+		// The lanes already taken beside this span, left to right: step
+		// past each one too close.
+		var taken []float64
+		for _, u := range used {
+			if u.top < bot && top < u.bot && !(bus && u.bus && u.to == e.to) {
+				taken = append(taken, u.x)
+			}
+		}
+		slices.Sort(taken)
+		x := lane + 16
+		for _, ux := range taken {
+			if ux > x-laneGap && ux < x+laneGap {
+				x = ux + laneGap
+			}
+		}
+		if bus { // join the bus of the same kill node when it is further right
+			for _, u := range used {
+				if u.bus && u.to == e.to && u.x > x && u.top < bot && top < u.bot {
+					x = u.x
+				}
+			}
+		}
+		out[i] = x
+		used = append(used, use{x, top, bot, e.to, bus})
 	}
 	return out
 }
 
-// svgEdge draws one transition: a cubic Bézier top-down between layers (or
-// down a lane, see lanes), bulging above the nodes within a layer, and out
-// to the right when it climbs (an error edge to an earlier node, a cycle).
-func (g *graph) svgEdge(w *svgWriter, ei int, lanes []float64) {
+// edgeRoute is one transition's path: a cubic Bézier top-down between
+// layers (or down a lane, see lanes), bulging above the nodes within a
+// layer, and out to the right when it climbs (an error edge to an earlier
+// node, a cycle).
+func (g *graph) edgeRoute(ei int, lanes []float64) route {
 	e := g.edges[ei]
 	s, t := g.nodes[e.from], g.nodes[e.to]
-	var p [4][2]float64
-	var d string
-	y1 := t.y - t.h/2
+	r := route{}
+	ax := t.x + g.fanInOffset(ei)
+	y1 := topAt(t, ax-t.x)
 	switch {
 	case e.from == e.to:
-		r := s.x + s.w/2
-		p = [4][2]float64{{r, s.y - 6}, {r + bowOut, s.y - 30}, {r + bowOut, s.y + 30}, {r, s.y + 6}}
+		x := s.x + s.w/2
+		r.from = pt{x, s.y - 6}
+		r.segs = []cubic{{pt{x + bowOut, s.y - 30}, pt{x + bowOut, s.y + 30}, pt{x, s.y + 6}}}
 	case lanes[ei] > 0:
 		// Down into the gap below the source, across it to the lane, down.
-		x0, y0, lane, turn := s.x+g.fanOffset(ei), s.y+s.h/2, lanes[ei], y1-(rowStep-nodeHeight)/2
+		x0, y0, lane, turn := s.x+g.fanOffset(ei), s.y+s.h/2, lanes[ei], t.y-t.h/2-(rowStep-nodeHeight)/2
 		gap := y0 + (rowStep-nodeHeight)/3
-		d = fmt.Sprintf("M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f L%.1f,%.1f Q%.1f,%.1f %.1f,%.1f L%.1f,%.1f ",
-			x0, y0, x0, gap, x0+8, gap, lane-8, gap, lane, gap, lane, gap+8, lane, turn)
-		p = [4][2]float64{{lane, turn}, {lane, turn + 12}, {t.x, y1 - 12}, {t.x, y1}}
+		r.from = pt{x0, y0}
+		r.segs = []cubic{
+			quad(pt{x0, y0}, pt{x0, gap}, pt{x0 + 8, gap}),
+			line(pt{x0 + 8, gap}, pt{lane - 8, gap}),
+			quad(pt{lane - 8, gap}, pt{lane, gap}, pt{lane, gap + 8}),
+			line(pt{lane, gap + 8}, pt{lane, turn}),
+			{pt{lane, turn + 12}, pt{ax, y1 - 12}, pt{ax, y1}},
+		}
 	case t.layer > s.layer:
 		x0, y0 := s.x+g.fanOffset(ei), s.y+s.h/2
 		k := min((y1-y0)/2, rowStep/2)
-		p = [4][2]float64{{x0, y0}, {x0, y0 + k}, {t.x, y1 - k}, {t.x, y1}}
+		r.from = pt{x0, y0}
+		r.segs = []cubic{{pt{x0, y0 + k}, pt{ax, y1 - k}, pt{ax, y1}}}
 	case t.layer == s.layer:
 		y0 := s.y - s.h/2
-		p = [4][2]float64{{s.x, y0}, {s.x, y0 - 36}, {t.x, y1 - 36}, {t.x, y1}}
+		y1 = t.y - t.h/2
+		r.from = pt{s.x, y0}
+		r.segs = []cubic{{pt{s.x, y0 - 36}, pt{t.x, y1 - 36}, pt{t.x, y1}}}
 	default:
 		x0, x1 := s.x+s.w/2, t.x+t.w/2
 		bulge := max(x0, x1) + bowOut
-		p = [4][2]float64{{x0, s.y}, {bulge, s.y}, {bulge, t.y}, {x1, t.y}}
+		r.from = pt{x0, s.y}
+		r.segs = []cubic{{pt{bulge, s.y}, pt{bulge, t.y}, pt{x1, t.y}}}
 	}
-	if d == "" {
-		d = fmt.Sprintf("M%.1f,%.1f ", p[0][0], p[0][1])
+	return r
+}
+
+// placeLabels puts each labelled edge's text just above its target, where
+// the case edges of a decision are as far apart as the nodes they lead to,
+// cut to the target's width so that neighbours do not overprint; labels
+// into one target stack upwards, and beyond maxStacked the last says how
+// many more there are (the full predicates stay in the SVG tooltips).
+func (g *graph) placeLabels() {
+	count := make([]int, len(g.nodes))
+	total := make([]int, len(g.nodes))
+	for _, e := range g.edges {
+		if e.label != "" {
+			total[e.to]++
+		}
 	}
-	stroke, marker, dash := "#424242", "arrow", ""
-	switch e.kind {
-	case "error":
-		stroke, marker, dash = "#c62828", "arrow-error", ` stroke-dasharray="5,3"`
-	case "default":
-		dash = ` stroke-dasharray="2,3"`
+	for i, e := range g.edges {
+		if e.label == "" {
+			continue
+		}
+		t := g.nodes[e.to]
+		k := count[e.to]
+		count[e.to]++
+		if k >= maxStacked {
+			continue
+		}
+		room := max(8, int((t.w+nodeGap/2)/labelCharW))
+		text := truncate(e.label, room)
+		if k == maxStacked-1 && total[e.to] > maxStacked {
+			text = truncate(fmt.Sprintf("+%d more", total[e.to]-k), room)
+		}
+		r := &g.routes[i]
+		r.label, r.lx, r.ly = text, t.x, t.y-t.h/2-14-labelStep*float64(k)
 	}
-	w.printf(`<path d="%sC%.1f,%.1f %.1f,%.1f %.1f,%.1f" stroke="%s" stroke-width="1.5"%s marker-end="url(#%s)"`,
-		d, p[1][0], p[1][1], p[2][0], p[2][1], p[3][0], p[3][1], stroke, dash, marker)
-	if e.label == "" {
-		w.printf("/>\n")
-		return
+}
+
+// topAt is the y where a node's outline crosses the vertical dx from its
+// centre, on its upper side: where an arriving arrow ends.
+func topAt(n *gnode, dx float64) float64 {
+	top := n.y - n.h/2
+	if n.missing || n.kind == ActionNode || n.kind == ForkNode || n.kind == JoinNode || n.kind == KillNode || dx == 0 {
+		return top
 	}
-	w.printf("><title>")
-	w.text(e.label)
-	w.printf("</title></path>\n")
-	// The label sits just above its target, where the case edges of a
-	// decision are as far apart as the nodes they lead to, cut to that
-	// width; the full predicate is the path's tooltip.
-	w.printf(`<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10" fill="#37474f" stroke="#ffffff" stroke-width="3" paint-order="stroke">`, p[3][0], p[3][1]-14)
-	w.text(truncate(e.label, max(8, int((t.w+nodeGap/2)/6.2))))
-	w.printf("</text>\n")
+	f := min(1, math.Abs(dx)/(n.w/2))
+	if n.kind == DecisionNode {
+		return top + f*n.h/2
+	}
+	return n.y - n.h/2*math.Sqrt(1-f*f) // ellipses
 }
 
 // fanOffset spreads the downward edges leaving one node along its bottom
@@ -551,25 +684,96 @@ func (g *graph) fanOffset(edge int) float64 {
 	return (float64(i) - float64(k-1)/2) * step
 }
 
+// fanInOffset spreads the arrows coming down into one node along its top,
+// ordered by where they come from so that they do not cross: edges that
+// skip layers arrive apart from the one from the layer above. The error
+// edges into a node are one red bus and arrive together, right of the rest.
+func (g *graph) fanInOffset(edge int) float64 {
+	t := g.nodes[g.edges[edge].to]
+	var in []int
+	bus := -1
+	for _, ei := range t.in {
+		e := g.edges[ei]
+		switch {
+		case g.nodes[e.from].layer >= t.layer:
+		case e.kind == "error":
+			bus = ei
+		default:
+			in = append(in, ei)
+		}
+	}
+	slices.SortStableFunc(in, func(a, b int) int {
+		return cmp.Compare(g.nodes[g.edges[a].from].x, g.nodes[g.edges[b].from].x)
+	})
+	if bus >= 0 {
+		in = append(in, bus)
+	}
+	if len(in) < 2 {
+		return 0
+	}
+	i := slices.Index(in, edge)
+	if g.edges[edge].kind == "error" {
+		i = len(in) - 1
+	}
+	step := min(16, t.w*0.6/float64(len(in)-1))
+	return (float64(i) - float64(len(in)-1)/2) * step
+}
+
+// svgEdge draws one transition along its route.
+func (g *graph) svgEdge(w *svgWriter, ei int) {
+	e, r := g.edges[ei], g.routes[ei]
+	var d strings.Builder
+	fmt.Fprintf(&d, "M%.1f,%.1f", r.from.x, r.from.y)
+	for _, c := range r.segs {
+		fmt.Fprintf(&d, " C%.1f,%.1f %.1f,%.1f %.1f,%.1f", c.c1.x, c.c1.y, c.c2.x, c.c2.y, c.p.x, c.p.y)
+	}
+	stroke, marker, dash := "#424242", "arrow", ""
+	switch e.kind {
+	case "error":
+		stroke, marker, dash = "#c62828", "arrow-error", ` stroke-dasharray="5,3"`
+	case "default":
+		dash = ` stroke-dasharray="2,3"`
+	}
+	w.printf(`<path d="%s" stroke="%s" stroke-width="1.5"%s marker-end="url(#%s)"`, d.String(), stroke, dash, marker)
+	if e.label == "" {
+		w.printf("/>\n")
+		return
+	}
+	w.printf("><title>")
+	w.text(e.label)
+	w.printf("</title></path>\n")
+	if r.label == "" {
+		return
+	}
+	w.printf(`<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10" fill="#37474f" stroke="#ffffff" stroke-width="3" paint-order="stroke">`, r.lx, r.ly)
+	w.text(r.label)
+	w.printf("</text>\n")
+}
+
 func svgNode(w *svgWriter, n *gnode) {
 	kind, bar := n.kind.String(), n.kind == ForkNode || n.kind == JoinNode
 	if n.missing {
 		kind = "undefined"
 	}
-	w.printf(`<g class="node" data-kind="%s" data-name="`, kind)
+	w.printf(`<g class="node" data-kind="%s"`, kind)
+	if n.failed {
+		w.printf(` data-failed="true"`)
+	}
+	w.printf(` data-name="`)
 	w.text(n.name)
 	w.printf("\"><title>")
 	w.text(n.title)
 	w.printf("</title>")
-	style := fmt.Sprintf(`fill="%s" stroke="%s" stroke-width="1.5"`, n.colour.fill, n.colour.stroke)
+	width := "1.5"
+	if n.failed || bar {
+		width = "3"
+	}
+	style := fmt.Sprintf(`fill="%s" stroke="%s" stroke-width="%s"`, n.colour.fill, n.colour.stroke, width)
 	x0, y0, x1, y1 := n.x-n.w/2, n.y-n.h/2, n.x+n.w/2, n.y+n.h/2
 	switch {
 	case n.missing || n.kind == ActionNode || bar:
 		if n.missing {
 			style += ` stroke-dasharray="4,3"`
-		}
-		if bar {
-			style = strings.Replace(style, `"1.5"`, `"3"`, 1)
 		}
 		w.printf(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="3" %s/>`, x0, y0, n.w, n.h, style)
 	case n.kind == DecisionNode:
