@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -192,7 +193,11 @@ func addPropertyFlags(fs *flag.FlagSet, configUsage string) *propertyFlags {
 }
 
 // load builds the property set: the -config file (a .properties or Hadoop
-// .xml file) first, then each -D in order, later wins.
+// .xml file) first, then each -D in order, later wins. A relative
+// application path is made absolute: against the -config file's directory
+// when the file set it, so that the file means the same application
+// wherever gozie is started, and against the working directory when a -D
+// set it.
 func (p *propertyFlags) load() (*conf.Config, error) {
 	c := conf.New()
 	if p.config != "" {
@@ -204,10 +209,17 @@ func (p *propertyFlags) load() (*conf.Config, error) {
 		if err != nil {
 			return nil, err
 		}
+		local := strings.TrimPrefix(p.config, "file://")
+		if err := resolveAppPaths(loaded, filepath.Dir(local)); err != nil {
+			return nil, err
+		}
 		c.Merge(loaded)
 	}
 	for _, d := range p.defs.pairs {
 		c.SetProperty(conf.Property{Name: d[0], Value: d[1], Source: "-D"})
+	}
+	if err := absoluteAppPaths(c); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
