@@ -47,6 +47,71 @@ var jobActionUsage = map[string]string{
 	"slachange":     "change SLA values: -value sla-nominal-time=..;sla-should-end=..;sla-max-duration=..",
 }
 
+// jobUsage prints `gozie job -help`: the operations, of which a command
+// takes exactly one, apart from the options that qualify them.
+func jobUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintln(w, "Usage: gozie job OPERATION [OPTIONS]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Operations (exactly one):")
+	for _, name := range jobActions {
+		fl := fs.Lookup(name)
+		arg := " ID"
+		if name == "submit" || name == "run" || name == "dryrun" {
+			arg = ""
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", "-"+name+arg, fl.Usage)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Options:")
+	fs.VisitAll(func(fl *flag.Flag) {
+		if slices.Contains(jobActions, fl.Name) {
+			return
+		}
+		arg, usage := flag.UnquoteUsage(fl)
+		if arg != "" {
+			arg = " " + arg
+		}
+		if fl.DefValue != "" && fl.DefValue != "false" && fl.DefValue != "0" {
+			usage += " (default " + fl.DefValue + ")"
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", "-"+fl.Name+arg, usage)
+	})
+}
+
+// unsupportedFlags are options of the oozie command gozie does not have,
+// with what to use instead.
+var unsupportedFlags = map[string]string{
+	"runjar":      "the Java Fluent Job API is Java-only; write workflow.xml and use -run -config job.properties",
+	"submitjar":   "the Java Fluent Job API is Java-only; write workflow.xml and use -submit -config job.properties",
+	"validatejar": "the Java Fluent Job API is Java-only; write workflow.xml and use 'gozie validate workflow.xml'",
+}
+
+// refuseUnsupported reports an oozie option or authentication gozie does
+// not have in words instead of the flag package's "flag provided but not
+// defined".
+func refuseUnsupported(args []string, stderr io.Writer) (int, bool) {
+	for i, a := range args {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		if instead, ok := unsupportedFlags[name]; ok {
+			fmt.Fprintf(stderr, "Error: -%s is not supported by gozie: %s\n", name, instead)
+			return exitRemote, true
+		}
+		if name == "auth" {
+			if !hasValue && i+1 < len(args) {
+				value = args[i+1]
+			}
+			if strings.EqualFold(value, "KERBEROS") {
+				fmt.Fprintln(stderr, "Error: -auth KERBEROS is not supported by gozie: use -auth SIMPLE (the default; -doas for a proxy user), -auth BASIC with -username/-password, or -auth TOKEN with -token")
+				return exitRemote, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // jobFlags are the parsed options of `gozie job`.
 type jobFlags struct {
 	*remoteFlags
@@ -56,7 +121,8 @@ type jobFlags struct {
 	value, action, date, coordinator, filter  string
 	order, logfilter, format, diff            string
 	refresh, nocleanup, failed, allruns, kill bool
-	offset, length, interval, timeout         int
+	offset, length                            int
+	interval, timeout                         *time.Duration
 	set                                       map[string]bool
 }
 
@@ -88,8 +154,9 @@ func runJob(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.format, "format", "svg", "-graph: svg, png or dot")
 	fs.BoolVar(&f.kill, "showkill", false, "-graph: include kill nodes")
 	fs.StringVar(&f.diff, "diff", "", "-update: report the definition changes (true or false)")
-	fs.IntVar(&f.interval, "interval", 5, "-poll: minutes between polls")
-	fs.IntVar(&f.timeout, "timeout", 30, "-poll: minutes before giving up (0 or less: never)")
+	f.interval = minutesVar(fs, "interval", 5*time.Minute, "-poll: time between polls")
+	f.timeout = minutesVar(fs, "timeout", 30*time.Minute, "-poll: time before giving up (0 or less: never)")
+	fs.Usage = func() { jobUsage(fs, stdout) }
 	rest, code, done := parseRemote(fs, args, stdout, stderr)
 	if done {
 		return code
@@ -463,12 +530,12 @@ func (j *jobCmd) poll(id string) error {
 	if !ok || (kind == client.KindCoord && !strings.HasSuffix(id, "-C")) {
 		return userError("invalid job type")
 	}
-	if j.f.interval < 1 {
-		return userError("-interval must be at least 1 minute")
+	if *j.f.interval < time.Second {
+		return userError("-interval must be at least 1 second")
 	}
 	var deadline time.Time
-	if j.f.timeout > 0 {
-		deadline = pollClock.now().Add(time.Duration(j.f.timeout) * time.Minute)
+	if *j.f.timeout > 0 {
+		deadline = pollClock.now().Add(*j.f.timeout)
 	}
 	for {
 		st, err := j.c.JobStatus(j.ctx, id)
@@ -481,7 +548,7 @@ func (j *jobCmd) poll(id string) error {
 		if slices.Contains(end, st) {
 			return nil
 		}
-		wait := time.Duration(j.f.interval) * time.Minute
+		wait := *j.f.interval
 		if !deadline.IsZero() {
 			left := deadline.Sub(pollClock.now())
 			if left <= 0 {

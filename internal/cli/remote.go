@@ -225,6 +225,9 @@ func nullText(s string) string {
 // the oozie command's parse errors and give exitRemote; -help prints the
 // flags (fs must come from newFlagSet with stdout) and gives exitOK. done reports that the command should return code.
 func parseRemote(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest []string, code int, done bool) {
+	if code, done := refuseUnsupported(args, stderr); done {
+		return nil, code, true
+	}
 	fs.SetOutput(io.Discard)
 	help := fs.Usage
 	fs.Usage = func() {} // the flag package would print it for every error

@@ -29,7 +29,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the workflow job JSON object of the REST API instead of the summary")
 	dataDir := fs.String("data", "", "data directory for the store and action work directories (default: a temporary one)")
 	keep := fs.Bool("keep", false, "keep the temporary data directory")
-	timeout := fs.Duration("timeout", 0, "kill the job if it has not ended after this long (0: wait for ever)")
+	timeout := minutesVar(fs, "timeout", 0, "kill the job if it has not ended after this long (0: wait for ever)")
 	site := fs.String("site", "", "server configuration (gozie-site.xml, as for 'gozie server -config'): Java, Hadoop, share library, tools, mail server")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
