@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"crypto/rand"
 	"encoding/hex"
 	"flag"
@@ -259,7 +260,7 @@ func (j *jobCmd) do(op, id string) error {
 			return j.emit(raw, err, func() { printDryrun(j.out, text) })
 		}
 		jobID, raw, err := c.SubmitRetrying(ctx, cf, op == "run", withExternalID(cf))
-		return j.emit(raw, err, func() { fmt.Fprintf(j.out, "job: %s\n", nullText(jobID)) })
+		return j.emit(raw, j.explainUserRefusal(err, cf), func() { fmt.Fprintf(j.out, "job: %s\n", nullText(jobID)) })
 	case "start":
 		return c.Start(ctx, id)
 	case "suspend":
@@ -330,6 +331,39 @@ func (j *jobCmd) do(op, id string) error {
 		return nil
 	}
 	return userError("unknown job operation -" + op)
+}
+
+// explainUserRefusal adds to a server's E0303 refusal of the
+// configuration's user.name (a server in strict mode refuses a
+// configuration naming another user than the authenticated one) the two
+// users and how to make them agree; other errors pass unchanged.
+func (j *jobCmd) explainUserRefusal(err error, cf *conf.Config) error {
+	var e *client.Error
+	if !errors.As(err, &e) || e.Code != "E0303" {
+		return err
+	}
+	key := ""
+	for _, k := range []string{"mapreduce.job.user.name", "user.name"} {
+		if strings.Contains(e.Message, "["+k+"]") {
+			key = k
+			break
+		}
+	}
+	if key == "" {
+		return err
+	}
+	named, _ := cf.Get(key)
+	authed := "[" + j.f.authUser() + "]"
+	if j.f.authUser() == "" {
+		authed = "the user of your token"
+	}
+	where := "the -D options"
+	if j.f.props.config != "" {
+		where = j.f.props.config
+	}
+	return userError(fmt.Sprintf("%s : %s\nThe configuration names %s [%s] but the server authenticated you as %s, and it refuses a job for another user.\n"+
+		"Fix: remove %s from %s (the server then takes the authenticated user), or submit as %s: USER=%s for SIMPLE authentication, or -doas %s if the server lets you act for others.",
+		e.Code, e.Message, key, named, authed, key, where, named, named, named))
 }
 
 // emit prints the raw answer for -json, or runs the formatter.
