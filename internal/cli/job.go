@@ -673,6 +673,10 @@ func printWorkflowAction(w io.Writer, a *client.WorkflowAction, d dates) {
 	fmt.Fprintln(w, "ID : "+maskIfNull(a.ID))
 	fmt.Fprintln(w, ruler)
 	fmt.Fprintln(w, "Console URL       : "+maskIfNull(a.ConsoleURL))
+	if base, ok := strings.CutSuffix(a.ConsoleURL, "/stdout"); ok && strings.Contains(base, "/console/action/") {
+		// gozie's console serves both streams; a failure is in stderr.
+		fmt.Fprintln(w, "Stderr URL        : "+base+"/stderr")
+	}
 	fmt.Fprintln(w, "Error Code        : "+maskIfNull(a.ErrorCode))
 	fmt.Fprintln(w, "Error Message     : "+maskIfNull(a.ErrorMessage))
 	fmt.Fprintln(w, "External ID       : "+maskIfNull(a.ExternalID))
