@@ -299,7 +299,7 @@ func (j *jobCmd) do(op, id string) error {
 			return userError("-action is empty")
 		}
 		acts, raw, err := c.Ignore(ctx, id, f.action)
-		return j.emit(raw, err, func() { printIgnored(j.out, acts) })
+		return j.emit(raw, err, func() { printIgnored(j.out, acts, j.d) })
 	case "poll":
 		return j.poll(id)
 	case "retries":
@@ -457,7 +457,7 @@ func (j *jobCmd) kill(id string) error {
 		}
 		if typ != "" {
 			acts, raw, err := j.c.KillActions(j.ctx, id, typ, scope)
-			return j.emit(raw, err, func() { printActionList(j.out, acts) })
+			return j.emit(raw, err, func() { printActionList(j.out, acts, j.d) })
 		}
 	}
 	return j.c.Kill(j.ctx, id)
@@ -494,7 +494,7 @@ func (j *jobCmd) rerun(id string) error {
 	}
 	acts, raw, err := j.c.RerunCoord(j.ctx, id, client.CoordRerun{Type: typ, Scope: scope,
 		Refresh: j.f.refresh, NoCleanup: j.f.nocleanup, Failed: j.f.failed})
-	return j.emit(raw, err, func() { printActionList(j.out, acts) })
+	return j.emit(raw, err, func() { printActionList(j.out, acts, j.d) })
 }
 
 func (j *jobCmd) log(show, id string) error {
@@ -768,8 +768,8 @@ func printBundleJob(w io.Writer, b *client.BundleJob, d dates) {
 	fmt.Fprintln(w, "Status   : "+b.Status)
 	kickoff := "null"
 	if !b.KickoffTime.IsZero() {
-		// java.util.Date.toString in the local zone
-		kickoff = b.KickoffTime.In(localZone()).Format("Mon Jan 02 15:04:05 MST 2006")
+		// java.util.Date.toString, in the zone of every other date printed
+		kickoff = b.KickoffTime.In(d.loc).Format("Mon Jan 02 15:04:05 MST 2006")
 	}
 	fmt.Fprintln(w, "Kickoff time   : "+kickoff)
 	fmt.Fprintln(w, ruler)
@@ -795,8 +795,10 @@ func printAllRuns(w io.Writer, runs []client.Run, d dates) {
 }
 
 // printActionList is the coordinator kill-range and rerun answer (cli.md
-// §2.4 A); nominal times are in the local zone.
-func printActionList(w io.Writer, acts []client.CoordAction) {
+// §2.4 A). Nominal times are in the zone of every other date gozie prints
+// (-timezone, -localtime, OOZIE_TIMEZONE, else GMT), not the local zone
+// the oozie command uses here, so that -kill and -info agree.
+func printActionList(w io.Writer, acts []client.CoordAction, d dates) {
 	if len(acts) == 0 {
 		fmt.Fprintln(w, "No Actions match your criteria!")
 		return
@@ -804,19 +806,20 @@ func printActionList(w io.Writer, acts []client.CoordAction) {
 	fmt.Fprintln(w, "Action ID\tNominal Time")
 	fmt.Fprintln(w, ruler)
 	for _, a := range acts {
-		fmt.Fprintf(w, "%s\t%s\n", maskIfNull(a.ID), maskDate(a.NominalTime, localZone(), false))
+		fmt.Fprintf(w, "%s\t%s\n", maskIfNull(a.ID), maskDate(a.NominalTime, d.loc, false))
 	}
 }
 
-// printIgnored is the answer of -ignore (cli.md §2.4 B).
-func printIgnored(w io.Writer, acts []client.CoordAction) {
+// printIgnored is the answer of -ignore (cli.md §2.4 B), dates in the
+// zone of printActionList.
+func printIgnored(w io.Writer, acts []client.CoordAction, d dates) {
 	if len(acts) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "Action ID\tNominal Time\tStatus")
 	fmt.Fprintln(w, ruler)
 	for _, a := range acts {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", maskIfNull(a.ID), maskDate(a.NominalTime, localZone(), false), a.Status)
+		fmt.Fprintf(w, "%s\t%s\t%s\n", maskIfNull(a.ID), maskDate(a.NominalTime, d.loc, false), a.Status)
 	}
 }
 
