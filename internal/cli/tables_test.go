@@ -14,16 +14,17 @@ import (
 
 // TestInfoTableShortExternalIDs is issue 14 point 11: a local process
 // action's external id is short in -info (it was the 90-character work
-// directory), so every row of the actions table keeps its columns.
+// directory; an fs step's was its 44-character action id), so every row of the actions table keeps its columns.
 func TestInfoTableShortExternalIDs(t *testing.T) {
 	pinEnv(t)
 	url := startServer(t)
-	app := writeApp(t, `<workflow-app xmlns="uri:oozie:workflow:0.5" name="short"><start to="say"/>
+	app := writeApp(t, `<workflow-app xmlns="uri:oozie:workflow:0.5" name="short"><start to="mk"/>
+  <action name="mk"><fs><mkdir path="${wf:conf('out')}"/></fs><ok to="say"/><error to="fail"/></action>
   <action name="say"><shell xmlns="uri:oozie:shell-action:0.3"><job-tracker>local</job-tracker><name-node>file:///</name-node>
     <exec>true</exec></shell><ok to="end"/><error to="fail"/></action>
   <kill name="fail"><message>failed</message></kill><end name="end"/></workflow-app>`)
 	props := filepath.Join(app, "job.properties")
-	if err := os.WriteFile(props, []byte("oozie.wf.application.path=.\n"), 0o644); err != nil {
+	if err := os.WriteFile(props, []byte("oozie.wf.application.path=.\nout="+filepath.Join(t.TempDir(), "o")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
@@ -45,6 +46,9 @@ func TestInfoTableShortExternalIDs(t *testing.T) {
 	row := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(id) + `@say +OK +(\S+) +SUCCEEDED +- +$`).FindStringSubmatch(out.String())
 	if row == nil || !regexp.MustCompile(`^local:\d+$`).MatchString(row[1]) {
 		t.Fatalf("say row lacks a short local external id:\n%s", out.String())
+	}
+	if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(id) + `@mk +OK +- +OK +- +$`).MatchString(out.String()) {
+		t.Errorf("fs row: want external id -, as Oozie's synchronous actions:\n%s", out.String())
 	}
 	header := regexp.MustCompile(`(?m)^ID +Status +Ext ID +Ext Status +Err Code *$`).FindString(out.String())
 	for _, l := range strings.Split(out.String(), "\n") {
