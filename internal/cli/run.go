@@ -129,7 +129,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	id, err := e.Run(ctx, props)
 	if err != nil {
 		// Refused submissions carry the Oozie code in their text.
-		fmt.Fprintf(stderr, "Error: %v\n", err)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "Error: interrupted while submitting the job")
+		} else {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+		}
 		if id == "" {
 			return exitFail
 		}

@@ -189,6 +189,8 @@ func TestRunFailures(t *testing.T) {
 		{"invalid workflow.xml", []string{"-D", "oozie.wf.application.path=" + filepath.Join(dir, "bad-xml")}, 1, "E0701"},
 		{"unreadable app path", []string{"-D", "oozie.wf.application.path=" + filepath.Join(dir, "nothing-here")}, 1, "E0504"},
 		{"timeout kills the job", []string{"-timeout", "300ms", "-D", "oozie.wf.application.path=" + filepath.Join(dir, "slow")}, 1, "Status : KILLED"},
+		// Issue 14 point 9: plain words, not "context deadline exceeded".
+		{"timeout says so", []string{"-timeout", "300ms", "-D", "oozie.wf.application.path=" + filepath.Join(dir, "slow")}, 1, "has not ended within -timeout 300ms; killing it"},
 		{"no properties", nil, 2, "-config"},
 		{"missing config file", []string{"-config", filepath.Join(dir, "none.properties")}, 2, "none.properties"},
 	}
