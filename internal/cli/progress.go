@@ -60,15 +60,15 @@ func (p *progress) note(t engine.Transition) {
 	if j.ParentID != "" {
 		prefix = "  [" + j.AppName + "] " // a sub-workflow's nodes, indented
 	}
+	stamp := p.now().Format("15:04:05")
 	if !p.announced[j.ID] {
 		p.announced[j.ID] = true
 		if j.ParentID == "" {
 			fmt.Fprintf(p.w, "job: %s (app %s)\n", j.ID, j.AppName)
 		} else {
-			fmt.Fprintf(p.w, "%ssub-workflow job: %s\n", prefix, j.ID)
+			fmt.Fprintf(p.w, "%s %ssub-workflow job: %s\n", stamp, prefix, j.ID)
 		}
 	}
-	stamp := p.now().Format("15:04:05")
 	for i := range t.Actions {
 		a := &t.Actions[i]
 		key := a.ID + "/" + strconv.Itoa(a.Attempt)
