@@ -173,7 +173,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false) // XML in conf fields stays readable, as Oozie prints it
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(engine.NewJobJSON(j, acts, "")); err != nil {
+		jj := engine.NewJobJSON(j, acts, "")
+		for i, a := range acts {
+			// The short external id a server shows (local:<pid>).
+			if short, ok := action.LocalExternalID(a.ExternalID, e.ActionDir(a)); ok {
+				jj.Actions[i].ExternalID = &short
+			}
+		}
+		if err := enc.Encode(jj); err != nil {
 			fmt.Fprintf(stderr, "Error: %v\n", err)
 			return exitFail
 		}

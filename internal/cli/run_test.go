@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -147,6 +148,11 @@ func TestRunJSON(t *testing.T) {
 			if _, ok := m[k]; !ok {
 				t.Errorf("action object lacks key %q", k)
 			}
+		}
+		// Issue 14 point 11: a shell step's external id is short, as a
+		// server shows it.
+		if m["type"] == "shell" && !regexp.MustCompile(`^local:\d+$`).MatchString(fmt.Sprint(m["externalId"])) {
+			t.Errorf("shell step %v: externalId %v, want local:<pid>", m["name"], m["externalId"])
 		}
 		types[m["name"].(string)] = m["type"].(string)
 	}
