@@ -116,6 +116,9 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	name := strings.TrimLeft(args[0], "-")
+	if name == "h" {
+		name = "help"
+	}
 	if instead, ok := unsupportedCommands[name]; ok {
 		fmt.Fprintf(stdout, "'oozie %s' is not supported by gozie: %s\n", name, instead)
 		return exitOK

@@ -243,6 +243,8 @@ func TestMainDispatch(t *testing.T) {
 		{[]string{"job", "-h"}, 0, "Options:", ""},
 		{[]string{"run", "-h"}, 0, "", "Usage: gozie run"},
 		{[]string{"version", "-h"}, 0, "Usage: gozie version", ""},
+		{[]string{"launch", "-h"}, 0, "Usage: gozie launch", ""},
+		{[]string{"help", "-h"}, 0, "Usage: gozie", ""},
 		{[]string{"help", "bogus"}, exitUsage, "", `unknown command "bogus"`},
 		{[]string{"sla"}, exitUsage, "", "'oozie sla' is not supported by gozie"},
 		{[]string{"pig", "-file", "x.pig"}, exitUsage, "", "<pig> action"},
