@@ -27,7 +27,18 @@ func TestMain(m *testing.M) {
 		os.Exit(runLaunch(args, os.Stdout, os.Stderr))
 	}
 	os.Setenv(runLauncherEnv, "1")
-	os.Exit(m.Run())
+	// A `gozie run` that fails keeps its temporary data directory for
+	// the user to read; the tests' failing runs keep theirs here, removed
+	// at the end, not in the machine's /tmp.
+	tmp, err := os.MkdirTemp("", "gozie-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", tmp)
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
 }
 
 // repoRoot makes the test run from the repository root, where the example
