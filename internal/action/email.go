@@ -129,7 +129,7 @@ type emailOutcome struct {
 // is at-least-once: a crash after the mail server accepted the message
 // and before the outcome file is written sends it again on recovery.
 func (e emailExecutor) Start(ctx context.Context, a *Context) (Result, error) {
-	res := Result{ExternalID: a.ActionID, ExternalStatus: "OK", Done: true, Status: OK}
+	res := Result{ExternalID: "-", ExternalStatus: "OK", Done: true, Status: OK} // "-" as Oozie's synchronous actions: no external job
 	if res.ExternalID == "" {
 		res.ExternalID = "-"
 	}

@@ -109,7 +109,7 @@ type fsOutcome struct {
 // document order. A failure is returned as an *ExecError with the codes
 // listed above; the Result then carries only the ExternalID.
 func (fsExecutor) Start(ctx context.Context, a *Context) (Result, error) {
-	res := Result{ExternalID: a.ActionID, ExternalStatus: "OK", Done: true, Status: OK}
+	res := Result{ExternalID: "-", ExternalStatus: "OK", Done: true, Status: OK} // "-" as Oozie's synchronous actions: no external job
 	if res.ExternalID == "" {
 		res.ExternalID = "-"
 	}

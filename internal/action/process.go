@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -422,6 +423,23 @@ func readStatus(dir string) (LaunchStatus, bool, error) {
 		err = json.Unmarshal(b, &st)
 	}
 	return st, err == nil, err
+}
+
+// LocalExternalID is how a process action's external id is shown to
+// people and clients: "local:<pid>" of its launcher, as short as a Hadoop
+// job id, instead of the work directory the engine keeps as the external
+// id (and re-attaches by after a restart). An attempt whose launcher never
+// wrote its pid shows as its work directory relative to the actions
+// directory. ok is false when externalID is not the work directory dir.
+func LocalExternalID(externalID, dir string) (short string, ok bool) {
+	if externalID == "" || filepath.Clean(externalID) != filepath.Clean(dir) {
+		return "", false
+	}
+	if p, found := readPID(dir); found {
+		return "local:" + strconv.Itoa(p.PID), true
+	}
+	attempt := filepath.Base(dir)
+	return "local:" + filepath.Base(filepath.Dir(dir)) + "/" + attempt, true
 }
 
 func readPID(dir string) (LauncherPID, bool) {

@@ -17,27 +17,41 @@ var appPathKeys = []string{
 	"oozie.bundle.application.path",
 }
 
-// absoluteAppPaths rewrites a relative local application path in props
-// into an absolute file:// URI. Oozie applications name HDFS URIs; gozie
-// also runs applications from a local checkout, and a path relative to the
-// directory the command runs in would mean another directory to a server
-// started elsewhere, or nothing to ${oozie.wf.application.path}-based
-// properties such as appDir. URIs and EL references are left alone.
-func absoluteAppPaths(props *conf.Config) error {
+// resolveAppPaths rewrites a relative local application path in props
+// into an absolute path, joined to base (the directory of the -config file
+// the value came from; "" for the working directory, where -D values are
+// typed). Oozie applications name HDFS URIs; gozie also runs applications
+// from a local checkout, and a relative path means one directory whatever
+// the directory gozie runs in, to a local run and to a server started
+// elsewhere alike.
+//
+// The result is a plain absolute path, not a file:// URI, on purpose: it
+// is what the engine makes of a path in `gozie run`, so
+// ${oozie.wf.application.path}-based properties (inputDir=${...}/data)
+// expand to the same value, usable by a shell step, in `gozie run` and on a
+// server. URIs, absolute paths and EL references are left alone.
+func resolveAppPaths(props *conf.Config, base string) error {
 	for _, key := range appPathKeys {
 		p, ok := props.Raw(key)
 		p = strings.TrimSpace(p)
-		if !ok || p == "" || strings.Contains(p, "://") || strings.Contains(p, "${") {
+		if !ok || p == "" || strings.Contains(p, "://") || strings.Contains(p, "${") || filepath.IsAbs(p) {
 			continue
+		}
+		if base != "" {
+			p = filepath.Join(base, p)
 		}
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			return err
 		}
-		props.Set(key, "file://"+filepath.ToSlash(abs))
+		props.Set(key, filepath.ToSlash(abs))
 	}
 	return nil
 }
+
+// absoluteAppPaths resolves the application paths still relative in props
+// (those given with -D) against the working directory.
+func absoluteAppPaths(props *conf.Config) error { return resolveAppPaths(props, "") }
 
 // currentUser is the user commands act as when none is given: $USER, as
 // the oozie command reports it, else the account running gozie.

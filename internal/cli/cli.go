@@ -12,8 +12,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/fsys"
@@ -62,10 +67,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	verb := strings.TrimLeft(args[0], "-")
+	if verb == "h" {
+		verb = "help"
+	}
 	for _, c := range commands() {
 		if c.name == verb {
 			return c.run(args[1:], stdout, stderr)
 		}
+	}
+	if instead, ok := unsupportedCommands[verb]; ok {
+		fmt.Fprintf(stderr, "Error: 'oozie %s' is not supported by gozie: %s\n", verb, instead)
+		return exitUsage
 	}
 	fmt.Fprintf(stderr, "Error: unknown command %q\n\n", args[0])
 	usage(stderr)
@@ -82,15 +94,56 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'gozie <command> -help' for the flags of one command.")
+	fmt.Fprintln(w, "Run 'gozie help <command>' or 'gozie <command> -help' for the flags of one command.")
 }
 
-func runHelp(args []string, stdout, _ io.Writer) int {
-	usage(stdout)
-	return exitOK
+// unsupportedCommands are the oozie command's sub-commands gozie does not
+// have, with what to use instead: someone coming from Oozie learns at once
+// that the command is missing on purpose, and what replaces it.
+var unsupportedCommands = map[string]string{
+	"sla":       "SLA events are not kept; use 'gozie job -info ID' and 'gozie jobs -filter status=...' to follow jobs, and -slaenable/-sladisable/-slachange of 'gozie job' for SLA settings",
+	"pig":       "write a workflow with a <pig> action and run it with 'gozie run -config job.properties' or 'gozie job -run -config job.properties'",
+	"hive":      "write a workflow with a <hive> action and run it with 'gozie run -config job.properties' or 'gozie job -run -config job.properties'",
+	"sqoop":     "write a workflow with a <sqoop> action and run it with 'gozie run -config job.properties' or 'gozie job -run -config job.properties'",
+	"mapreduce": "write a workflow with a <map-reduce> action and run it with 'gozie run -config job.properties' or 'gozie job -run -config job.properties'",
+}
+
+// runHelp is `gozie help [COMMAND]`: the command list, or one command's
+// flags (what 'gozie COMMAND -help' prints).
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return exitOK
+	}
+	name := strings.TrimLeft(args[0], "-")
+	if name == "h" {
+		name = "help"
+	}
+	if instead, ok := unsupportedCommands[name]; ok {
+		fmt.Fprintf(stdout, "'oozie %s' is not supported by gozie: %s\n", name, instead)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == name && name != "help" {
+			// Every command's -help goes to its own usage writer; send
+			// both streams to stdout, where help was asked for.
+			return c.run([]string{"-help"}, stdout, stdout)
+		}
+	}
+	if name == "help" {
+		usage(stdout)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "Error: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitUsage
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && slices.Contains([]string{"-h", "-help", "--help"}, args[0]) {
+		fmt.Fprintln(stdout, "Usage: gozie version")
+		return exitOK
+	}
 	if len(args) > 0 {
 		fmt.Fprintln(stderr, "Error: version takes no arguments")
 		return exitUsage
@@ -192,7 +245,11 @@ func addPropertyFlags(fs *flag.FlagSet, configUsage string) *propertyFlags {
 }
 
 // load builds the property set: the -config file (a .properties or Hadoop
-// .xml file) first, then each -D in order, later wins.
+// .xml file) first, then each -D in order, later wins. A relative
+// application path is made absolute: against the -config file's directory
+// when the file set it, so that the file means the same application
+// wherever gozie is started, and against the working directory when a -D
+// set it.
 func (p *propertyFlags) load() (*conf.Config, error) {
 	c := conf.New()
 	if p.config != "" {
@@ -204,10 +261,17 @@ func (p *propertyFlags) load() (*conf.Config, error) {
 		if err != nil {
 			return nil, err
 		}
+		local := strings.TrimPrefix(p.config, "file://")
+		if err := resolveAppPaths(loaded, filepath.Dir(local)); err != nil {
+			return nil, err
+		}
 		c.Merge(loaded)
 	}
 	for _, d := range p.defs.pairs {
 		c.SetProperty(conf.Property{Name: d[0], Value: d[1], Source: "-D"})
+	}
+	if err := absoluteAppPaths(c); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -244,4 +308,45 @@ const maxLocalFile = 16 << 20
 // fsys.ReadFileLimit: a regular file of at most maxLocalFile bytes.
 func readLocalFile(path string) ([]byte, error) {
 	return fsys.ReadFileLimit(context.Background(), path, maxLocalFile)
+}
+
+// minutes is a -timeout or -interval flag value: a bare number counts
+// minutes, as the oozie command's -poll options do, and a number with a
+// unit ("90s", "1h30m") is a Go duration. Every gozie command that takes
+// a time span uses this type, so "-timeout 10" means ten minutes in all of
+// them.
+type minutes struct{ d time.Duration }
+
+func (m *minutes) String() string {
+	if m == nil {
+		return ""
+	}
+	if m.d%time.Minute == 0 {
+		return strconv.FormatInt(int64(m.d/time.Minute), 10)
+	}
+	return m.d.String()
+}
+
+func (m *minutes) Set(s string) error {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n > int64(math.MaxInt64/time.Minute) || n < -int64(math.MaxInt64/time.Minute) {
+			return fmt.Errorf("%d minutes is out of range", n)
+		}
+		m.d = time.Duration(n) * time.Minute
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is neither minutes (30) nor a duration with a unit (90s, 1h30m)", s)
+	}
+	m.d = d
+	return nil
+}
+
+// minutesVar registers a minutes flag with default def.
+func minutesVar(fs *flag.FlagSet, name string, def time.Duration, usage string) *time.Duration {
+	m := &minutes{d: def}
+	fs.Var(m, name, usage+"; a number is minutes, or give a unit: 90s, 2h")
+	return &m.d
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // run executes the command line and returns its exit status and streams.
@@ -235,12 +236,52 @@ func TestMainDispatch(t *testing.T) {
 		{[]string{"version"}, 0, "gozie ", ""},
 		{[]string{"version", "x"}, exitUsage, "", "no arguments"},
 		{[]string{"validate", "-help"}, 0, "", "Usage: gozie validate"},
+		// issue 14 point 10: every way of asking for help works.
+		{[]string{"-h"}, 0, "Usage: gozie", ""},
+		{[]string{"help", "validate"}, 0, "Usage: gozie validate", ""},
+		{[]string{"help", "job"}, 0, "Operations (exactly one):", ""},
+		{[]string{"job", "-h"}, 0, "Options:", ""},
+		{[]string{"run", "-h"}, 0, "", "Usage: gozie run"},
+		{[]string{"version", "-h"}, 0, "Usage: gozie version", ""},
+		{[]string{"launch", "-h"}, 0, "Usage: gozie launch", ""},
+		{[]string{"help", "-h"}, 0, "Usage: gozie", ""},
+		{[]string{"help", "bogus"}, exitUsage, "", `unknown command "bogus"`},
+		{[]string{"sla"}, exitUsage, "", "'oozie sla' is not supported by gozie"},
+		{[]string{"pig", "-file", "x.pig"}, exitUsage, "", "<pig> action"},
+		{[]string{"mapreduce"}, exitUsage, "", "not supported by gozie: write a workflow with a <map-reduce> action"},
+		{[]string{"help", "sla"}, 0, "not supported by gozie", ""},
+		{[]string{"job", "-runjar", "x.jar"}, exitRemote, "", "-runjar is not supported by gozie"},
+		{[]string{"jobs", "-auth", "KERBEROS"}, exitRemote, "", "-auth KERBEROS is not supported by gozie"},
 	}
 	for _, tt := range tests {
 		code, out, errOut := run(t, tt.args...)
 		if code != tt.code || !strings.Contains(out, tt.out) || !strings.Contains(errOut, tt.err) {
 			t.Errorf("%v: exit %d stdout %q stderr %q; want exit %d, stdout ~%q, stderr ~%q",
 				tt.args, code, out, errOut, tt.code, tt.out, tt.err)
+		}
+	}
+}
+
+// TestMinutesFlag is issue 14 point 9: a -timeout or -interval takes
+// minutes as a bare number everywhere, or a duration with a unit.
+func TestMinutesFlag(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		bad  bool
+	}{
+		{"30", 30 * time.Minute, false},
+		{"0", 0, false},
+		{"90s", 90 * time.Second, false},
+		{"1h30m", 90 * time.Minute, false},
+		{"ten", 0, true},
+		{"999999999999999", 0, true},
+	}
+	for _, tt := range tests {
+		var m minutes
+		err := m.Set(tt.in)
+		if (err != nil) != tt.bad || (!tt.bad && m.d != tt.want) {
+			t.Errorf("Set(%q) = %v, %v; want %v, error %v", tt.in, m.d, err, tt.want, tt.bad)
 		}
 	}
 }

@@ -42,7 +42,7 @@ func TestDryrunExampleJSON(t *testing.T) {
 	if got.Name != "coord-hourly" || len(got.Actions) != 6 {
 		t.Fatalf("name %q, %d actions; want coord-hourly and 6 (01:00..06:00)", got.Name, len(got.Actions))
 	}
-	appDir := "file://" + filepath.ToSlash(filepath.Dir(exampleProps(t)))
+	appDir := filepath.ToSlash(filepath.Dir(exampleProps(t)))
 	rows := []struct {
 		number          float64
 		nominal, status string

@@ -15,7 +15,7 @@ func TestDryrunNotCheckedYet(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	data := "file://" + filepath.ToSlash(filepath.Dir(exampleProps(t))) + "/data/2026/01/01/"
+	data := filepath.ToSlash(filepath.Dir(exampleProps(t))) + "/data/2026/01/01/"
 	tests := []struct {
 		action string
 		want   []string

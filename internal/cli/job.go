@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,6 +48,71 @@ var jobActionUsage = map[string]string{
 	"slachange":     "change SLA values: -value sla-nominal-time=..;sla-should-end=..;sla-max-duration=..",
 }
 
+// jobUsage prints `gozie job -help`: the operations, of which a command
+// takes exactly one, apart from the options that qualify them.
+func jobUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintln(w, "Usage: gozie job OPERATION [OPTIONS]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Operations (exactly one):")
+	for _, name := range jobActions {
+		fl := fs.Lookup(name)
+		arg := " ID"
+		if name == "submit" || name == "run" || name == "dryrun" {
+			arg = ""
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", "-"+name+arg, fl.Usage)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Options:")
+	fs.VisitAll(func(fl *flag.Flag) {
+		if slices.Contains(jobActions, fl.Name) {
+			return
+		}
+		arg, usage := flag.UnquoteUsage(fl)
+		if arg != "" {
+			arg = " " + arg
+		}
+		if fl.DefValue != "" && fl.DefValue != "false" && fl.DefValue != "0" {
+			usage += " (default " + fl.DefValue + ")"
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", "-"+fl.Name+arg, usage)
+	})
+}
+
+// unsupportedFlags are options of the oozie command gozie does not have,
+// with what to use instead.
+var unsupportedFlags = map[string]string{
+	"runjar":      "the Java Fluent Job API is Java-only; write workflow.xml and use -run -config job.properties",
+	"submitjar":   "the Java Fluent Job API is Java-only; write workflow.xml and use -submit -config job.properties",
+	"validatejar": "the Java Fluent Job API is Java-only; write workflow.xml and use 'gozie validate workflow.xml'",
+}
+
+// refuseUnsupported reports an oozie option or authentication gozie does
+// not have in words instead of the flag package's "flag provided but not
+// defined".
+func refuseUnsupported(args []string, stderr io.Writer) (int, bool) {
+	for i, a := range args {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		if instead, ok := unsupportedFlags[name]; ok {
+			fmt.Fprintf(stderr, "Error: -%s is not supported by gozie: %s\n", name, instead)
+			return exitRemote, true
+		}
+		if name == "auth" {
+			if !hasValue && i+1 < len(args) {
+				value = args[i+1]
+			}
+			if strings.EqualFold(value, "KERBEROS") {
+				fmt.Fprintln(stderr, "Error: -auth KERBEROS is not supported by gozie: use -auth SIMPLE (the default; -doas for a proxy user), -auth BASIC with -username/-password, or -auth TOKEN with -token")
+				return exitRemote, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // jobFlags are the parsed options of `gozie job`.
 type jobFlags struct {
 	*remoteFlags
@@ -56,7 +122,8 @@ type jobFlags struct {
 	value, action, date, coordinator, filter  string
 	order, logfilter, format, diff            string
 	refresh, nocleanup, failed, allruns, kill bool
-	offset, length, interval, timeout         int
+	offset, length                            int
+	interval, timeout                         *time.Duration
 	set                                       map[string]bool
 }
 
@@ -88,8 +155,9 @@ func runJob(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.format, "format", "svg", "-graph: svg, png or dot")
 	fs.BoolVar(&f.kill, "showkill", false, "-graph: include kill nodes")
 	fs.StringVar(&f.diff, "diff", "", "-update: report the definition changes (true or false)")
-	fs.IntVar(&f.interval, "interval", 5, "-poll: minutes between polls")
-	fs.IntVar(&f.timeout, "timeout", 30, "-poll: minutes before giving up (0 or less: never)")
+	f.interval = minutesVar(fs, "interval", 5*time.Minute, "-poll: time between polls")
+	f.timeout = minutesVar(fs, "timeout", 30*time.Minute, "-poll: time before giving up (0 or less: never)")
+	fs.Usage = func() { jobUsage(fs, stdout) }
 	rest, code, done := parseRemote(fs, args, stdout, stderr)
 	if done {
 		return code
@@ -192,7 +260,7 @@ func (j *jobCmd) do(op, id string) error {
 			return j.emit(raw, err, func() { printDryrun(j.out, text) })
 		}
 		jobID, raw, err := c.SubmitRetrying(ctx, cf, op == "run", withExternalID(cf))
-		return j.emit(raw, err, func() { fmt.Fprintf(j.out, "job: %s\n", nullText(jobID)) })
+		return j.emit(raw, j.explainUserRefusal(err, cf), func() { fmt.Fprintf(j.out, "job: %s\n", nullText(jobID)) })
 	case "start":
 		return c.Start(ctx, id)
 	case "suspend":
@@ -231,7 +299,7 @@ func (j *jobCmd) do(op, id string) error {
 			return userError("-action is empty")
 		}
 		acts, raw, err := c.Ignore(ctx, id, f.action)
-		return j.emit(raw, err, func() { printIgnored(j.out, acts) })
+		return j.emit(raw, err, func() { printIgnored(j.out, acts, j.d) })
 	case "poll":
 		return j.poll(id)
 	case "retries":
@@ -263,6 +331,39 @@ func (j *jobCmd) do(op, id string) error {
 		return nil
 	}
 	return userError("unknown job operation -" + op)
+}
+
+// explainUserRefusal adds to a server's E0303 refusal of the
+// configuration's user.name (a server in strict mode refuses a
+// configuration naming another user than the authenticated one) the two
+// users and how to make them agree; other errors pass unchanged.
+func (j *jobCmd) explainUserRefusal(err error, cf *conf.Config) error {
+	var e *client.Error
+	if !errors.As(err, &e) || e.Code != "E0303" {
+		return err
+	}
+	key := ""
+	for _, k := range []string{"mapreduce.job.user.name", "user.name"} {
+		if strings.Contains(e.Message, "["+k+"]") {
+			key = k
+			break
+		}
+	}
+	if key == "" {
+		return err
+	}
+	named, _ := cf.Get(key)
+	authed := "[" + j.f.authUser() + "]"
+	if j.f.authUser() == "" {
+		authed = "the user of your token"
+	}
+	where := "the -D options"
+	if j.f.props.config != "" {
+		where = j.f.props.config
+	}
+	return userError(fmt.Sprintf("%s : %s\nThe configuration names %s [%s] but the server authenticated you as %s, and it refuses a job for another user.\n"+
+		"Fix: remove %s from %s (the server then takes the authenticated user), or submit as %s: USER=%s for SIMPLE authentication, or -doas %s if the server lets you act for others.",
+		e.Code, e.Message, key, named, authed, key, where, named, named, named))
 }
 
 // emit prints the raw answer for -json, or runs the formatter.
@@ -356,7 +457,7 @@ func (j *jobCmd) kill(id string) error {
 		}
 		if typ != "" {
 			acts, raw, err := j.c.KillActions(j.ctx, id, typ, scope)
-			return j.emit(raw, err, func() { printActionList(j.out, acts) })
+			return j.emit(raw, err, func() { printActionList(j.out, acts, j.d) })
 		}
 	}
 	return j.c.Kill(j.ctx, id)
@@ -393,7 +494,7 @@ func (j *jobCmd) rerun(id string) error {
 	}
 	acts, raw, err := j.c.RerunCoord(j.ctx, id, client.CoordRerun{Type: typ, Scope: scope,
 		Refresh: j.f.refresh, NoCleanup: j.f.nocleanup, Failed: j.f.failed})
-	return j.emit(raw, err, func() { printActionList(j.out, acts) })
+	return j.emit(raw, err, func() { printActionList(j.out, acts, j.d) })
 }
 
 func (j *jobCmd) log(show, id string) error {
@@ -463,12 +564,12 @@ func (j *jobCmd) poll(id string) error {
 	if !ok || (kind == client.KindCoord && !strings.HasSuffix(id, "-C")) {
 		return userError("invalid job type")
 	}
-	if j.f.interval < 1 {
-		return userError("-interval must be at least 1 minute")
+	if *j.f.interval < time.Second {
+		return userError("-interval must be at least 1 second")
 	}
 	var deadline time.Time
-	if j.f.timeout > 0 {
-		deadline = pollClock.now().Add(time.Duration(j.f.timeout) * time.Minute)
+	if *j.f.timeout > 0 {
+		deadline = pollClock.now().Add(*j.f.timeout)
 	}
 	for {
 		st, err := j.c.JobStatus(j.ctx, id)
@@ -481,7 +582,7 @@ func (j *jobCmd) poll(id string) error {
 		if slices.Contains(end, st) {
 			return nil
 		}
-		wait := time.Duration(j.f.interval) * time.Minute
+		wait := *j.f.interval
 		if !deadline.IsZero() {
 			left := deadline.Sub(pollClock.now())
 			if left <= 0 {
@@ -572,6 +673,10 @@ func printWorkflowAction(w io.Writer, a *client.WorkflowAction, d dates) {
 	fmt.Fprintln(w, "ID : "+maskIfNull(a.ID))
 	fmt.Fprintln(w, ruler)
 	fmt.Fprintln(w, "Console URL       : "+maskIfNull(a.ConsoleURL))
+	if base, ok := strings.CutSuffix(a.ConsoleURL, "/stdout"); ok && strings.Contains(base, "/console/action/") {
+		// gozie's console serves both streams; a failure is in stderr.
+		fmt.Fprintln(w, "Stderr URL        : "+base+"/stderr")
+	}
 	fmt.Fprintln(w, "Error Code        : "+maskIfNull(a.ErrorCode))
 	fmt.Fprintln(w, "Error Message     : "+maskIfNull(a.ErrorMessage))
 	fmt.Fprintln(w, "External ID       : "+maskIfNull(a.ExternalID))
@@ -663,8 +768,8 @@ func printBundleJob(w io.Writer, b *client.BundleJob, d dates) {
 	fmt.Fprintln(w, "Status   : "+b.Status)
 	kickoff := "null"
 	if !b.KickoffTime.IsZero() {
-		// java.util.Date.toString in the local zone
-		kickoff = b.KickoffTime.In(localZone()).Format("Mon Jan 02 15:04:05 MST 2006")
+		// java.util.Date.toString, in the zone of every other date printed
+		kickoff = b.KickoffTime.In(d.loc).Format("Mon Jan 02 15:04:05 MST 2006")
 	}
 	fmt.Fprintln(w, "Kickoff time   : "+kickoff)
 	fmt.Fprintln(w, ruler)
@@ -690,8 +795,10 @@ func printAllRuns(w io.Writer, runs []client.Run, d dates) {
 }
 
 // printActionList is the coordinator kill-range and rerun answer (cli.md
-// §2.4 A); nominal times are in the local zone.
-func printActionList(w io.Writer, acts []client.CoordAction) {
+// §2.4 A). Nominal times are in the zone of every other date gozie prints
+// (-timezone, -localtime, OOZIE_TIMEZONE, else GMT), not the local zone
+// the oozie command uses here, so that -kill and -info agree.
+func printActionList(w io.Writer, acts []client.CoordAction, d dates) {
 	if len(acts) == 0 {
 		fmt.Fprintln(w, "No Actions match your criteria!")
 		return
@@ -699,19 +806,20 @@ func printActionList(w io.Writer, acts []client.CoordAction) {
 	fmt.Fprintln(w, "Action ID\tNominal Time")
 	fmt.Fprintln(w, ruler)
 	for _, a := range acts {
-		fmt.Fprintf(w, "%s\t%s\n", maskIfNull(a.ID), maskDate(a.NominalTime, localZone(), false))
+		fmt.Fprintf(w, "%s\t%s\n", maskIfNull(a.ID), maskDate(a.NominalTime, d.loc, false))
 	}
 }
 
-// printIgnored is the answer of -ignore (cli.md §2.4 B).
-func printIgnored(w io.Writer, acts []client.CoordAction) {
+// printIgnored is the answer of -ignore (cli.md §2.4 B), dates in the
+// zone of printActionList.
+func printIgnored(w io.Writer, acts []client.CoordAction, d dates) {
 	if len(acts) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "Action ID\tNominal Time\tStatus")
 	fmt.Fprintln(w, ruler)
 	for _, a := range acts {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", maskIfNull(a.ID), maskDate(a.NominalTime, localZone(), false), a.Status)
+		fmt.Fprintf(w, "%s\t%s\t%s\n", maskIfNull(a.ID), maskDate(a.NominalTime, d.loc, false), a.Status)
 	}
 }
 

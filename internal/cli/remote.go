@@ -24,9 +24,6 @@ import (
 // command exits with -1, which a shell sees as 255 (cli.md §0.5).
 const exitRemote = 255
 
-// defaultOozieURL is used when neither -oozie nor OOZIE_URL is given.
-const defaultOozieURL = "http://localhost:11000/oozie"
-
 // ruler separates the blocks of every table the oozie command prints.
 var ruler = strings.Repeat("-", 132)
 
@@ -53,7 +50,7 @@ type remoteFlags struct {
 // (-timezone, -localtime, -verbose) are registered only when dates says so.
 func addRemoteFlags(fs *flag.FlagSet, dates bool) *remoteFlags {
 	r := &remoteFlags{}
-	fs.StringVar(&r.oozie, "oozie", "", "server base URL (default $OOZIE_URL, else "+defaultOozieURL+")")
+	fs.StringVar(&r.oozie, "oozie", "", "server base URL, e.g. http://localhost:11000/oozie (default $OOZIE_URL; one of the two is required)")
 	fs.StringVar(&r.auth, "auth", "", "authentication: SIMPLE (default), BASIC or TOKEN (default $OOZIE_AUTH)")
 	fs.StringVar(&r.username, "username", "", "user name for BASIC authentication")
 	fs.StringVar(&r.password, "password", "", "password for BASIC authentication")
@@ -81,6 +78,25 @@ func (r *remoteFlags) submitUser() string {
 	return currentUser()
 }
 
+// authUser is the user the server will take this command for: the proxy
+// user, else the BASIC user, else (SIMPLE) the local user; "" when a
+// token decides.
+func (r *remoteFlags) authUser() string {
+	switch {
+	case r.doas != "":
+		return r.doas
+	case r.username != "":
+		return r.username
+	case r.token != "" || os.Getenv("GOZIE_TOKEN") != "" || strings.EqualFold(r.auth, client.AuthToken):
+		return ""
+	}
+	return currentUser()
+}
+
+// errNoURL is the oozie command's refusal to guess a server: it fails at
+// once rather than trying a default address and retrying for seconds.
+var errNoURL = errors.New("Oozie URL is not available neither in command option or in the environment: give -oozie http://HOST:11000/oozie or set OOZIE_URL")
+
 // client builds the REST client the flags describe; retry notices go to
 // stderr.
 func (r *remoteFlags) client(stderr io.Writer) (*client.Client, error) {
@@ -89,7 +105,7 @@ func (r *remoteFlags) client(stderr io.Writer) (*client.Client, error) {
 		base = os.Getenv("OOZIE_URL")
 	}
 	if base == "" {
-		base = defaultOozieURL
+		return nil, errNoURL
 	}
 	auth := r.auth
 	if auth == "" {
@@ -225,6 +241,9 @@ func nullText(s string) string {
 // the oozie command's parse errors and give exitRemote; -help prints the
 // flags (fs must come from newFlagSet with stdout) and gives exitOK. done reports that the command should return code.
 func parseRemote(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest []string, code int, done bool) {
+	if code, done := refuseUnsupported(args, stderr); done {
+		return nil, code, true
+	}
 	fs.SetOutput(io.Discard)
 	help := fs.Usage
 	fs.Usage = func() {} // the flag package would print it for every error
@@ -251,6 +270,11 @@ func invalidSubCommand(stderr io.Writer, msg string) int {
 // fail prints err as "Error: <code> : <message>" (server errors) or
 // "Error: <message>" and returns exitRemote.
 func fail(stderr io.Writer, err error) int {
+	var ce *client.Error
+	if !errors.As(err, &ce) && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		fmt.Fprintf(stderr, "Error: %s\n", client.PlainError(err))
+		return exitRemote
+	}
 	fmt.Fprintf(stderr, "Error: %s\n", err)
 	return exitRemote
 }

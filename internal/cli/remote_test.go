@@ -443,8 +443,10 @@ func TestRemoteAuth(t *testing.T) {
 		{"simple", []string{"-auth", "simple"}, "", "", 0, ""},
 		{"user-no-password", []string{"-username", "ann"}, "", "", 255,
 			"Error: No password specified, it is required, if username is set!\n"},
-		{"bad-auth", []string{"-auth", "kerberos"}, "", "", 255,
-			"Error: Invalid options provided for auth: KERBEROS, (SIMPLE, BASIC or TOKEN expected.)\n"},
+		{"bad-auth", []string{"-auth", "digest"}, "", "", 255,
+			"Error: Invalid options provided for auth: DIGEST, (SIMPLE, BASIC or TOKEN expected.)\n"},
+		{"kerberos", []string{"-auth", "kerberos"}, "", "", 255,
+			"Error: -auth KERBEROS is not supported by gozie: use -auth SIMPLE (the default; -doas for a proxy user), -auth BASIC with -username/-password, or -auth TOKEN with -token\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

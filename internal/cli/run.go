@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/client"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
@@ -28,8 +30,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	pf := addPropertyFlags(fs, "job properties (.properties or .xml); oozie.wf.application.path names the app")
 	asJSON := fs.Bool("json", false, "print the workflow job JSON object of the REST API instead of the summary")
 	dataDir := fs.String("data", "", "data directory for the store and action work directories (default: a temporary one)")
-	keep := fs.Bool("keep", false, "keep the temporary data directory")
-	timeout := fs.Duration("timeout", 0, "kill the job if it has not ended after this long (0: wait for ever)")
+	keep := fs.Bool("keep", false, "keep the temporary data directory (a run that did not succeed always keeps it)")
+	timeout := minutesVar(fs, "timeout", 0, "kill the job if it has not ended after this long (0: wait for ever)")
 	site := fs.String("site", "", "server configuration (gozie-site.xml, as for 'gozie server -config'): Java, Hadoop, share library, tools, mail server")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -69,19 +71,28 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 
 	dir := *dataDir
-	if dir == "" {
+	temporary := dir == ""
+	if temporary {
 		if dir, err = os.MkdirTemp("", "gozie-run-"); err != nil {
 			fmt.Fprintf(stderr, "Error: %v\n", err)
 			return exitFail
 		}
-		if *keep {
-			defer fmt.Fprintf(stderr, "data kept in %s\n", dir)
-		} else {
-			defer os.RemoveAll(dir)
-		}
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitFail
+	}
+	// A temporary data directory goes away after a successful run; one
+	// that failed keeps it, since the progress lines point into it (the
+	// failed step's stdout and stderr).
+	succeeded := false
+	if temporary {
+		defer func() {
+			if *keep || !succeeded {
+				fmt.Fprintf(stderr, "data kept in %s\n", dir)
+				return
+			}
+			os.RemoveAll(dir)
+		}()
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -93,15 +104,17 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	defer s.Close()
 	supDir := filepath.Join(dir, "launcher")
-	reg := newActionRegistry(cfg, supDir)
+	reg := runRegistry(cfg, supDir)
 	// The job has ended (or been killed) when this returns: the
 	// supervisor has nothing left to watch. Deferred before the engine's
 	// Close, so it runs after it.
 	defer func() { _ = action.StopSupervisor(supDir, 10*time.Second) }()
+	prog := newProgress(stderr, dir)
 	e, err := engine.New(engine.Options{
 		Store: s, Actions: reg, DataDir: dir, DefaultUser: currentUser(),
 		PollInterval: 500 * time.Millisecond,
 		Logf:         func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
+		OnTransition: prog.note,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
@@ -116,21 +129,36 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	id, err := e.Run(ctx, props)
 	if err != nil {
 		// Refused submissions carry the Oozie code in their text.
-		fmt.Fprintf(stderr, "Error: %v\n", err)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "Error: interrupted while submitting the job")
+		} else {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+		}
 		if id == "" {
 			return exitFail
 		}
 	}
-	waitCtx := ctx
+	waitCtx, cancelWait := context.WithCancelCause(ctx)
+	defer cancelWait(nil)
+	prog.onSuspend(id, func() { cancelWait(errSuspended) })
 	if *timeout > 0 {
 		var cancel context.CancelFunc
-		waitCtx, cancel = context.WithTimeout(ctx, *timeout)
+		waitCtx, cancel = context.WithTimeoutCause(waitCtx, *timeout, errTimedOut)
 		defer cancel()
 	}
 	if _, err := e.Wait(waitCtx, id); err != nil {
-		// Interrupted or timed out: kill the job so nothing keeps running
-		// behind the user's back, and report it as it ended.
-		fmt.Fprintf(stderr, "Error: %v; killing job %s\n", err, id)
+		// Interrupted, timed out or suspended: kill the job so nothing
+		// keeps running behind the user's back, and report it as it ended.
+		switch cause := context.Cause(waitCtx); {
+		case errors.Is(cause, errSuspended):
+			explainSuspended(stderr, e, id, pf.config)
+		case errors.Is(cause, errTimedOut):
+			fmt.Fprintf(stderr, "Error: job %s has not ended within -timeout %s; killing it\n", id, *timeout)
+		case ctx.Err() != nil:
+			fmt.Fprintf(stderr, "Error: interrupted; killing job %s\n", id)
+		default:
+			fmt.Fprintf(stderr, "Error: %s; killing job %s\n", client.PlainError(err), id)
+		}
 		_ = e.Kill(context.Background(), id)
 		killCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -145,7 +173,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false) // XML in conf fields stays readable, as Oozie prints it
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(engine.NewJobJSON(j, acts, "")); err != nil {
+		jj := engine.NewJobJSON(j, acts, "")
+		for i, a := range acts {
+			// The short external id a server shows (local:<pid>).
+			if short, ok := action.LocalExternalID(a.ExternalID, e.ActionDir(a)); ok {
+				jj.Actions[i].ExternalID = &short
+			}
+		}
+		if err := enc.Encode(jj); err != nil {
 			fmt.Fprintf(stderr, "Error: %v\n", err)
 			return exitFail
 		}
@@ -156,6 +191,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if j.Status != store.JobSucceeded {
 		return exitFail
 	}
+	succeeded = true
 	return exitOK
 }
 

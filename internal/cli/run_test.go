@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +27,18 @@ func TestMain(m *testing.M) {
 		os.Exit(runLaunch(args, os.Stdout, os.Stderr))
 	}
 	os.Setenv(runLauncherEnv, "1")
-	os.Exit(m.Run())
+	// A `gozie run` that fails keeps its temporary data directory for
+	// the user to read; the tests' failing runs keep theirs here, removed
+	// at the end, not in the machine's /tmp.
+	tmp, err := os.MkdirTemp("", "gozie-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", tmp)
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
 }
 
 // repoRoot makes the test run from the repository root, where the example
@@ -148,6 +160,11 @@ func TestRunJSON(t *testing.T) {
 				t.Errorf("action object lacks key %q", k)
 			}
 		}
+		// Issue 14 point 11: a shell step's external id is short, as a
+		// server shows it.
+		if m["type"] == "shell" && !regexp.MustCompile(`^local:\d+$`).MatchString(fmt.Sprint(m["externalId"])) {
+			t.Errorf("shell step %v: externalId %v, want local:<pid>", m["name"], m["externalId"])
+		}
 		types[m["name"].(string)] = m["type"].(string)
 	}
 	want := map[string]string{":start:": ":START:", "probe": "shell", "check": "switch", "report": "shell", "end": ":END:"}
@@ -189,6 +206,8 @@ func TestRunFailures(t *testing.T) {
 		{"invalid workflow.xml", []string{"-D", "oozie.wf.application.path=" + filepath.Join(dir, "bad-xml")}, 1, "E0701"},
 		{"unreadable app path", []string{"-D", "oozie.wf.application.path=" + filepath.Join(dir, "nothing-here")}, 1, "E0504"},
 		{"timeout kills the job", []string{"-timeout", "300ms", "-D", "oozie.wf.application.path=" + filepath.Join(dir, "slow")}, 1, "Status : KILLED"},
+		// Issue 14 point 9: plain words, not "context deadline exceeded".
+		{"timeout says so", []string{"-timeout", "300ms", "-D", "oozie.wf.application.path=" + filepath.Join(dir, "slow")}, 1, "has not ended within -timeout 300ms; killing it"},
 		{"no properties", nil, 2, "-config"},
 		{"missing config file", []string{"-config", filepath.Join(dir, "none.properties")}, 2, "none.properties"},
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -42,6 +43,7 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	tlsCert := fs.String("tls-cert", "", "TLS certificate (gozie.tls.cert)")
 	tlsKey := fs.String("tls-key", "", "TLS key (gozie.tls.key)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
+	logLevel := fs.String("log-level", "", "log level of the request and transition lines: debug, info, warn or error (gozie.log.level, default info)")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
@@ -56,7 +58,7 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	for key, v := range map[string]string{"gozie.http.host": *host, "gozie.data.dir": *data, "gozie.db": *db,
-		"gozie.base.url": *baseURL, "gozie.tls.cert": *tlsCert, "gozie.tls.key": *tlsKey} {
+		"gozie.base.url": *baseURL, "gozie.tls.cert": *tlsCert, "gozie.tls.key": *tlsKey, "gozie.log.level": *logLevel} {
 		if v != "" {
 			cfg[key] = v
 		}
@@ -169,6 +171,10 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	// Every log line, the engine's included, has its passwords masked:
 	// store errors may quote the DSN.
 	logf := func(format string, args ...any) { fmt.Fprintln(stderr, redact.Secrets(fmt.Sprintf(format, args...))) }
+	slogger, err := newServerLog(stderr, cfg["gozie.log.level"])
+	if err != nil {
+		return err
+	}
 	// The supervisor outlives the server on purpose (a restart re-attaches
 	// to it); it exits by itself once idle.
 	reg := newActionRegistry(cfg, filepath.Join(dir, "launcher"))
@@ -190,6 +196,7 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		Store: st, Actions: reg, DataDir: dir, SystemID: cfg["gozie.system.id"],
 		PollInterval: time.Duration(cfg.Int("gozie.poll.interval.ms", 1000)) * time.Millisecond,
 		CallbackURL:  base + "/callback", ConsoleURL: base, Logf: logf,
+		OnTransition:              logTransition(slogger),
 		NotificationTimeout:       time.Duration(cfg.Int("gozie.notification.timeout.s", 10)) * time.Second,
 		NotificationRetries:       cfg.Int("gozie.notification.retries", 3),
 		NotificationRetryInterval: time.Duration(cfg.Int("gozie.notification.retry.interval.s", 60)) * time.Second,
@@ -208,7 +215,7 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	}
 	logf("gozie: action types this server runs: %s", strings.Join(reg.Types(), ", "))
 	srv, err := server.New(server.Options{Engine: eng, BaseURL: base, DataDir: dir, Auth: auth,
-		Config: cfg, Version: Version(), Logf: logf, HTTP: httpLimits(cfg, logf)})
+		Config: cfg, Version: Version(), Logf: logf, Log: slogger, HTTP: httpLimits(cfg, logf)})
 	if err != nil {
 		return err
 	}
@@ -236,6 +243,55 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	// Actions the engine launched keep running; the next start re-attaches.
 	_ = eng.Close()
 	return err
+}
+
+// newServerLog is the server's structured log (log/slog, text lines on
+// stderr, passwords masked): one line per request and one per job or
+// action transition, at or above level (gozie.log.level).
+func newServerLog(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if level == "" {
+		level = "info"
+	}
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("gozie.log.level: %q is not a level (debug, info, warn or error)", level)
+	}
+	return slog.New(slog.NewTextHandler(redactingWriter{w}, &slog.HandlerOptions{Level: l})), nil
+}
+
+// redactingWriter masks passwords in each line slog writes (one Write per
+// record).
+type redactingWriter struct{ w io.Writer }
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, redact.Secrets(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// logTransition logs each line a workflow job's change wrote to its job
+// log, at the job log line's level: a node started or ended, the job's
+// status changed.
+func logTransition(l *slog.Logger) func(engine.Transition) {
+	return func(t engine.Transition) {
+		for _, e := range t.Logs {
+			level := slog.LevelInfo
+			switch e.Level {
+			case engine.LevelWarn:
+				level = slog.LevelWarn
+			case engine.LevelError:
+				level = slog.LevelError
+			}
+			attrs := []slog.Attr{slog.String("job", e.JobID)}
+			if _, node, ok := strings.Cut(e.ActionID, "@"); ok {
+				attrs = append(attrs, slog.String("node", node))
+			}
+			msg, _, _ := strings.Cut(e.Message, "\n") // the stderr tail stays in the job log
+			attrs = append(attrs, slog.String("status", t.Job.Status))
+			l.LogAttrs(context.Background(), level, msg, attrs...)
+		}
+	}
 }
 
 // httpLimits reads the connection keys. The connection cap is lowered to

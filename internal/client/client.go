@@ -17,8 +17,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -236,10 +238,40 @@ func (c *Client) send(ctx context.Context, r *request) (*response, error) {
 	if len(ok) == 0 {
 		ok = []int{http.StatusOK}
 	}
+	if resp.status == http.StatusNotFound && r.path == "/versions" {
+		return nil, c.notOozie()
+	}
 	if !slices.Contains(ok, resp.status) {
 		return nil, statusError(resp)
 	}
 	return resp, nil
+}
+
+// notOozie is the answer to a 404 where the Oozie REST API should be: the
+// usual cause is a URL without the /oozie context, which the message says
+// rather than reporting a failed authentication.
+func (c *Client) notOozie() *Error {
+	msg := fmt.Sprintf("no Oozie REST API at %s (the server answered 404 Not Found)", c.base)
+	if u, err := url.Parse(c.base); err == nil && !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/oozie") {
+		msg += "; the URL must end with /oozie, e.g. " + strings.TrimSuffix(c.base, "/") + "/oozie"
+	}
+	return &Error{Status: http.StatusNotFound, Code: "HTTP error code: 404", Message: msg}
+}
+
+// PlainError words a transport error for people: Go's context and
+// network errors ("context deadline exceeded", "context canceled") become
+// what happened ("no answer within ...", "interrupted").
+func PlainError(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "interrupted before the server answered"
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return "the server did not answer in time"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused (is the server running, and is the host and port right?)"
+	}
+	return err.Error()
 }
 
 func statusError(resp *response) *Error {
@@ -288,6 +320,8 @@ func (c *Client) handshake(ctx context.Context, target string, force bool) error
 	resp.Body.Close()
 	switch resp.StatusCode {
 	case http.StatusOK, http.StatusCreated, http.StatusAccepted:
+	case http.StatusNotFound:
+		return c.notOozie()
 	default:
 		return &Error{Status: resp.StatusCode, Code: "AUTHENTICATION",
 			Message: fmt.Sprintf("Authentication failed, URL: %s, status: %d, message: %s", probe, resp.StatusCode, http.StatusText(resp.StatusCode))}
@@ -369,7 +403,7 @@ func (c *Client) doRetry(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		if n >= c.opts.Retries || !errors.Is(err, syscall.ECONNREFUSED) || req.Context().Err() != nil {
-			return nil, &Error{Code: "IO_ERROR", Message: fmt.Sprintf("Error while connecting Oozie server. No of retries = %d. Exception = %v", n, err)}
+			return nil, &Error{Code: "IO_ERROR", Message: fmt.Sprintf("Error while connecting Oozie server. No of retries = %d. Exception = %s [%s]", n, PlainError(err), c.base)}
 		}
 		wait := time.Second << n
 		if c.opts.RetryLog != nil {

@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"encoding/xml"
-	"fmt"
 	"net/url"
 	"path/filepath"
 	"sort"
@@ -147,7 +146,7 @@ func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, 
 	// The work directory is named, not made: executors that use it (shell,
 	// fs) create it, and most actions (sub-workflows, no-ops) never do;
 	// a mkdir per action was a large share of the engine's own cost.
-	dir := filepath.Join(e.opts.DataDir, "actions", a.ID, fmt.Sprint(a.Attempt))
+	dir := e.ActionDir(a)
 	actx := &action.Context{
 		JobID: st.job.ID, ActionID: a.ID, Name: a.Name, Type: a.Type, User: st.job.User,
 		AppPath: st.extra.AppRoot, Element: body, Conf: c, JobConf: st.conf, WorkDir: dir,

@@ -26,6 +26,8 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -73,6 +75,12 @@ type Options struct {
 	CallbackURL string
 	// ConsoleURL is the base of job console URLs in the JSON object.
 	ConsoleURL string
+	// OnTransition, when set, is told of every committed change of a
+	// workflow job that its log records (a node started or ended, the
+	// job's status changed), in commit order per job. It runs with the
+	// job locked: it must return quickly and not call the engine.
+	// `gozie run` prints progress with it, the server its transition log.
+	OnTransition func(Transition)
 	// Logf receives diagnostics; default log.Printf.
 	Logf func(format string, args ...any)
 	// Coord tunes the coordinator engine (coord.go).
@@ -490,7 +498,7 @@ func (e *Engine) takeChange(st *jobState) *change {
 	}
 	ch.dirty = st.takeDirty()
 	e.queueNotifications(st, ch.dirty, now)
-	ch.logs = st.takeLogs(now, ch.dirty)
+	ch.logs = st.takeLogs(now, ch.dirty, e.ActionDir)
 	ch.effects, ch.done, ch.deleted = st.effects, st.done, st.deleted
 	st.effects, st.done, st.deleted, st.jobDirty = nil, nil, nil, false
 	return ch
@@ -543,6 +551,9 @@ func (e *Engine) committed(st *jobState, ch *change) {
 		}
 	}
 	e.mu.Unlock()
+	if e.opts.OnTransition != nil && len(ch.logs) > 0 {
+		e.opts.OnTransition(transitionOf(st, ch))
+	}
 	e.dispatch(ch.effects)
 	if store.Terminal(st.job.Status) {
 		e.forget(st.job.ID)
@@ -566,4 +577,35 @@ func (e *Engine) lockState(ctx context.Context, id string) (*jobState, error) {
 		st.mu.Unlock()
 	}
 	return nil, fmt.Errorf("engine: job %s: state keeps changing", id)
+}
+
+// Transition is one committed change of a workflow job, as OnTransition
+// receives it: copies of the job and of the actions whose status changed,
+// and the job log lines the change wrote.
+type Transition struct {
+	Job     store.Job
+	Actions []store.Action
+	Logs    []store.LogEntry
+}
+
+func transitionOf(st *jobState, ch *change) Transition {
+	t := Transition{Job: *st.job}
+	logged := map[string]bool{}
+	for _, l := range ch.logs {
+		t.Logs = append(t.Logs, *l)
+		logged[l.ActionID] = true
+	}
+	for _, a := range ch.dirty {
+		if logged[a.ID] {
+			t.Actions = append(t.Actions, *a)
+		}
+	}
+	return t
+}
+
+// ActionDir is the work directory of an action's attempt under the data
+// directory: <data>/actions/<action id>/<attempt>. Process actions keep
+// their stdout and stderr there.
+func (e *Engine) ActionDir(a *store.Action) string {
+	return filepath.Join(e.opts.DataDir, "actions", a.ID, strconv.Itoa(a.Attempt))
 }

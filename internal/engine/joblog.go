@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -50,21 +53,17 @@ func (st *jobState) note(e *Engine, actionID, level, format string, args ...any)
 
 // takeLogs returns the lines describing the changes about to be committed:
 // the queued ones, then one per changed action, then the job's status.
-func (st *jobState) takeLogs(now time.Time, dirty []*store.Action) []*store.LogEntry {
+// A job that starts running says so before the nodes it starts, and one
+// that ends says so after the nodes that ended it, so the log reads in the
+// order things happened. dir names an action's work directory, whose
+// stderr tail a failed action's line carries; nil leaves it out.
+func (st *jobState) takeLogs(now time.Time, dirty []*store.Action, dir func(*store.Action) string) []*store.LogEntry {
 	if st.log.actions == nil {
 		st.log.actions = map[string]string{}
 	}
 	out := st.log.pending
 	st.log.pending = nil
-	for _, a := range dirty {
-		key := logKey(a)
-		if st.log.actions[a.Name] == key {
-			continue
-		}
-		st.log.actions[a.Name] = key
-		level, msg := actionLogLine(a)
-		out = append(out, &store.LogEntry{JobID: st.job.ID, ActionID: a.ID, Time: now, Level: level, Message: msg})
-	}
+	var jobLine *store.LogEntry
 	if st.job.Status != st.log.jobStatus {
 		level, msg := LevelInfo, fmt.Sprintf("Workflow job status changed from [%s] to [%s]", st.log.jobStatus, st.job.Status)
 		switch st.job.Status {
@@ -77,9 +76,96 @@ func (st *jobState) takeLogs(now time.Time, dirty []*store.Action) []*store.LogE
 			msg += fmt.Sprintf(", error code [%s], message [%s]", st.job.ErrorCode, st.job.ErrorMessage)
 		}
 		st.log.jobStatus = st.job.Status
-		out = append(out, &store.LogEntry{JobID: st.job.ID, Time: now, Level: level, Message: msg})
+		jobLine = &store.LogEntry{JobID: st.job.ID, Time: now, Level: level, Message: msg}
+		if st.job.Status == store.JobRunning {
+			out = append(out, jobLine)
+			jobLine = nil
+		}
+	}
+	for _, a := range dirty {
+		key := logKey(a)
+		if st.log.actions[a.Name] == key {
+			continue
+		}
+		st.log.actions[a.Name] = key
+		level, msg := actionLogLine(a)
+		if dir != nil && actionFailed(a) {
+			msg += stderrNote(dir(a))
+		}
+		out = append(out, &store.LogEntry{JobID: st.job.ID, ActionID: a.ID, Time: now, Level: level, Message: msg})
+	}
+	if jobLine != nil {
+		out = append(out, jobLine)
 	}
 	return out
+}
+
+// actionFailed reports an action status that ends or stalls an attempt in
+// error, whose output is worth showing.
+func actionFailed(a *store.Action) bool {
+	switch a.Status {
+	case store.ActionError, store.ActionFailed, store.ActionStartManual, store.ActionEndManual,
+		store.ActionStartRetry, store.ActionEndRetry, store.ActionUserRetry:
+		return true
+	}
+	return false
+}
+
+// StderrTailLines is how many last lines of a failed action's stderr its
+// log line and `gozie run` show.
+const StderrTailLines = 10
+
+// stderrNote is the part of a failed action's log line that points at its
+// output: the last lines of its stderr and where the full stdout and
+// stderr are. An action that wrote no stderr file (fs, email, control
+// nodes) gets nothing.
+func stderrNote(dir string) string {
+	p := filepath.Join(dir, "stderr")
+	tail, err := TailFile(p, StderrTailLines)
+	if err != nil {
+		return ""
+	}
+	note := fmt.Sprintf("; stderr in [%s], stdout in [%s]", p, filepath.Join(dir, "stdout"))
+	if tail == "" {
+		return note + ", stderr is empty"
+	}
+	return note + fmt.Sprintf(", last lines of stderr:\n%s", indent(tail, "    "))
+}
+
+// TailFile returns the last n lines of a file, reading at most its last
+// 64 KiB so that a huge output costs no more than a small one.
+func TailFile(path string, n int) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	const most = 64 << 10
+	info, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	off := max(0, info.Size()-most)
+	buf := make([]byte, info.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	text := strings.TrimRight(string(buf), "\n")
+	if text == "" {
+		return "", nil
+	}
+	lines := strings.Split(text, "\n")
+	if off > 0 && len(lines) > 1 {
+		lines = lines[1:] // the first line read is probably cut
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+func indent(text, prefix string) string {
+	return prefix + strings.ReplaceAll(text, "\n", "\n"+prefix)
 }
 
 // actionLogLine describes an action record's new status.
@@ -92,26 +178,26 @@ func actionLogLine(a *store.Action) (level, msg string) {
 	switch a.Status {
 	case store.ActionPrep:
 		if a.Attempt > 0 {
-			return LevelInfo, fmt.Sprintf("Start action [%s] type [%s], attempt [%d]", a.ID, a.Type, a.Attempt)
+			return LevelInfo, fmt.Sprintf("Start action [%s] type [%s], attempt [%d]", a.Name, a.Type, a.Attempt)
 		}
-		return LevelInfo, fmt.Sprintf("Start action [%s] type [%s]", a.ID, a.Type)
+		return LevelInfo, fmt.Sprintf("Start action [%s] type [%s]", a.Name, a.Type)
 	case store.ActionRunning:
-		return LevelInfo, fmt.Sprintf("Action [%s] running, external id [%s]", a.ID, a.ExternalID)
+		return LevelInfo, fmt.Sprintf("Action [%s] running, external id [%s]", a.Name, a.ExternalID)
 	case store.ActionOK:
 		if control {
 			return LevelInfo, fmt.Sprintf("Node [%s] type [%s] done, transition [%s]", a.Name, a.Type, a.Transition)
 		}
-		return LevelInfo, fmt.Sprintf("Action [%s] ended with status [OK], external status [%s], transition [%s]", a.ID, a.ExternalStatus, a.Transition)
+		return LevelInfo, fmt.Sprintf("Action [%s] ended with status [OK], external status [%s], transition [%s]", a.Name, a.ExternalStatus, a.Transition)
 	case store.ActionError:
-		return LevelWarn, fmt.Sprintf("Action [%s] ended with status [ERROR], external status [%s], transition [%s]%s", a.ID, a.ExternalStatus, a.Transition, errPart)
+		return LevelWarn, fmt.Sprintf("Action [%s] ended with status [ERROR], external status [%s], transition [%s]%s", a.Name, a.ExternalStatus, a.Transition, errPart)
 	case store.ActionStartRetry, store.ActionUserRetry, store.ActionEndRetry:
-		return LevelWarn, fmt.Sprintf("Action [%s] status [%s], retry %d of %d%s", a.ID, a.Status, a.UserRetryCount+a.Retries, max(a.UserRetryMax, a.Retries), errPart)
+		return LevelWarn, fmt.Sprintf("Action [%s] status [%s], retry %d of %d%s", a.Name, a.Status, a.UserRetryCount+a.Retries, max(a.UserRetryMax, a.Retries), errPart)
 	case store.ActionStartManual, store.ActionEndManual, store.ActionFailed:
-		return LevelError, fmt.Sprintf("Action [%s] status [%s]%s", a.ID, a.Status, errPart)
+		return LevelError, fmt.Sprintf("Action [%s] status [%s]%s", a.Name, a.Status, errPart)
 	case store.ActionKilled:
-		return LevelWarn, fmt.Sprintf("Action [%s] status [KILLED]%s", a.ID, errPart)
+		return LevelWarn, fmt.Sprintf("Action [%s] status [KILLED]%s", a.Name, errPart)
 	}
-	return LevelInfo, fmt.Sprintf("Action [%s] status [%s]%s", a.ID, a.Status, errPart)
+	return LevelInfo, fmt.Sprintf("Action [%s] status [%s]%s", a.Name, a.Status, errPart)
 }
 
 // submitLog is the first line of a job's log.

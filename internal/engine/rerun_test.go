@@ -115,13 +115,26 @@ func TestJobLog(t *testing.T) {
 	for _, want := range []string{
 		"INFO  Workflow job submitted",
 		"INFO  Workflow job status changed from [PREP] to [RUNNING]",
-		"INFO " + id + "@a Action [" + id + "@a] ended with status [OK]",
-		"WARN " + id + "@b Action [" + id + "@b] ended with status [ERROR]",
+		"INFO " + id + "@a Action [a] ended with status [OK]",
+		"WARN " + id + "@b Action [b] ended with status [ERROR]",
 		"error code [JA018], message [exit 1]",
 		"WARN  Workflow job status changed from [RUNNING] to [KILLED]",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("log lacks %q:\n%s", want, text)
+		}
+	}
+	// Issue 14 point 12: the job runs before its nodes start, and ends
+	// after the node that ended it; no line names the job id in its text.
+	running := strings.Index(text, "to [RUNNING]")
+	started := strings.Index(text, "Start action [a]")
+	killedAt := strings.Index(text, "to [KILLED]")
+	if running < 0 || started < 0 || running > started || killedAt < strings.Index(text, "Node [fail]") {
+		t.Errorf("lines out of order:\n%s", text)
+	}
+	for _, l := range logs {
+		if strings.Contains(l.Message, id) {
+			t.Errorf("message repeats the job id: %q", l.Message)
 		}
 	}
 	if _, err := h.e.Logs(context.Background(), "0000099-000000000000000-oozie-test-W"); ErrorCode(err) != CodeJobNotFound {

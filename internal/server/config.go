@@ -42,6 +42,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.notification.retries", "3", "how many times a failed notification is sent again; negative: never"},
 	{"gozie.notification.retry.interval.s", "60", "wait before the first retry of a notification, doubled for each next one, in seconds"},
 	{"gozie.shutdown.timeout.s", "30", "how long a graceful shutdown waits for requests in flight"},
+	{"gozie.log.level", "info", "level of the server's log lines on stderr (one per request, one per job/action transition): debug (adds the OPTIONS handshakes), info, warn or error; -log-level overrides"},
 	{"gozie.authentication.secret", "", "HMAC secret signing hadoop.auth cookies (default: generated once into <data>/auth-secret)"},
 	{"gozie.authentication.token.validity", "36000", "cookie lifetime in seconds"},
 	{"gozie.authentication.type", "", "accepted authentication methods, comma list of simple, basic, token (default: basic if a users file is set, token if tokens are, simple if neither)"},

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/workflow"
@@ -364,7 +365,16 @@ var coordActionStatuses = []string{"WAITING", "READY", "SUBMITTED", "RUNNING", "
 
 // fillConsole points an action's consoleUrl at its captured output when
 // the executor left none and the action ran a process.
+//
+// It also shortens the external id of a local process action: the engine
+// keeps the work directory as the id (it re-attaches by it), which is far
+// too long for the client's tables.
 func (s *Server) fillConsole(aj *engine.ActionJSON, a *store.Action) {
+	if s.opts.DataDir != "" {
+		if short, ok := action.LocalExternalID(a.ExternalID, s.actionDir(a)); ok {
+			aj.ExternalID = &short
+		}
+	}
 	if aj.ConsoleURL != nil || s.opts.BaseURL == "" || s.opts.DataDir == "" {
 		return
 	}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"runtime/debug"
@@ -53,6 +54,10 @@ type Options struct {
 	// Logf receives request errors, with passwords masked; default
 	// log.Printf.
 	Logf func(format string, args ...any)
+	// Log, when set, receives one line per request (method, path, status,
+	// user, duration): the handshake OPTIONS at debug level, server
+	// errors at error level, the rest at info. nil logs no requests.
+	Log *slog.Logger
 	// Now is the clock for cookies and uptime; default time.Now.
 	Now func() time.Time
 	// HTTP bounds connections and their timeouts; zero fields take the
@@ -299,6 +304,14 @@ func (s *Server) api(admin bool, h apiHandler) http.HandlerFunc {
 		start := time.Now()
 		s.metrics.requests.Add(1)
 		defer func() { s.metrics.observe(time.Since(start)) }()
+		var user string
+		if s.opts.Log != nil {
+			sw := &statusWriter{ResponseWriter: w}
+			w = sw
+			// Deferred before recoverPanic, so it runs after it and logs
+			// the 500 a panic was turned into.
+			defer func() { s.logRequest(r, sw.status, user, time.Since(start)) }()
+		}
 		defer s.recoverPanic(w, r)
 		user, err := s.auth.authenticate(w, r)
 		if err != nil {
@@ -329,6 +342,59 @@ func (s *Server) api(admin bool, h apiHandler) http.HandlerFunc {
 			writeError(w, ae)
 		}
 	}
+}
+
+// statusWriter remembers the status of a response for the request log.
+// Unwrap lets http.ResponseController reach the connection (write
+// deadlines of streamed logs).
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// logRequest writes a request's line. The query is left out but for the
+// keys that say what was asked (action, show, jobtype): the rest may hold
+// filters or names nobody needs in a log, and never a secret then.
+func (s *Server) logRequest(r *http.Request, status int, user string, d time.Duration) {
+	if status == 0 {
+		status = http.StatusOK
+	}
+	level := slog.LevelInfo
+	switch {
+	case r.Method == http.MethodOptions:
+		level = slog.LevelDebug
+	case status >= 500:
+		level = slog.LevelError
+	}
+	attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path)}
+	q := r.URL.Query()
+	for _, k := range []string{"action", "show", "jobtype"} {
+		if v := q.Get(k); v != "" {
+			attrs = append(attrs, slog.String(k, v))
+		}
+	}
+	if user == "" {
+		user = "-"
+	}
+	attrs = append(attrs, slog.Int("status", status), slog.String("user", user),
+		slog.Duration("duration", d.Round(time.Microsecond)))
+	s.opts.Log.LogAttrs(context.Background(), level, "request", attrs...)
 }
 
 // recoverPanic turns a handler panic into 500 E0307 and a logged stack,
