@@ -258,7 +258,7 @@ func (c *Console) workflow(w http.ResponseWriter, r *http.Request, id string) {
 		return
 	}
 	d := &wfData{Job: j, Terminal: store.Terminal(j.Status),
-		GraphURL: "/oozie/v2/job/" + url.PathEscape(id) + "?show=graph&show-kill=true"}
+		GraphURL: "/oozie/v2/job/" + url.PathEscape(id) + "?show=graph&show-kill=true&format=svg"}
 	for _, a := range acts {
 		n := node{Action: a, Output: c.hasOutput(a)}
 		if a.Type == "sub-workflow" && a.ExternalID != "" {

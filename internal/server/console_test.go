@@ -174,7 +174,7 @@ func TestConsolePages(t *testing.T) {
 
 	check([]pageCase{
 		{"coordinators", "/oozie/console/?tab=coord", []string{coord, "coord-hourly"}, []string{ok}},
-		{"succeeded workflow", "/oozie/console/job/" + ok, []string{"fj", "left", "right", "merge", `src="/oozie/v2/job/` + ok + `?show=graph&amp;show-kill=true"`, "Job log"},
+		{"succeeded workflow", "/oozie/console/job/" + ok, []string{"fj", "left", "right", "merge", `src="/oozie/v2/job/` + ok + `?show=graph&amp;show-kill=true&amp;format=svg"`, "Job log"},
 			[]string{"Failed nodes", `data-action=`}},
 		{"failed workflow", "/oozie/console/job/" + bad, []string{"Failed nodes", `href="#n-step"`, "ERROR", "exit code [3]", "/oozie/console/tail/" + bad + "@step/stderr", `data-action="rerun-failed"`}, []string{`data-action="kill"`}},
 		{"coordinator", "/oozie/console/job/" + coord, []string{"coord-hourly", "#2", "WAITING", "waiting for", "raw", "/data/2026/01/01/02/_SUCCESS", `data-action="suspend"`, `data-action="kill"`,
@@ -196,7 +196,7 @@ func TestConsolePages(t *testing.T) {
 		t.Errorf("tail of a missing action: %d", r.status)
 	}
 	// The graph the page shows is the REST API's.
-	if r := e.do("GET", "/oozie/v2/job/"+bad+"?show=graph&show-kill=true", "", ""); r.status != 200 || !strings.Contains(r.header.Get("Content-Type"), "svg") {
+	if r := e.do("GET", "/oozie/v2/job/"+bad+"?show=graph&show-kill=true&format=svg", "", ""); r.status != 200 || !strings.Contains(r.header.Get("Content-Type"), "svg") {
 		t.Errorf("graph: %d %v", r.status, r.header)
 	}
 }
