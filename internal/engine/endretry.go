@@ -69,12 +69,24 @@ var errEndRetryUnrecorded = errors.New("the END_RETRY check could not be recorde
 // (retry.go).
 func (e *Engine) performEndRetry(ctx context.Context, ef *store.Effect) error {
 	jobID, node, _ := strings.Cut(ef.ActionID, "@")
-	if !e.claim(endRetryKey(ef.ActionID)) {
-		// Another check of this action is at work; the effect stays
-		// pending and the sweep offers it again.
-		return nil
+	key := endRetryKey(ef.ActionID)
+	if !e.claim(key) {
+		// Another check of this action is at work (the one that scheduled
+		// this effect may still be finishing): the effect is performed
+		// when that one is done, not only at the next sweep, which may be
+		// long after the retry interval.
+		e.mu.Lock()
+		if e.inflight[key] {
+			e.endRetryNext[key] = ef
+			e.mu.Unlock()
+			return nil
+		}
+		e.mu.Unlock()
+		if !e.claim(key) {
+			return nil // claimed again meanwhile; the sweep offers it again
+		}
 	}
-	defer e.release(endRetryKey(ef.ActionID))
+	defer e.releaseEndRetry(key)
 	before, inRound := e.endRetryRound(ctx, jobID, node)
 	e.performCheck(ctx, jobID, ef.ActionID)
 	if ctx.Err() != nil {
@@ -87,6 +99,19 @@ func (e *Engine) performEndRetry(ctx context.Context, ef *store.Effect) error {
 }
 
 func endRetryKey(actionID string) string { return "endretry:" + actionID }
+
+// releaseEndRetry ends a check's claim on its action and performs the
+// END_RETRY check that came due meanwhile, if any.
+func (e *Engine) releaseEndRetry(key string) {
+	e.mu.Lock()
+	delete(e.inflight, key)
+	next := e.endRetryNext[key]
+	delete(e.endRetryNext, key)
+	e.mu.Unlock()
+	if next != nil {
+		e.goSafe(func() { e.perform(next) })
+	}
+}
 
 // endRetryDue reports whether the END_RETRY check of the action is being
 // performed now. Only that check counts a retry: another one (a poll

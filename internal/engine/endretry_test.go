@@ -169,3 +169,33 @@ func TestShellOnFullDisk(t *testing.T) {
 		t.Errorf("program runs: %q, want one", b)
 	}
 }
+
+// TestEndRetryDueWhileChecking: an END_RETRY check that comes due while
+// another check of the same action still holds it (the check that
+// scheduled it, finishing its commit) runs when that one lets go, not
+// only at the next sweep (30 s later, or never within a test).
+func TestEndRetryDueWhileChecking(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.StartRetryMax = 3; o.StartRetryInterval = time.Minute })
+	x := &diskFullExec{full: true}
+	h.e.actions.Register("test", x)
+	id := h.run(props(h.writeApp("er", twoStepApp(), nil)))
+	h.eventually("END_RETRY", func() bool {
+		_, m := h.job(id)
+		return m["a"].Status == store.ActionEndRetry && m["a"].Retries == 1 && h.clock.PendingIn(time.Minute)
+	})
+	key := endRetryKey(ActionID(id, "a"))
+	if !h.e.claim(key) {
+		t.Fatal("the action's check is already claimed")
+	}
+	x.setFull(false)
+	h.clock.Advance(time.Minute)
+	h.eventually("the due check waits for the claim", func() bool {
+		h.e.mu.Lock()
+		defer h.e.mu.Unlock()
+		return h.e.endRetryNext[key] != nil
+	})
+	h.e.releaseEndRetry(key)
+	if j := h.wait(id); j.Status != store.JobSucceeded {
+		t.Fatalf("job %s: %s", j.Status, h.describe(id))
+	}
+}

@@ -142,10 +142,13 @@ type Engine struct {
 	loading  map[string]chan struct{}   // jobs whose state is being loaded; closed when done
 	waiters  map[string][]chan struct{} // closed when the job ends
 	inflight map[string]bool            // start effects being performed, by action id + attempt
-	checks   map[string]int             // checks in flight: 1 running, 2 running and asked again
-	notified map[string]bool            // Notify calls that came before the start was committed
-	contexts map[string]*action.Context // per action id, the context of its current attempt
-	closed   bool
+	// endRetryNext holds an END_RETRY check that came due while another
+	// check of the same action was in flight, by endRetryKey.
+	endRetryNext map[string]*store.Effect
+	checks       map[string]int             // checks in flight: 1 running, 2 running and asked again
+	notified     map[string]bool            // Notify calls that came before the start was committed
+	contexts     map[string]*action.Context // per action id, the context of its current attempt
+	closed       bool
 
 	// Effect bookkeeping of retry.go.
 	held     map[int64]bool         // effects dispatched and not settled
@@ -217,7 +220,7 @@ func New(opts Options) (*Engine, error) {
 		jobs:     map[string]*jobState{},
 		loading:  map[string]chan struct{}{},
 		waiters:  map[string][]chan struct{}{},
-		inflight: map[string]bool{},
+		inflight: map[string]bool{}, endRetryNext: map[string]*store.Effect{},
 		checks:   map[string]int{},
 		notified: map[string]bool{},
 		contexts: map[string]*action.Context{},
