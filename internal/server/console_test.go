@@ -322,6 +322,9 @@ func BenchmarkConsoleJobsPage(b *testing.B) {
 		// Filtered by user: the store sorts the matching rows (no index
 		// on user), as GET /jobs?filter=user=joe does.
 		{"user", "user=joe&", jobs / 2},
+		// Free text: a substring match over id, name, app path and user
+		// (no index can serve it), any case; here every id matches.
+		{"text", "text=Bench-W&", jobs},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			i := 0
