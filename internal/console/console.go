@@ -6,7 +6,7 @@
 // the REST API answers from (so a page of 50 jobs out of 10,000 is one
 // paged store query, and the pages work without JavaScript). A small
 // script adds what needs the browser: live refresh without reloading,
-// the confirmation step of kill/suspend/resume, and the action output
+// the confirmation step of the job controls and forms, and the action output
 // viewer. Changes go through the REST API handler itself (authentication,
 // authorization, audit and safe mode are the REST API's), unless the
 // console is read-only.
