@@ -6,7 +6,7 @@
 // the REST API answers from (so a page of 50 jobs out of 10,000 is one
 // paged store query, and the pages work without JavaScript). A small
 // script adds what needs the browser: live refresh without reloading,
-// the confirmation step of kill/suspend/resume, and the action output
+// the confirmation step of the job controls and forms, and the action output
 // viewer. Changes go through the REST API handler itself (authentication,
 // authorization, audit and safe mode are the REST API's), unless the
 // console is read-only.
@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"encoding/xml"
 	"errors"
 	"html/template"
 	"io"
@@ -51,6 +52,9 @@ type Options struct {
 	Version   string
 	StoreKind string
 	Mode      func() string
+	// Counters are the server's metrics by name (requests, errors, jobs
+	// submitted, ...), summed up on the system page.
+	Counters func() map[string]int64
 	// ActionDir is the work directory of an action's run, where its
 	// stdout and stderr files are.
 	ActionDir func(*store.Action) string
@@ -191,11 +195,15 @@ func (c *Console) engineFail(w http.ResponseWriter, r *http.Request, err error) 
 	c.fail(w, r, status, err.Error())
 }
 
-// change hands kill, suspend, resume and rerun-failed to the REST API as
+// change hands the console's controls to the REST API as
 // PUT /oozie/v2/job/<id>?action=..., with the request's credentials, so
-// that it is authorized and audited as any Oozie client's request.
+// that they are authorized and audited as any Oozie client's request.
 // rerun-failed is a workflow rerun of the nodes that did not succeed
-// (oozie.wf.rerun.failnodes=true), over the job's own configuration.
+// (oozie.wf.rerun.failnodes=true), rerun-skip one that skips the nodes
+// given as skip (oozie.wf.rerun.skip.nodes), both over the job's own
+// configuration; coord-rerun and ignore pass type and scope (and
+// refresh, nocleanup, failed), change builds value from endtime,
+// concurrency and pausetime.
 func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 	if c.opts.ReadOnly {
 		writeError(w, http.StatusForbidden, "the console is read-only (gozie.console.read.only=true)")
@@ -208,22 +216,66 @@ func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 	q := r.URL.Query()
 	act := q.Get("action")
 	body := ""
+	wf, coord := strings.HasSuffix(id, "-W"), strings.HasSuffix(id, "-C")
+	// fwdQ is what the REST API gets: the action's own parameters, and
+	// user.name (a simple-auth caller authenticates there as anywhere).
+	fwdQ := url.Values{}
+	if u := q.Get("user.name"); u != "" {
+		fwdQ.Set("user.name", u)
+	}
+	fwdQ.Set("action", act)
 	switch act {
 	case "kill", "suspend", "resume":
-	case "rerun-failed":
-		if !strings.HasSuffix(id, "-W") {
-			writeError(w, http.StatusBadRequest, "rerun-failed is for workflow jobs")
+	case "rerun-failed", "rerun-skip":
+		if !wf {
+			writeError(w, http.StatusBadRequest, act+" is for workflow jobs")
 			return
 		}
-		q.Set("action", "rerun")
-		body = `<?xml version="1.0" encoding="UTF-8"?><configuration><property><name>oozie.wf.rerun.failnodes</name><value>true</value></property></configuration>`
+		fwdQ.Set("action", "rerun")
+		if act == "rerun-failed" {
+			body = confXML("oozie.wf.rerun.failnodes", "true")
+		} else {
+			// The nodes not to run again; none reruns the whole workflow.
+			body = confXML("oozie.wf.rerun.skip.nodes", strings.Join(splitList(strings.Join(q["skip"], ",")), ","))
+		}
+	case "coord-rerun", "ignore":
+		if !coord {
+			writeError(w, http.StatusBadRequest, act+" is for coordinator jobs")
+			return
+		}
+		fwdQ.Set("type", q.Get("type"))
+		fwdQ.Set("scope", strings.TrimSpace(q.Get("scope")))
+		if act == "coord-rerun" {
+			for _, k := range []string{"refresh", "nocleanup", "failed"} {
+				if q.Get(k) == "true" || q.Get(k) == "on" {
+					fwdQ.Set(k, "true")
+				}
+			}
+			body = confXML()
+		}
+	case "change":
+		if !coord {
+			writeError(w, http.StatusBadRequest, act+" is for coordinator jobs")
+			return
+		}
+		// The form's fields become the REST API's value list.
+		var parts []string
+		for _, k := range []string{"endtime", "concurrency", "pausetime"} {
+			if v := strings.TrimSpace(q.Get(k)); v != "" {
+				parts = append(parts, k+"="+v)
+			}
+		}
+		if len(parts) == 0 {
+			writeError(w, http.StatusBadRequest, "nothing to change: give an end time, a concurrency or a pause time")
+			return
+		}
+		fwdQ.Set("value", strings.Join(parts, ";"))
 	default:
 		writeError(w, http.StatusBadRequest, "unsupported console action ["+act+"]")
 		return
 	}
+	q = fwdQ
 	fwd := r.Clone(r.Context())
-	// The query goes along (user.name authenticates a simple-auth caller
-	// there as anywhere else).
 	fwd.URL = &url.URL{Path: "/oozie/v2/job/" + id, RawQuery: q.Encode()}
 	fwd.RequestURI = ""
 	fwd.Body, fwd.ContentLength = http.NoBody, 0
@@ -232,6 +284,21 @@ func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 		fwd.Header.Set("Content-Type", "application/xml;charset=UTF-8")
 	}
 	c.opts.API.ServeHTTP(w, fwd)
+}
+
+// confXML is a configuration document of name, value pairs.
+func confXML(kv ...string) string {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><configuration>`)
+	for i := 0; i+1 < len(kv); i += 2 {
+		b.WriteString("<property><name>")
+		_ = xml.EscapeText(&b, []byte(kv[i]))
+		b.WriteString("</name><value>")
+		_ = xml.EscapeText(&b, []byte(kv[i+1]))
+		b.WriteString("</value></property>")
+	}
+	b.WriteString("</configuration>")
+	return b.String()
 }
 
 // writeError answers a console request the REST API's way: the

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gozie/gozie/internal/conf"
 )
 
 func TestRedirect(t *testing.T) {
@@ -64,5 +66,34 @@ func TestReadTail(t *testing.T) {
 	}
 	if got, cut, err := readTail(filepath.Join(dir, "none"), 10); got != "" || cut || err != nil {
 		t.Errorf("missing file: %q %v %v", got, cut, err)
+	}
+}
+
+// TestConfXML checks the configuration the console sends with a rerun
+// reads back as the properties given, whatever characters they hold.
+func TestConfXML(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kv   []string
+	}{
+		{"none", nil},
+		{"skip list", []string{"oozie.wf.rerun.skip.nodes", "a,b"}},
+		{"markup in a value", []string{"k", `<x a="1"> & </x>`}},
+		{"empty value", []string{"oozie.wf.rerun.skip.nodes", ""}},
+	} {
+		x := confXML(tc.kv...)
+		cfg, err := conf.ParseXML(strings.NewReader(x), "test")
+		if err != nil {
+			t.Errorf("%s: %v in %s", tc.name, err, x)
+			continue
+		}
+		if got := len(cfg.Names()); got != len(tc.kv)/2 {
+			t.Errorf("%s: %d properties, want %d", tc.name, got, len(tc.kv)/2)
+		}
+		for i := 0; i+1 < len(tc.kv); i += 2 {
+			if v, ok := cfg.Raw(tc.kv[i]); !ok || v != tc.kv[i+1] {
+				t.Errorf("%s: %s = %q %v, want %q", tc.name, tc.kv[i], v, ok, tc.kv[i+1])
+			}
+		}
 	}
 }

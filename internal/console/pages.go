@@ -69,8 +69,13 @@ var funcs = template.FuncMap{
 	},
 	"pathEscape": url.PathEscape,
 	"label": func(act string) string {
-		if act == "rerun-failed" {
+		switch act {
+		case "rerun-failed":
 			return "Rerun failed nodes"
+		case "rerun-skip":
+			return "Rerun"
+		case "coord-rerun":
+			return "Rerun actions"
 		}
 		return strings.ToUpper(act[:1]) + act[1:]
 	},
@@ -80,6 +85,7 @@ var funcs = template.FuncMap{
 type jobsData struct {
 	Tab                 string // "wf" or "coord"
 	Status, User, Name  string
+	Text                string // free text: id, name, app path or user
 	From, To            string // created between these days (UTC, inclusive)
 	Offset, Len, Total  int
 	First, Last         int
@@ -126,12 +132,12 @@ func (c *Console) jobs(w http.ResponseWriter, r *http.Request) {
 func (c *Console) jobsPage(r *http.Request) *jobsData {
 	q := r.URL.Query()
 	d := &jobsData{Tab: "wf", Status: strings.ToUpper(strings.TrimSpace(q.Get("status"))), User: strings.TrimSpace(q.Get("user")),
-		Name: strings.TrimSpace(q.Get("name")), Offset: intParam(q, "offset", 1, 1<<30), Len: intParam(q, "len", jobsPageLen, 1000),
+		Name: strings.TrimSpace(q.Get("name")), Text: strings.TrimSpace(q.Get("text")), Offset: intParam(q, "offset", 1, 1<<30), Len: intParam(q, "len", jobsPageLen, 1000),
 		WfStatuses: wfStatuses, CoStats: coordStatuses}
 	if q.Get("tab") == "coord" {
 		d.Tab = "coord"
 	}
-	f := store.JobFilter{Statuses: splitList(d.Status), Users: splitList(d.User), Names: splitList(d.Name),
+	f := store.JobFilter{Statuses: splitList(d.Status), Users: splitList(d.User), Names: splitList(d.Name), Text: d.Text,
 		Offset: d.Offset - 1, Limit: d.Len, Brief: true}
 	d.From, d.To = strings.TrimSpace(q.Get("from")), strings.TrimSpace(q.Get("to"))
 	var err error
@@ -166,7 +172,7 @@ func (c *Console) jobsPage(r *http.Request) *jobsData {
 	link := func(tab string, offset int) string {
 		v := url.Values{}
 		v.Set("tab", tab)
-		for k, s := range map[string]string{"status": d.Status, "user": d.User, "name": d.Name, "from": d.From, "to": d.To} {
+		for k, s := range map[string]string{"status": d.Status, "user": d.User, "name": d.Name, "text": d.Text, "from": d.From, "to": d.To} {
 			if s != "" {
 				v.Set(k, s)
 			}
@@ -242,6 +248,18 @@ type wfData struct {
 	Controls  []string
 	Failed    []node
 	ConsoleID string
+	// Rerun lists the nodes a rerun may skip (a finished job only):
+	// those that succeeded are ticked.
+	Rerun []rerunNode
+	// Path is the transitions taken, in the order the nodes were
+	// reached: the graph colours the nodes, this names the edges.
+	Path [][2]string
+}
+
+// rerunNode is a checkbox of the rerun form.
+type rerunNode struct {
+	Name string
+	Skip bool
 }
 
 // node is one row of the node table.
@@ -265,6 +283,9 @@ func (c *Console) workflow(w http.ResponseWriter, r *http.Request, id string) {
 			n.ChildURL = jobURL(a.ExternalID)
 		}
 		d.Nodes = append(d.Nodes, n)
+		if a.Transition != "" {
+			d.Path = append(d.Path, [2]string{a.Name, a.Transition})
+		}
 		if a.ErrorCode != "" || a.ErrorMessage != "" || a.Status == "ERROR" || a.Status == "FAILED" || a.Status == "KILLED" {
 			d.Failed = append(d.Failed, n)
 		}
@@ -292,6 +313,15 @@ func (c *Console) workflow(w http.ResponseWriter, r *http.Request, id string) {
 	d.Controls = controls(j.Status)
 	if j.Status == "FAILED" || j.Status == "KILLED" {
 		d.Controls = []string{"rerun-failed"}
+	}
+	if d.Terminal {
+		for _, a := range acts {
+			switch a.Type {
+			case engine.TypeStart, engine.TypeEnd, engine.TypeKill, engine.TypeFork, engine.TypeJoin:
+				continue // control nodes: nothing to skip
+			}
+			d.Rerun = append(d.Rerun, rerunNode{Name: a.Name, Skip: a.Status == "OK" || a.Status == "DONE"})
+		}
 	}
 	c.render(w, http.StatusOK, "workflow", page{Title: j.AppName + " " + id, Nav: "jobs", Live: !d.Terminal, Data: d})
 }
@@ -342,6 +372,9 @@ type coordData struct {
 	Definition       string
 	Terminal         bool
 	Controls         []string
+	// Scope is the action range shown, the default scope of the
+	// rerun and ignore forms.
+	Scope string
 }
 
 // coordCell is one coordinator action.
@@ -412,6 +445,10 @@ func (c *Console) coordinator(w http.ResponseWriter, r *http.Request, id string)
 		d.PrevURL = link(max(1, d.Offset-d.Len), d.Desc)
 	}
 	d.OrderURL = link(1, !d.Desc)
+	if d.First > 0 {
+		lo, hi := d.Actions[0].ActionNumber, d.Actions[len(d.Actions)-1].ActionNumber
+		d.Scope = strconv.Itoa(min(lo, hi)) + "-" + strconv.Itoa(max(lo, hi))
+	}
 	d.Conf, d.ConfRaw = confTable(j.Conf)
 	d.Definition = j.Definition
 	d.Controls = controls(j.Status)
@@ -423,7 +460,11 @@ type systemData struct {
 	Version, Mode, Store string
 	ReadOnly             bool
 	Counts               [][2]string
-	Err                  string
+	// WfByStatus and CoordByStatus count the jobs of each status;
+	// Metrics are the REST layer's counters (admin/instrumentation).
+	WfByStatus, CoordByStatus [][2]string
+	Metrics                   [][2]string
+	Err                       string
 }
 
 func (c *Console) system(w http.ResponseWriter, r *http.Request) {
@@ -443,6 +484,29 @@ func (c *Console) system(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, n, err := c.opts.Engine.CoordJobList(ctxOf(r), store.JobFilter{Limit: 1, Brief: true}); err == nil {
 		d.Counts = append(d.Counts, [2]string{"coordinators", strconv.Itoa(n)})
+	}
+	// One count query per status: each an indexed COUNT, not a scan of
+	// the rows' contents.
+	for _, s := range wfStatuses {
+		if _, n, err := c.opts.Engine.Jobs(ctxOf(r), store.JobFilter{Statuses: []string{s}, Limit: 1, Brief: true}); err == nil && n > 0 {
+			d.WfByStatus = append(d.WfByStatus, [2]string{s, strconv.Itoa(n)})
+		}
+	}
+	for _, s := range coordStatuses {
+		if _, n, err := c.opts.Engine.CoordJobList(ctxOf(r), store.JobFilter{Statuses: []string{s}, Limit: 1, Brief: true}); err == nil && n > 0 {
+			d.CoordByStatus = append(d.CoordByStatus, [2]string{s, strconv.Itoa(n)})
+		}
+	}
+	if c.opts.Counters != nil {
+		m := c.opts.Counters()
+		names := make([]string, 0, len(m))
+		for k := range m {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			d.Metrics = append(d.Metrics, [2]string{k, strconv.FormatInt(m[k], 10)})
+		}
 	}
 	c.render(w, http.StatusOK, "system", page{Title: "System", Nav: "system", Data: d})
 }

@@ -296,6 +296,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	// Filter by status with the form.
 	b.run(`document.querySelector('select[name=status]').value = 'KILLED'; document.querySelector('form.filters button[type=submit]').click()`)
 	b.waitTrue("filtered list", "document.location.search.includes('status=KILLED') && document.readyState === 'complete' && "+text(bad)+" && !"+text(ok))
+	// The free-text filter: part of a name, any case.
+	b.run(`document.querySelector('select[name=status]').value = ''; document.querySelector('input[name=text]').value = 'REAK'; document.querySelector('form.filters button[type=submit]').click()`)
+	b.waitTrue("text-filtered list", "document.location.search.includes('text=REAK') && document.readyState === 'complete' && "+text(bad)+" && !"+text(ok))
 
 	// The failed workflow: its failed node, error and stderr.
 	b.run(`document.querySelector('a[href$="` + bad + `"]').click()`)
@@ -335,7 +338,38 @@ func TestConsoleInBrowser(t *testing.T) {
 	if s := e.do("GET", "/oozie/v2/job/"+running+"?show=status", "", "").json(t)["status"]; s != "KILLED" {
 		t.Errorf("REST status after the console's kill: %v", s)
 	}
+
+	// Rerun with a chosen skip list: the nodes that succeeded come ticked;
+	// untick right, so that only right runs again.
+	b.open(e.ts.URL + "/oozie/console/job/" + ok)
+	b.waitTrue("path taken", "document.getElementById('path-taken').innerText.includes('merge')")
+	b.run(`document.getElementById('rerun-form').open = true; document.querySelector('input[name=skip][value=right]').checked = false; document.querySelector('#rerun-form button[type=submit]').click()`)
+	b.waitTrue("rerun confirmation", "document.getElementById('confirm').open && document.getElementById('confirm-text').textContent.includes('skip=left')")
+	b.run(`document.getElementById('confirm-ok').click()`)
+	b.waitTrue("rerun accepted", "!document.getElementById('confirm').open")
+	waitFor(t, "rerun from the page", func() bool {
+		j := e.do("GET", "/oozie/v2/job/"+ok, "", "").json(t)
+		return j["run"] == float64(1) && j["status"] == "SUCCEEDED"
+	})
+
+	// Coordinator change from its form, and an ignore refused with the
+	// engine's error shown.
+	b.open(e.ts.URL + "/oozie/console/job/" + coord)
+	b.run(`document.getElementById('coord-forms').open = true; document.querySelector('#coord-change input[name=concurrency]').value = '4'; document.querySelector('#coord-change button[type=submit]').click()`)
+	b.waitTrue("change confirmation", "document.getElementById('confirm').open && document.getElementById('confirm-text').textContent.includes('concurrency=4')")
+	b.screenshot("coordinator-change")
+	b.run(`document.getElementById('confirm-ok').click()`)
+	b.waitTrue("change accepted", "!document.getElementById('confirm').open")
+	if c := e.do("GET", "/oozie/v2/job/"+coord, "", "").json(t)["concurrency"]; c != float64(4) {
+		t.Errorf("concurrency after the page's change: %v", c)
+	}
+	b.run(`document.querySelector('#coord-ignore input[name=scope]').value = 'x'; document.querySelector('#coord-ignore button[type=submit]').click()`)
+	b.waitTrue("ignore confirmation", "document.getElementById('confirm').open")
+	b.run(`document.getElementById('confirm-ok').click()`)
+	b.waitTrue("ignore refused", "!document.getElementById('confirm-error').hidden && document.getElementById('confirm-error').textContent.includes('Refused: E')")
+	b.run(`document.getElementById('confirm-cancel').click()`)
+
 	b.open(e.ts.URL + "/oozie/console/system")
-	b.waitTrue("system page", text("NORMAL")+" && "+text("postgres"))
+	b.waitTrue("system page", text("NORMAL")+" && "+text("postgres")+" && "+text("Workflows by status")+" && "+text("jobs.submitted"))
 	b.screenshot("system")
 }

@@ -156,6 +156,14 @@ func TestConsolePages(t *testing.T) {
 		{"created around now", "/oozie/console/?from=" + since + "&to=" + until, []string{ok, bad, "1–2 of 2"}, nil},
 		{"created before", "/oozie/console/?to=2020-01-01", []string{"No jobs"}, []string{ok, bad}},
 		{"bad date", "/oozie/console/?from=yesterday", []string{"bad from date [yesterday]"}, []string{ok}},
+		// Free text: part of the id, name, app path or user, any case.
+		{"text: name", "/oozie/console/?text=REAK", []string{bad, "1–1 of 1", `name="text" value="REAK"`}, []string{ok}},
+		{"text: user", "/oozie/console/?text=ann", []string{bad}, []string{ok}},
+		{"text: id", "/oozie/console/?text=" + ok[:7], []string{ok}, []string{bad}},
+		{"text: app path", "/oozie/console/?text=apps/fj", []string{ok}, []string{bad}},
+		{"text: wildcards are literal", "/oozie/console/?text=%25", []string{"No jobs"}, []string{ok, bad}},
+		{"text and status", "/oozie/console/?text=o&status=SUCCEEDED", []string{ok}, []string{bad}},
+		{"text in paging links", "/oozie/console/?text=e&len=1", []string{"text=e"}, nil},
 	})
 	app := filepath.Join(e.dir, "coord-hourly")
 	copyDir(t, "../../examples/apps/coord-hourly", app)
@@ -175,13 +183,15 @@ func TestConsolePages(t *testing.T) {
 	check([]pageCase{
 		{"coordinators", "/oozie/console/?tab=coord", []string{coord, "coord-hourly"}, []string{ok}},
 		{"succeeded workflow", "/oozie/console/job/" + ok, []string{"fj", "left", "right", "merge", `src="/oozie/v2/job/` + ok + `?show=graph&amp;show-kill=true&amp;format=svg"`, "Job log"},
-			[]string{"Failed nodes", `data-action=`}},
+			[]string{"Failed nodes", `data-action="kill"`, `data-action="suspend"`, `data-action="rerun-failed"`}},
 		{"failed workflow", "/oozie/console/job/" + bad, []string{"Failed nodes", `href="#n-step"`, "ERROR", "exit code [3]", "/oozie/console/tail/" + bad + "@step/stderr", `data-action="rerun-failed"`}, []string{`data-action="kill"`}},
 		{"coordinator", "/oozie/console/job/" + coord, []string{"coord-hourly", "#2", "WAITING", "waiting for", "raw", "/data/2026/01/01/02/_SUCCESS", `data-action="suspend"`, `data-action="kill"`,
 			`<a href="/oozie/console/job/` + wf1 + `">`}, nil},
 		{"coordinator paging", "/oozie/console/job/" + coord + "?len=2&offset=3", []string{`id="a3"`, `id="a4"`, "3–4 of 6", `rel="prev"`, `rel="next"`}, []string{`id="a2"`, `id="a5"`}},
 		{"coordinator newest first", "/oozie/console/job/" + coord + "?len=1&order=desc", []string{`id="a6"`, "1–1 of 6"}, []string{`id="a1"`}},
-		{"system", "/oozie/console/system", []string{"test", "postgres", "NORMAL", "read-write"}, nil},
+		{"system", "/oozie/console/system", []string{"test", "postgres", "NORMAL", "read-write",
+			`SUCCEEDED</span></th><td>1</td>`, `KILLED</span></th><td>1</td>`, `id="coord-by-status"`, `RUNNING</span></th><td>1</td>`,
+			`<th scope="row">jobs.submitted</th><td>3</td>`, "webservices.requests"}, nil},
 	})
 	// The output viewer's tail.
 	if r := e.do("GET", "/oozie/console/tail/"+bad+"@step/stderr", "", ""); r.status != 200 || !strings.Contains(string(r.body), "disk on fire") {
@@ -312,6 +322,9 @@ func BenchmarkConsoleJobsPage(b *testing.B) {
 		// Filtered by user: the store sorts the matching rows (no index
 		// on user), as GET /jobs?filter=user=joe does.
 		{"user", "user=joe&", jobs / 2},
+		// Free text: a substring match over id, name, app path and user
+		// (no index can serve it), any case; here every id matches.
+		{"text", "text=Bench-W&", jobs},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			i := 0
@@ -354,5 +367,161 @@ func TestConsoleSubWorkflows(t *testing.T) {
 	}
 	if _, body := e.page("/oozie/console/job/" + child); !strings.Contains(body, `<a href="/oozie/console/job/`+parent+`" id="parent-link">`) {
 		t.Errorf("child page lacks the link back to %s", parent)
+	}
+}
+
+// TestConsoleRerunSkip reruns a finished workflow from its page with a
+// chosen skip list: the page offers the action nodes (those that
+// succeeded ticked) and shows the path taken; the console hands the list
+// to the REST rerun as oozie.wf.rerun.skip.nodes.
+func TestConsoleRerunSkip(t *testing.T) {
+	e := newEnv(t)
+	ok := e.submit("joe", "start", "oozie.wf.application.path", e.app("fj"))
+	bad := e.submit("joe", "start", "oozie.wf.application.path", e.shellApp("breaks", "exit 3"))
+	e.waitStatus(ok, "SUCCEEDED")
+	e.waitStatus(bad, "KILLED")
+	_, body := e.page("/oozie/console/job/" + ok)
+	for _, w := range []string{`id="rerun-form"`, `data-action="rerun-skip"`, `name="skip" value="left" checked`, `name="skip" value="prepare" checked`,
+		`id="path-taken"`, `<a href="#n-merge">merge</a>`, `→</span> end`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("succeeded workflow page lacks %q", w)
+		}
+	}
+	for _, n := range []string{`value=":start:"`, `value="split"`, `value="end"`} {
+		if strings.Contains(body, n) {
+			t.Errorf("rerun form offers a control node: %q", n)
+		}
+	}
+	if _, body := e.page("/oozie/console/job/" + bad); !strings.Contains(body, `name="skip" value="step">`) {
+		t.Errorf("failed node should be offered unticked")
+	}
+	// Read-only: no form, and the request is refused.
+	ro, err := New(Options{Engine: e.eng, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true},
+		Config: map[string]string{"gozie.console.read.only": "true"}, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ method, path string }{
+		{"GET", "/oozie/console/job/" + ok},
+		{"PUT", "/oozie/console/job/" + ok + "?action=rerun-skip&skip=left&user.name=joe"},
+	} {
+		rec := httptest.NewRecorder()
+		ro.Handler().ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, nil))
+		if tc.method == "GET" && (rec.Code != 200 || strings.Contains(rec.Body.String(), "rerun-form")) ||
+			tc.method == "PUT" && rec.Code != 403 {
+			t.Errorf("read-only %s %s: %d, form shown or not refused", tc.method, tc.path, rec.Code)
+		}
+	}
+	// The fs actions leave marks: prepare empties the output directory,
+	// left makes out/left again.
+	out := filepath.Join(e.dir, "out", "fj")
+	marker := filepath.Join(out, "marker")
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(out, "left")); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name, job, query string
+		status           int
+		code             string
+	}{
+		{"stranger", ok, "skip=left&user.name=bob", 401, "E0508"},
+		{"skip a node that failed", bad, "skip=step&user.name=joe", 400, "E0807"},
+		{"skip on a coordinator id", "0000000-260101000000000-oozie-x-C", "skip=a&user.name=joe", 400, ""},
+		{"skip prepare and right", ok, "skip=prepare&skip=right&user.name=joe", 200, ""},
+	} {
+		r := e.do("PUT", "/oozie/console/job/"+tc.job+"?action=rerun-skip&"+tc.query, "", "")
+		if r.status != tc.status || r.header.Get("oozie-error-code") != tc.code {
+			t.Errorf("%s: %d %q %s, want %d %q", tc.name, r.status, r.header.Get("oozie-error-code"), r.body, tc.status, tc.code)
+		}
+	}
+	waitFor(t, "rerun done", func() bool {
+		j := e.do("GET", "/oozie/v2/job/"+ok, "", "").json(t)
+		return j["run"] == float64(1) && j["status"] == "SUCCEEDED"
+	})
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("prepare ran again though skipped: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "left")); err != nil {
+		t.Errorf("left did not run again: %v", err)
+	}
+}
+
+// TestConsoleCoordControls drives a coordinator's rerun, change and
+// ignore forms' requests through the console, refusals included.
+func TestConsoleCoordControls(t *testing.T) {
+	e := newEnv(t)
+	app := filepath.Join(e.dir, "coord-hourly")
+	copyDir(t, "../../examples/apps/coord-hourly", app)
+	coord := e.submit("joe", "start", "oozie.coord.application.path", app, "appDir", app,
+		"nameNode", "file:///", "jobTracker", "local", "queueName", "default")
+	actStatus := func(n string) string {
+		s, _ := e.do("GET", "/oozie/v2/job/"+coord+"@"+n, "", "").json(t)["status"].(string)
+		return s
+	}
+	waitFor(t, "coordinator action 2 materialized", func() bool { return actStatus("2") != "" })
+	ro, err := New(Options{Engine: e.eng, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true},
+		Config: map[string]string{"gozie.console.read.only": "true"}, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	ro.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/oozie/console/job/"+coord, nil))
+	if rec.Code != 200 || strings.Contains(rec.Body.String(), "coord-forms") {
+		t.Errorf("read-only coordinator page: %d, forms shown", rec.Code)
+	}
+	rec = httptest.NewRecorder()
+	ro.Handler().ServeHTTP(rec, httptest.NewRequest("PUT", "/oozie/console/job/"+coord+"?action=change&concurrency=2&user.name=joe", nil))
+	if rec.Code != 403 {
+		t.Errorf("read-only change: %d", rec.Code)
+	}
+	_, body := e.page("/oozie/console/job/" + coord)
+	for _, w := range []string{`id="coord-rerun"`, `id="coord-change"`, `id="coord-ignore"`, `name="scope" value="1-`, `name="refresh"`, `name="nocleanup"`, `name="concurrency"`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("coordinator page lacks %q", w)
+		}
+	}
+	// Action 1 killed through the REST API, so that it may be ignored and
+	// rerun.
+	if r := e.do("PUT", "/oozie/v2/job/"+coord+"?action=kill&type=action&scope=1&user.name=joe", "", ""); r.status != 200 {
+		t.Fatalf("kill action 1: %d %s", r.status, r.body)
+	}
+	waitFor(t, "action 1 killed", func() bool { return actStatus("1") == "KILLED" })
+
+	for _, tc := range []struct {
+		name, query string
+		status      int
+		code        string
+	}{
+		{"change by a stranger", "action=change&concurrency=3&user.name=bob", 401, "E0509"},
+		{"change nothing", "action=change&user.name=joe", 400, ""},
+		{"change a bad end time", "action=change&endtime=yesterday&user.name=joe", 400, "E1015"},
+		{"change", "action=change&concurrency=3&endtime=2026-01-01T05:00Z&user.name=joe", 200, ""},
+		{"rerun a waiting action", "action=coord-rerun&type=action&scope=2&user.name=joe", 400, "E1018"},
+		{"ignore action 1", "action=ignore&type=action&scope=1&user.name=joe", 200, ""},
+		{"rerun action 1", "action=coord-rerun&type=action&scope=1&refresh=true&nocleanup=true&user.name=joe", 200, ""},
+	} {
+		r := e.do("PUT", "/oozie/console/job/"+coord+"?"+tc.query, "", "")
+		if r.status != tc.status || r.header.Get("oozie-error-code") != tc.code {
+			t.Errorf("%s: %d %q %s, want %d %q", tc.name, r.status, r.header.Get("oozie-error-code"), r.body, tc.status, tc.code)
+		}
+		if tc.name == "ignore action 1" {
+			if s := actStatus("1"); s != "IGNORED" {
+				t.Errorf("after ignore: action 1 is %s", s)
+			}
+		}
+	}
+	j := e.do("GET", "/oozie/v2/job/"+coord, "", "").json(t)
+	if j["concurrency"] != float64(3) || !strings.Contains(fmt.Sprint(j["endTime"]), "05:00:00") {
+		t.Errorf("after change: concurrency %v, end %v", j["concurrency"], j["endTime"])
+	}
+	if s := actStatus("1"); s == "IGNORED" || s == "KILLED" {
+		t.Errorf("after rerun: action 1 is still %s", s)
+	}
+	if r := e.do("PUT", "/oozie/console/job/0000000-260101000000000-oozie-x-W?action=coord-rerun&type=action&scope=1&user.name=joe", "", ""); r.status != 400 {
+		t.Errorf("coord-rerun of a workflow id: %d", r.status)
 	}
 }

@@ -272,7 +272,8 @@ func (s *Server) console(api http.Handler) (*console.Console, error) {
 		storeKind = "postgres"
 	}
 	return console.New(console.Options{Engine: s.engine, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
-		Version: s.opts.Version, StoreKind: storeKind, Mode: s.SystemMode, ActionDir: s.actionDir})
+		Version: s.opts.Version, StoreKind: storeKind, Mode: s.SystemMode, ActionDir: s.actionDir,
+		Counters: s.metrics.counters})
 }
 
 // frameDeny sets X-Frame-Options: DENY on every response, as Oozie does.

@@ -167,6 +167,9 @@ type JobFilter struct {
 	IDs      []string
 	// ExternalID matches oozie.wf.external.id (GET /jobs?external-id=).
 	ExternalID string
+	// Text matches jobs whose id, name, app path or user contains it,
+	// ignoring case (the console's free-text filter).
+	Text string
 	// Brief leaves Conf, Definition and State empty: job lists show none
 	// of them, and reading kilobytes of XML per row made a page of 50 jobs
 	// several times slower to fetch.

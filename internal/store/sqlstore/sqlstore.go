@@ -364,6 +364,9 @@ func (t *tx) PutJob(ctx context.Context, j *store.Job) error {
 		ms(j.CreatedTime), ms(j.StartTime), ms(j.EndTime), ms(j.LastModTime))
 }
 
+// likeEscaper quotes LIKE's wildcards so that free text matches itself.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
+
 // jobWhere renders a JobFilter as a WHERE clause ("" when it selects
 // everything) with its arguments.
 func jobWhere(f store.JobFilter) (string, []any) {
@@ -388,6 +391,17 @@ func jobWhere(f store.JobFilter) (string, []any) {
 			where = append(where, c.col+" = ?")
 			args = append(args, c.val)
 		}
+	}
+	if f.Text != "" {
+		// A substring match: no index helps, but it only scans the rows
+		// the other conditions left, once per page.
+		pat := "%" + likeEscaper.Replace(strings.ToLower(f.Text)) + "%"
+		var or []string
+		for _, col := range []string{"id", "app_name", "app_path", "user_name"} {
+			or = append(or, "LOWER("+col+`) LIKE ? ESCAPE '\'`)
+			args = append(args, pat)
+		}
+		where = append(where, "("+strings.Join(or, " OR ")+")")
 	}
 	if !f.CreatedAfter.IsZero() {
 		where = append(where, "created_ms >= ?")

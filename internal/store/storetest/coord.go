@@ -98,6 +98,8 @@ func testCoordJobFilter(t *testing.T, s store.Store) {
 		{store.JobFilter{Statuses: []string{store.CoordRunning}}, []string{"coord-2", "coord-0"}},
 		{store.JobFilter{ParentID: "bundle-1"}, []string{"coord-2"}},
 		{store.JobFilter{User: "ann"}, []string{"coord-3"}},
+		{store.JobFilter{Text: "ANN"}, []string{"coord-3"}},
+		{store.JobFilter{Text: "ORD-1"}, []string{"coord-1"}},
 		{store.JobFilter{Limit: 2, Offset: 1}, []string{"coord-2", "coord-1"}},
 		{store.JobFilter{AppName: "other"}, nil},
 	}

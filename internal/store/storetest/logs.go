@@ -43,6 +43,14 @@ func testJobFilterLists(t *testing.T, s store.Store) {
 		{"created range", store.JobFilter{CreatedAfter: at(5), CreatedBefore: at(25)}, []string{"job-2", "job-1"}},
 		{"offset without limit", store.JobFilter{Offset: 3}, []string{"job-0"}},
 		{"page of users", store.JobFilter{Users: []string{"joe"}, Limit: 1, Offset: 1}, []string{"job-0"}},
+		// Text: a substring of id, name, app path or user, any case; LIKE's
+		// wildcards match only themselves.
+		{"text name", store.JobFilter{Text: "APP-1"}, []string{"job-3", "job-1"}},
+		{"text user", store.JobFilter{Text: "nn"}, []string{"job-1"}},
+		{"text id", store.JobFilter{Text: "b-2"}, []string{"job-2"}},
+		{"text underscore is literal", store.JobFilter{Text: "app_1"}, nil},
+		{"text percent is literal", store.JobFilter{Text: "%"}, nil},
+		{"text AND user", store.JobFilter{Text: "app-0", Users: []string{"joe"}, Limit: 1}, []string{"job-2"}},
 	}
 	for _, c := range cases {
 		var got []string

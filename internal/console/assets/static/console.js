@@ -1,4 +1,5 @@
-// gozie console: live refresh, job controls with a confirmation step,
+// gozie console: live refresh, job controls and forms (rerun, change,
+// ignore) with a confirmation step,
 // action output viewer. Pages are complete without it.
 "use strict";
 (function () {
@@ -42,16 +43,31 @@
       try { return JSON.parse(t).errorMessage || t; } catch (e) { return t || ("HTTP " + r.status); }
     });
   }
+  // ask opens the confirmation dialog for a change; params are the
+  // form's fields (skip list, scope, ...), shown so the user sees them.
+  function ask(job, action, label, params) {
+    pending = { job: job, action: action, params: params || "" };
+    document.getElementById("confirm-title").textContent = label + "?";
+    var text = label + ": job " + job;
+    if (params) text += " (" + decodeURIComponent(params.replace(/\+/g, " ")).replace(/&/g, ", ") + ")";
+    document.getElementById("confirm-text").textContent = text;
+    var err = document.getElementById("confirm-error");
+    err.hidden = true; err.textContent = "";
+    dlg.showModal();
+    document.getElementById("confirm-cancel").focus();
+  }
+  document.addEventListener("submit", function (ev) {
+    var f = ev.target.closest("form.actform");
+    if (!f) return;
+    ev.preventDefault();
+    var p = new URLSearchParams();
+    new FormData(f).forEach(function (v, k) { if (String(v).trim() !== "") p.append(k, v); });
+    ask(f.dataset.job, f.dataset.action, f.dataset.label, p.toString());
+  });
   document.addEventListener("click", function (ev) {
     var b = ev.target.closest("button.act");
     if (b) {
-      pending = { job: b.dataset.job, action: b.dataset.action };
-      document.getElementById("confirm-title").textContent = b.textContent + "?";
-      document.getElementById("confirm-text").textContent = b.textContent + ": job " + pending.job;
-      var err = document.getElementById("confirm-error");
-      err.hidden = true; err.textContent = "";
-      dlg.showModal();
-      document.getElementById("confirm-cancel").focus();
+      ask(b.dataset.job, b.dataset.action, b.textContent, "");
       return;
     }
     var t = ev.target.closest("button.tail");
@@ -71,7 +87,8 @@
       ev.preventDefault();
       if (!pending) return;
       var err = document.getElementById("confirm-error");
-      fetch("/oozie/console/job/" + encodeURIComponent(pending.job) + "?action=" + encodeURIComponent(pending.action),
+      fetch("/oozie/console/job/" + encodeURIComponent(pending.job) + "?action=" + encodeURIComponent(pending.action) +
+        (pending.params ? "&" + pending.params : ""),
         { method: "PUT", credentials: "same-origin" })
         .then(function (r) {
           if (r.ok) { dlg.close(); pending = null; live = true; return refresh(); }
