@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/cluster"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
@@ -131,6 +132,11 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	unlock, err := lockDataDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	// Authentication settings first: a wrong gozie.authentication.type
 	// stops the server before it opens the store or a port.
 	auth, err := server.AuthFromConfig(cfg, dir)
@@ -138,8 +144,10 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		return err
 	}
 	var st store.Store
+	shared := false
 	if dsn := cfg["gozie.db"]; strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		st, err = postgres.Open(ctx, dsn)
+		shared = true
 	} else if dsn != "" {
 		return fmt.Errorf("gozie.db: unsupported DSN %q (want postgres://...; empty for SQLite)", redact.Secrets(dsn))
 	} else {
@@ -175,6 +183,24 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	if err != nil {
 		return err
 	}
+	// On PostgreSQL the server joins the servers sharing the store before
+	// its engine starts, so that the engine takes up exactly the jobs it
+	// owns (its own from before a restart included).
+	var member *cluster.Member
+	if c, ok := st.(store.Cluster); ok && shared {
+		name := cfg["gozie.server.id"]
+		if name == "" {
+			h, _ := os.Hostname()
+			name = net.JoinHostPort(h, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+		}
+		lease := time.Duration(cfg.Int("gozie.server.lease.s", 20)) * time.Second
+		beat := time.Duration(cfg.Int("gozie.server.heartbeat.s", 5)) * time.Second
+		member, err = cluster.Join(ctx, cluster.Options{Store: c, Name: name, URL: base, Version: Version(),
+			Lease: lease, Heartbeat: beat, Logf: logf})
+		if err != nil {
+			return err
+		}
+	}
 	// The supervisor outlives the server on purpose (a restart re-attaches
 	// to it); it exits by itself once idle.
 	reg := newActionRegistry(cfg, filepath.Join(dir, "launcher"))
@@ -209,18 +235,31 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		MaxDefinitionBytes: maxDef,
 		MaxConfFileBytes:   int64(cfg.Int("gozie.conf.file.max.bytes", int(fsys.DefaultMaxConfFile))),
 		Expand:             conf.DefaultExpandLimits,
+		LeaseValid:         leaseValid(member),
 	})
 	if err != nil {
 		return err
 	}
 	logf("gozie: action types this server runs: %s", strings.Join(reg.Types(), ", "))
-	srv, err := server.New(server.Options{Engine: eng, BaseURL: base, DataDir: dir, Auth: auth,
-		Config: cfg, Version: Version(), Logf: logf, Log: slogger, HTTP: httpLimits(cfg, logf)})
+	opts := server.Options{Engine: eng, BaseURL: base, DataDir: dir, Auth: auth,
+		Config: cfg, Version: Version(), Logf: logf, Log: slogger, HTTP: httpLimits(cfg, logf)}
+	if member != nil {
+		opts.Cluster = member
+	}
+	srv, err := server.New(opts)
 	if err != nil {
 		return err
 	}
 	if err := eng.Start(ctx); err != nil {
 		return err
+	}
+	if member != nil {
+		// The heartbeats stop with the server; its registration stays, so
+		// that a restart under the same id takes its jobs back at once and
+		// a server that does not come back is taken over after the lease.
+		hctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go member.Run(hctx, eng)
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l, cfg["gozie.tls.cert"], cfg["gozie.tls.key"]) }()
@@ -243,6 +282,14 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	// Actions the engine launched keep running; the next start re-attaches.
 	_ = eng.Close()
 	return err
+}
+
+// leaseValid is the engine's lease check of a member, nil without one.
+func leaseValid(m *cluster.Member) func() bool {
+	if m == nil {
+		return nil
+	}
+	return m.LeaseValid
 }
 
 // newServerLog is the server's structured log (log/slog, text lines on

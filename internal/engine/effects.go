@@ -65,11 +65,24 @@ func (e *Engine) perform(ef *store.Effect) {
 	if ctx.Err() != nil {
 		return // shutting down: still pending in the store for the next start
 	}
+	if errors.Is(err, store.ErrNotOwner) {
+		// Another server took the job over (this one missed heartbeats
+		// for longer than the lease): the effect is its to perform now.
+		e.lostJob(ef.JobID, err)
+		e.settle(ef)
+		return
+	}
 	if err != nil {
 		e.retryEffect(ef, err)
 		return
 	}
 	e.settle(ef)
+}
+
+// lostJob drops what the engine holds of a job another server owns now.
+func (e *Engine) lostJob(jobID string, err error) {
+	e.forget(jobID)
+	e.logLimited("lost "+jobID, "gozie: job %s is worked by another server now; leaving it (%v)", jobID, err)
 }
 
 func (e *Engine) performEffect(ctx context.Context, ef *store.Effect) error {
@@ -191,6 +204,13 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	e.setContext(a.ID, actx)
 	st.mu.Unlock()
 
+	if e.opts.LeaseValid != nil && !e.opts.LeaseValid() {
+		// This server has not renewed its lease in time: another may be
+		// taking the job over and would start the action too. The
+		// effect waits (retried) until a heartbeat renews the lease or
+		// the job's commit fails as taken over.
+		return errLeaseExpired
+	}
 	e.sem <- struct{}{}
 	res, startErr := guard(func() (action.Result, error) { return exec.Start(ctx, actx) })
 	<-e.sem
@@ -261,7 +281,12 @@ func guard(call func() (action.Result, error)) (res action.Result, err error) {
 // outcome of a check, which the next poll asks for again), logging a
 // failure at most once a minute per job.
 func (e *Engine) commitOrLog(ctx context.Context, st *jobState) {
-	if err := e.commit(ctx, st); err != nil && ctx.Err() == nil {
+	err := e.commit(ctx, st)
+	if errors.Is(err, store.ErrNotOwner) {
+		e.lostJob(st.job.ID, err)
+		return
+	}
+	if err != nil && ctx.Err() == nil {
 		e.logLimited("job "+st.job.ID, "gozie: job %s: %v (the next poll tries again)", st.job.ID, err)
 	}
 }

@@ -114,7 +114,16 @@ type Options struct {
 	// ones a lost commit acknowledgement left behind (retry.go); default
 	// 30s.
 	SweepInterval time.Duration
+	// LeaseValid, when set, reports whether this server's lease on its
+	// jobs is current (several servers sharing a store: see package
+	// cluster). An action is started only while it is, so that a server
+	// paused past its lease does not start what the server taking its
+	// jobs over starts too. nil means always (one server per store).
+	LeaseValid func() bool
 }
+
+// errLeaseExpired delays an action start until the lease is renewed.
+var errLeaseExpired = errors.New("engine: this server's lease on its jobs has expired; the start waits for the next heartbeat")
 
 // DefaultUserRetryErrorCodes are the errors Oozie retries by default when an
 // action sets retry-max (oozie.service.LiteWorkflowStoreService.user.retry.error.code):
@@ -252,6 +261,21 @@ func Functions() *el.Registry {
 // checks every RUNNING action again (re-attaching to work that outlived a
 // previous process), and starts polling.
 func (e *Engine) Start(ctx context.Context) error {
+	if err := e.Adopt(ctx); err != nil {
+		return err
+	}
+	e.wg.Add(2)
+	go e.every(e.opts.PollInterval, e.poll)
+	go e.every(e.opts.SweepInterval, func() { e.sweep(e.ctx, "") })
+	return nil
+}
+
+// Adopt takes up the jobs the store lists as this server's: it performs
+// their pending effects (delayed ones when due) and checks their RUNNING
+// actions, re-attaching to what runs. Start calls it; a server that took
+// another's jobs over calls it again. Effects and checks already under way
+// are not repeated.
+func (e *Engine) Adopt(ctx context.Context) error {
 	var effects []*store.Effect
 	var running []*store.Action
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -269,10 +293,16 @@ func (e *Engine) Start(ctx context.Context) error {
 	for _, a := range running {
 		e.enqueueCheck(a.JobID, a.ID)
 	}
-	e.wg.Add(2)
-	go e.every(e.opts.PollInterval, e.poll)
-	go e.every(e.opts.SweepInterval, func() { e.sweep(e.ctx, "") })
 	return nil
+}
+
+// ForgetAll drops every cached job state, so that the next event of each
+// job reloads it from the store: a server whose registration was taken
+// from it (it owned nothing for a while) must not trust what it cached.
+func (e *Engine) ForgetAll() {
+	e.mu.Lock()
+	clear(e.jobs)
+	e.mu.Unlock()
 }
 
 // every calls f every interval (wall-clock ticker, as the poll always
@@ -464,6 +494,8 @@ func (e *Engine) commit(ctx context.Context, st *jobState) error {
 	ch := e.takeChange(st)
 	err := e.store.Update(ctx, func(tx store.Tx) error { return ch.write(ctx, tx) })
 	if err != nil {
+		// ErrNotOwner included: the job went to another server, and the
+		// state is dropped just the same.
 		// The in-memory state is ahead of the store now: drop it, so the
 		// next event reloads what was really committed.
 		e.forget(st.job.ID)

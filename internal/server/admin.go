@@ -98,8 +98,22 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 		if ver != "v2" {
 			return errInvalidParam("Not supported in " + ver)
 		}
-		host, _ := os.Hostname()
-		writeJSON(w, map[string]string{host: s.opts.BaseURL})
+		if s.opts.Cluster == nil {
+			host, _ := os.Hostname()
+			writeJSON(w, map[string]string{host: s.opts.BaseURL})
+			return nil
+		}
+		// Several servers: every live one, by its gozie.server.id (an
+		// earlier instance of the same name is dead by definition).
+		live, err := s.opts.Cluster.Live(r.Context())
+		if err != nil {
+			return err
+		}
+		out := map[string]string{}
+		for _, srv := range live {
+			out[srv.Name] = srv.URL
+		}
+		writeJSON(w, out)
 	case "list_sharelib":
 		writeJSON(w, map[string]any{"sharelib": []any{}})
 	default:

@@ -89,6 +89,9 @@ func toAPIError(err error) *apiError {
 	if errors.Is(err, store.ErrUnavailable) {
 		return errStoreUnavailable
 	}
+	if errors.Is(err, store.ErrNotOwner) {
+		return errJobElsewhere("", errors.New("the job moved to another server while the command ran"))
+	}
 	var ee *engine.Error
 	if errors.As(err, &ee) {
 		return &apiError{status: httpStatusOf(ee.Code), code: ee.Code, msg: ee.Error()}

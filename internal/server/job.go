@@ -456,6 +456,9 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 		s.audit(r, c, id, act, err)
 		return err
 	}
+	if done, err := s.forward(w, r, id); done || err != nil {
+		return err
+	}
 	err := s.applyChange(w, r, c, id, kind, act)
 	s.audit(r, c, id, act, err)
 	return err

@@ -14,6 +14,8 @@ type metrics struct {
 	maxNano   atomic.Int64
 	submitted atomic.Int64
 	callbacks atomic.Int64
+	// forwarded counts commands passed to the server owning the job.
+	forwarded atomic.Int64
 }
 
 func newMetrics() *metrics { return &metrics{} }
@@ -35,6 +37,7 @@ func (m *metrics) counters() map[string]int64 {
 		"webservices.errors":      m.errors.Load(),
 		"jobs.submitted":          m.submitted.Load(),
 		"callback.requests":       m.callbacks.Load(),
+		"forwarded.requests":      m.forwarded.Load(),
 		"webservices.time.max.ms": m.maxNano.Load() / int64(time.Millisecond),
 	}
 }

@@ -47,7 +47,16 @@ func (s *Server) handleCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Processing is asynchronous in Oozie: an unknown action is only
-	// logged, and the caller always gets 200.
+	// logged, and the caller always gets 200. A callback for another
+	// server's job goes to that server; if it is down, the server taking
+	// its jobs over checks the action anyway.
+	if done, err := s.forward(w, r, id); done || err != nil {
+		if err != nil {
+			s.opts.Logf("gozie: callback %s: %v", id, err)
+			w.WriteHeader(http.StatusOK)
+		}
+		return
+	}
 	if err := s.engine.Callback(context.WithoutCancel(r.Context()), id, status); err != nil {
 		s.opts.Logf("gozie: callback %s: %v", id, err)
 	}

@@ -63,6 +63,10 @@ type Options struct {
 	// HTTP bounds connections and their timeouts; zero fields take the
 	// defaults of DefaultHTTPLimits.
 	HTTP HTTPLimits
+	// Cluster, when several servers share the store, routes the commands
+	// for a job to the server working it and lists the live servers; nil
+	// for a server of its own.
+	Cluster Cluster
 }
 
 // HTTPLimits bound what one client can hold of the server: connections,

@@ -64,6 +64,10 @@ func Open(ctx context.Context, dsn string) (store.Store, error) {
 		Retryable:   retryable,
 		Unavailable: unavailable,
 		Sequences:   map[string]string{store.JobSequence: `SELECT nextval('wf_job_ids')`},
+		ShareLock:   " FOR SHARE",
+		// Another key than migrationLock's: take-overs may run while a
+		// newer server migrates.
+		TakeOverLock: `SELECT pg_advisory_xact_lock(` + fmt.Sprint(migrationLock+1) + `)`,
 	}), nil
 }
 

@@ -36,7 +36,8 @@ func init() {
 
 var coordQueries = map[string]string{
 	"getCoordJob": `SELECT ` + coordJobColumns + ` FROM coord_jobs WHERE id = ?`,
-	"putCoordJob": `INSERT INTO coord_jobs (` + coordJobColumns + `) VALUES (` + placeholders(32) + `)
+	// As putJob: a new coordinator job belongs to the registered instance.
+	"putCoordJob": `INSERT INTO coord_jobs (` + coordJobColumns + `, owner) VALUES (` + placeholders(33) + `)
 		ON CONFLICT (id) DO UPDATE SET ` + excludedSet(coordJobColumns),
 	"getCoordAction": `SELECT ` + coordActionColumns + ` FROM coord_actions WHERE id = ?`,
 	"putCoordAction": `INSERT INTO coord_actions (` + coordActionColumns + `) VALUES (` + placeholders(18) + `)
@@ -109,11 +110,12 @@ func (t *tx) PutCoordJob(ctx context.Context, j *store.CoordJob) error {
 	if j.DoneMaterialization {
 		done = 1
 	}
+	t.touch(j.ID)
 	return t.exec(ctx, "putCoordJob", j.ID, j.AppName, j.AppPath, j.User, j.Group, j.ACL, j.ExternalID, j.ParentID,
 		j.Status, j.Conf, j.Definition, j.Frequency, j.TimeUnit, j.TimeZone, j.Concurrency, j.Throttle, j.Timeout,
 		j.Execution, j.ConsoleURL, ms(j.StartTime), ms(j.EndTime), ms(j.PauseTime), j.LastActionNumber,
 		ms(j.LastActionTime), ms(j.NextMaterializedTime), done, j.ErrorCode, j.ErrorMessage, j.State,
-		ms(j.CreatedTime), ms(j.LastModTime), ms(j.SuspendedTime))
+		ms(j.CreatedTime), ms(j.LastModTime), ms(j.SuspendedTime), t.owner)
 }
 
 func (t *tx) rebind(q string) string {
@@ -172,12 +174,14 @@ func (t *tx) CoordAction(ctx context.Context, id string) (*store.CoordAction, er
 }
 
 func (t *tx) PutCoordAction(ctx context.Context, a *store.CoordAction) error {
+	t.touch(a.JobID)
 	return t.exec(ctx, "putCoordAction", a.ID, a.JobID, a.Number, a.Status, ms(a.NominalTime), ms(a.CreatedTime),
 		ms(a.LastModTime), a.ExternalID, a.ExternalStatus, a.MissingDependencies, a.CreatedConf, a.RunConf,
 		a.ActionXML, a.Plan, a.ErrorCode, a.ErrorMessage, a.TrackerURI, a.ConsoleURL)
 }
 
 func (t *tx) DeleteCoordAction(ctx context.Context, id string) error {
+	t.touch(id)
 	return t.exec(ctx, "deleteCoordAction", id)
 }
 

@@ -19,6 +19,7 @@ func init() {
 }
 
 func (t *tx) DeleteAction(ctx context.Context, id string) error {
+	t.touch(id)
 	return t.exec(ctx, "deleteAction", id)
 }
 
@@ -26,6 +27,7 @@ func (t *tx) AppendLog(ctx context.Context, e *store.LogEntry) error {
 	if t.readOnly {
 		return errReadOnly
 	}
+	t.touch(e.JobID)
 	if err := t.queryRow(ctx, "appendLog", e.JobID, e.ActionID, e.Time.UnixMilli(), e.Level, e.Message).Scan(&e.ID); err != nil {
 		return fmt.Errorf("%s: append log: %w", t.db.Dialect.Name, err)
 	}

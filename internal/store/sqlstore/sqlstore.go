@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gozie/gozie/internal/store"
@@ -40,6 +41,15 @@ type Dialect struct {
 	// locked until it commits: fine with SQLite's single writer, a queue
 	// on a server with concurrent writers.
 	Sequences map[string]string
+	// ShareLock is appended to the ownership check of a fenced commit to
+	// lock the job row against a concurrent take-over until the commit
+	// (PostgreSQL: " FOR SHARE"). Several servers can share only a
+	// database that has it.
+	ShareLock string
+	// TakeOverLock serializes the transactions that move jobs between
+	// server instances (PostgreSQL: a transaction-scoped advisory lock),
+	// so that two servers never split one instance's jobs.
+	TakeOverLock string
 }
 
 // DB is a store.Store over database/sql. Writes go through Write; reads may
@@ -56,6 +66,20 @@ type DB struct {
 	// of a small transaction.
 	mu    sync.Mutex
 	stmts map[*sql.DB]map[string]*sql.Stmt
+
+	// owner is the registered server instance (Cluster.Register): the
+	// owner of the jobs this store creates, and the only instance whose
+	// commits to a job are accepted. "" leaves commits unfenced (one
+	// server per database).
+	owner atomic.Pointer[string]
+}
+
+// fence returns the registered instance, "" when not registered.
+func (db *DB) fence() string {
+	if p := db.owner.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // New returns a store over the given pools. read may equal write.
@@ -72,6 +96,12 @@ func New(write, read *sql.DB, d Dialect) *DB {
 	}
 	for name, text := range d.Sequences {
 		db.q[seqQuery(name)] = text
+	}
+	for name, text := range ownerQueries(d.ShareLock) {
+		if d.Rebind != nil {
+			text = d.Rebind(text)
+		}
+		db.q[name] = text
 	}
 	db.prepareAll(write)
 	db.prepareAll(read)
@@ -174,7 +204,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", db.Dialect.Name, err)
 	}
-	t := &tx{db: db, pool: pool, tx: sqlTx, readOnly: readOnly}
+	t := &tx{db: db, pool: pool, tx: sqlTx, readOnly: readOnly, owner: db.fence()}
 	defer func() {
 		if p := recover(); p != nil {
 			_ = sqlTx.Rollback()
@@ -187,6 +217,10 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 	}
 	if readOnly {
 		return sqlTx.Rollback()
+	}
+	if err := t.checkOwner(ctx); err != nil {
+		_ = sqlTx.Rollback()
+		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("%s: commit: %w", db.Dialect.Name, err)
@@ -201,7 +235,56 @@ type tx struct {
 	pool     *sql.DB
 	tx       *sql.Tx
 	readOnly bool
+	// owner is the store's registered instance when the transaction
+	// began ("" unfenced); touched collects the jobs it wrote to, whose
+	// ownership is checked before the commit.
+	owner   string
+	touched map[string]bool
 }
+
+// touch records that the transaction writes to a job (a workflow or
+// coordinator job id, or an id of one of its actions).
+func (t *tx) touch(id string) {
+	if t.owner == "" || id == "" {
+		return
+	}
+	if job, _, ok := strings.Cut(id, "@"); ok {
+		id = job
+	}
+	if t.touched == nil {
+		t.touched = map[string]bool{}
+	}
+	t.touched[id] = true
+}
+
+// checkOwner fails the commit with store.ErrNotOwner when a job it wrote
+// to belongs to another instance. The check locks each job row (the
+// dialect's ShareLock) until the commit, so a take-over either waits for
+// this commit or has committed before the check sees it. A job that does
+// not exist (deleted meanwhile) passes: nothing of it is left to protect.
+func (t *tx) checkOwner(ctx context.Context) error {
+	for id := range t.touched {
+		q := "ownerWorkflowLocked"
+		if isCoordID(id) {
+			q = "ownerCoordLocked"
+		}
+		var owner string
+		err := t.queryRow(ctx, q, id).Scan(&owner)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s: owner of %s: %w", t.db.Dialect.Name, id, err)
+		}
+		if owner != t.owner {
+			return fmt.Errorf("job %s: %w (%s)", id, store.ErrNotOwner, owner)
+		}
+	}
+	return nil
+}
+
+// isCoordID tells a coordinator job id (…-C) from a workflow job id.
+func isCoordID(id string) bool { return strings.HasSuffix(id, "-C") }
 
 // prepared returns a named statement bound to this transaction, or nil
 // when the query is not prepared.
@@ -270,7 +353,9 @@ const effectColumns = `id, job_id, action_id, kind, attempt, payload, not_before
 // queries holds every statement by name, written with '?' placeholders.
 var queries = map[string]string{
 	"getJob": `SELECT ` + jobColumns + ` FROM wf_jobs WHERE id = ?`,
-	"putJob": `INSERT INTO wf_jobs (` + jobColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+	// A new job belongs to the registered instance (the last value);
+	// replacing a job keeps its owner.
+	"putJob": `INSERT INTO wf_jobs (` + jobColumns + `, owner) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (id) DO UPDATE SET app_name = excluded.app_name, app_path = excluded.app_path,
 		user_name = excluded.user_name, group_name = excluded.group_name, acl = excluded.acl,
 		parent_id = excluded.parent_id, external_id = excluded.external_id, status = excluded.status,
@@ -295,8 +380,12 @@ var queries = map[string]string{
 		VALUES (?,?,?,?,?,?,?) RETURNING id`,
 	// A performed effect is deleted rather than flagged: one or two
 	// effects per action would otherwise pile up for ever.
-	"doneEffect": `DELETE FROM wf_effects WHERE id = ?`,
+	"doneEffect": `DELETE FROM wf_effects WHERE id = ? RETURNING job_id`,
 	"pendingAll": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL ORDER BY id`,
+	// With a registered instance the engine's scans see its own jobs only.
+	"pendingOwned": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL
+		AND (job_id IN (SELECT id FROM wf_jobs WHERE owner = ?) OR job_id IN (SELECT id FROM coord_jobs WHERE owner = ?))
+		ORDER BY id`,
 	"pendingJob": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL AND job_id = ? ORDER BY id`,
 	"nextSeq": `INSERT INTO sequences (name, value) VALUES (?, 1)
 		ON CONFLICT (name) DO UPDATE SET value = sequences.value + 1 RETURNING value`,
@@ -359,9 +448,10 @@ func (t *tx) Job(ctx context.Context, id string) (*store.Job, error) {
 }
 
 func (t *tx) PutJob(ctx context.Context, j *store.Job) error {
+	t.touch(j.ID)
 	return t.exec(ctx, "putJob", j.ID, j.AppName, j.AppPath, j.User, j.Group, j.ACL, j.ParentID, j.ExternalID,
 		j.Status, j.Run, j.Conf, j.Definition, j.State, j.ErrorCode, j.ErrorMessage,
-		ms(j.CreatedTime), ms(j.StartTime), ms(j.EndTime), ms(j.LastModTime))
+		ms(j.CreatedTime), ms(j.StartTime), ms(j.EndTime), ms(j.LastModTime), t.owner)
 }
 
 // likeEscaper quotes LIKE's wildcards so that free text matches itself.
@@ -501,13 +591,18 @@ func (t *tx) ActionsByStatus(ctx context.Context, statuses ...string) ([]*store.
 		return nil, nil
 	}
 	q := `SELECT ` + actionColumns + ` FROM wf_actions WHERE status IN (` +
-		strings.TrimSuffix(strings.Repeat("?,", len(statuses)), ",") + `) ORDER BY job_id, seq, id`
-	if t.db.Dialect.Rebind != nil {
-		q = t.db.Dialect.Rebind(q)
-	}
+		strings.TrimSuffix(strings.Repeat("?,", len(statuses)), ",") + `)`
 	args := make([]any, len(statuses))
 	for i, s := range statuses {
 		args[i] = s
+	}
+	if t.owner != "" {
+		q += ` AND job_id IN (SELECT id FROM wf_jobs WHERE owner = ?)`
+		args = append(args, t.owner)
+	}
+	q += ` ORDER BY job_id, seq, id`
+	if t.db.Dialect.Rebind != nil {
+		q = t.db.Dialect.Rebind(q)
 	}
 	return t.queryActions(ctx, q, args...)
 }
@@ -516,6 +611,7 @@ func (t *tx) PutAction(ctx context.Context, a *store.Action) error {
 	if t.readOnly {
 		return errReadOnly
 	}
+	t.touch(a.JobID)
 	if a.Seq == 0 {
 		// A record put again keeps its Seq (the engine carries it over);
 		// only a new one is numbered.
@@ -533,6 +629,7 @@ func (t *tx) AddEffect(ctx context.Context, e *store.Effect) error {
 	if t.readOnly {
 		return errReadOnly
 	}
+	t.touch(e.JobID)
 	if e.CreatedTime.IsZero() {
 		e.CreatedTime = time.Now()
 	}
@@ -545,11 +642,28 @@ func (t *tx) AddEffect(ctx context.Context, e *store.Effect) error {
 }
 
 func (t *tx) DoneEffect(ctx context.Context, id int64) error {
-	return t.exec(ctx, "doneEffect", id)
+	if t.readOnly {
+		return errReadOnly
+	}
+	// The deleted row names its job, whose ownership the commit checks:
+	// a server that lost a job must not settle the new owner's effects.
+	var job string
+	err := t.queryRow(ctx, "doneEffect", id).Scan(&job)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: doneEffect: %w", t.db.Dialect.Name, err)
+	}
+	t.touch(job)
+	return nil
 }
 
 func (t *tx) PendingEffects(ctx context.Context, jobID string, limit int) ([]*store.Effect, error) {
 	q, args := t.db.q["pendingAll"], []any{}
+	if t.owner != "" {
+		q, args = t.db.q["pendingOwned"], []any{t.owner, t.owner}
+	}
 	if jobID != "" {
 		q, args = t.db.q["pendingJob"], []any{jobID}
 	}

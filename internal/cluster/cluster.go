@@ -1,0 +1,363 @@
+// Package cluster lets several gozie servers share one PostgreSQL store:
+// each server registers an instance with a heartbeat, works only the jobs
+// the store names it owner of, and takes over the jobs of an instance whose
+// heartbeats stopped for longer than the lease.
+//
+// # Protocol
+//
+// A server instance (one process start) registers a row with a random
+// token (store.Cluster.Register). Every job row names its owner instance;
+// a job created by a server is that server's. A commit touching a job
+// fails with store.ErrNotOwner unless the job's owner is the committing
+// instance, checked under a row lock held until the commit (fencing): an
+// instance that lost its jobs while paused cannot write to them.
+//
+// Each server heartbeats every Heartbeat (the row's beat counter goes up)
+// and watches the other instances' beat counters on its own monotonic
+// clock. An instance whose counter has not moved for Lease, while this
+// server's own heartbeats kept succeeding, is dead: this server moves all
+// its jobs to itself and removes its row in one transaction, which checks
+// the counter once more. Observations are discarded whenever the
+// observer's own heartbeat fails, so a database outage never makes every
+// instance look dead at once. No clocks of different hosts are compared.
+//
+// A server starts actions only while its own lease is current (its last
+// successful heartbeat began less than Lease minus a margin ago), so a
+// server paused past its lease does not start an action that the server
+// taking its job over starts as well. A server started under the same
+// name as an earlier instance (a restart) takes that instance's jobs back
+// at once and re-attaches to the actions it left running.
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log"
+	"sync"
+	"time"
+
+	"github.com/gozie/gozie/internal/store"
+)
+
+// Engine is what the cluster needs of the engine: take up jobs the store
+// now lists as this server's, and drop cached state after this server's
+// registration was taken from it.
+type Engine interface {
+	Adopt(ctx context.Context) error
+	ForgetAll()
+}
+
+// Defaults of Options.
+const (
+	DefaultLease = 20 * time.Second
+)
+
+// Options configure a Member. Store and Name are required.
+type Options struct {
+	Store store.Cluster
+	// Name is the server's stable identity (gozie.server.id); URL its
+	// base URL, where other servers forward commands for its jobs.
+	Name, URL, Version string
+	// Lease is how long an instance's heartbeats may stop before its
+	// jobs are taken over; default DefaultLease. Heartbeat is the
+	// interval of heartbeats; default Lease/4.
+	Lease     time.Duration
+	Heartbeat time.Duration
+	// Now is the clock; default time.Now (monotonic readings).
+	Now func() time.Time
+	// Logf receives what the member does; default log.Printf.
+	Logf func(format string, args ...any)
+}
+
+// Member is this server's membership of a shared store.
+type Member struct {
+	opts Options
+	st   store.Cluster
+
+	mu       sync.Mutex
+	self     store.ServerInfo
+	lastOK   time.Time // start of the last successful heartbeat
+	observed map[string]observation
+	servers  []store.ServerInfo // as of the last heartbeat round
+	eng      Engine
+}
+
+type observation struct {
+	beat  int64
+	since time.Time // when this beat value was first seen
+}
+
+// Join registers this server. It takes back the jobs of earlier instances
+// of the same name (this server before a restart) and claims jobs no
+// instance owns (a database used before ownership existed). The engine
+// must be started after Join, so that it adopts those jobs.
+func Join(ctx context.Context, opts Options) (*Member, error) {
+	if opts.Store == nil || opts.Name == "" {
+		return nil, errors.New("cluster: Store and Name are required")
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = DefaultLease
+	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = opts.Lease / 4
+	}
+	if opts.Heartbeat >= opts.Lease {
+		return nil, fmt.Errorf("cluster: heartbeat interval %s must be shorter than the lease %s", opts.Heartbeat, opts.Lease)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logf == nil {
+		opts.Logf = log.Printf
+	}
+	m := &Member{opts: opts, st: opts.Store, observed: map[string]observation{}}
+	earlier, err := m.st.Servers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.register(ctx); err != nil {
+		return nil, err
+	}
+	for _, s := range earlier {
+		if s.Name != opts.Name {
+			continue
+		}
+		moved, err := m.st.TakeOver(ctx, m.self.ID, s.ID, s.Beat)
+		if err != nil {
+			return nil, err
+		}
+		if moved {
+			m.logf("gozie: cluster: took back the jobs of %s, an earlier instance of this server", s.ID)
+		}
+	}
+	n, err := m.st.ClaimUnowned(ctx, m.self.ID)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		m.logf("gozie: cluster: claimed %d job(s) no server owned", n)
+	}
+	return m, nil
+}
+
+func (m *Member) logf(format string, args ...any) { m.opts.Logf(format, args...) }
+
+// register records a new instance of this server and makes it the owner
+// of the jobs the store creates from now on.
+func (m *Member) register(ctx context.Context) error {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return err
+	}
+	now := m.opts.Now()
+	s := store.ServerInfo{ID: m.opts.Name + "#" + hex.EncodeToString(b[:]), Name: m.opts.Name, URL: m.opts.URL,
+		Version: m.opts.Version, Started: now}
+	if err := m.st.Register(ctx, s); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.self, m.lastOK = s, now
+	clear(m.observed)
+	m.mu.Unlock()
+	m.logf("gozie: cluster: registered as %s (lease %s, heartbeat every %s)", s.ID, m.opts.Lease, m.opts.Heartbeat)
+	return nil
+}
+
+// ID is this server's current instance token.
+func (m *Member) ID() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.self.ID
+}
+
+// Name is this server's stable identity.
+func (m *Member) Name() string { return m.opts.Name }
+
+// Lease is how long heartbeats may stop before jobs are taken over.
+func (m *Member) Lease() time.Duration { return m.opts.Lease }
+
+// LeaseValid reports whether this server may start actions: its last
+// successful heartbeat began less than three quarters of the lease ago.
+// Another server takes its jobs only after watching its beat stand still
+// for a whole lease, which began after that heartbeat was written.
+func (m *Member) LeaseValid() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.opts.Now().Sub(m.lastOK) < m.opts.Lease-m.opts.Lease/4
+}
+
+// Run heartbeats and takes over dead instances' jobs until ctx ends. eng
+// adopts what is taken over.
+func (m *Member) Run(ctx context.Context, eng Engine) {
+	m.mu.Lock()
+	m.eng = eng
+	m.mu.Unlock()
+	t := time.NewTicker(m.opts.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		m.Tick(ctx)
+	}
+}
+
+// Tick is one heartbeat round: renew this instance, watch the others,
+// take over the dead ones. Run calls it every Heartbeat; tests call it
+// with a fake clock.
+func (m *Member) Tick(ctx context.Context) {
+	start := m.opts.Now()
+	id := m.ID()
+	load, err := m.st.CountOwned(ctx, id)
+	if err == nil {
+		err = m.st.Heartbeat(ctx, id, load)
+	}
+	if errors.Is(err, store.ErrNotOwner) {
+		m.rejoin(ctx)
+		return
+	}
+	if err != nil {
+		// Without a heartbeat of its own this server cannot tell a dead
+		// instance from a database that did not answer anybody.
+		m.mu.Lock()
+		clear(m.observed)
+		m.mu.Unlock()
+		if ctx.Err() == nil {
+			m.logf("gozie: cluster: heartbeat: %v", err)
+		}
+		return
+	}
+	m.mu.Lock()
+	m.lastOK = start
+	m.mu.Unlock()
+	servers, err := m.st.Servers(ctx)
+	if err != nil {
+		m.logf("gozie: cluster: list servers: %v", err)
+		return
+	}
+	now := m.opts.Now()
+	var dead []store.ServerInfo
+	m.mu.Lock()
+	m.servers = servers
+	seen := map[string]bool{}
+	for _, s := range servers {
+		seen[s.ID] = true
+		if s.ID == id {
+			continue
+		}
+		o, ok := m.observed[s.ID]
+		if !ok || o.beat != s.Beat {
+			m.observed[s.ID] = observation{beat: s.Beat, since: now}
+			continue
+		}
+		if now.Sub(o.since) >= m.opts.Lease {
+			dead = append(dead, s)
+		}
+	}
+	for sid := range m.observed {
+		if !seen[sid] {
+			delete(m.observed, sid)
+		}
+	}
+	eng := m.eng
+	m.mu.Unlock()
+	adopt := false
+	for _, s := range dead {
+		moved, err := m.st.TakeOver(ctx, id, s.ID, s.Beat)
+		if err != nil {
+			m.logf("gozie: cluster: take over %s: %v", s.ID, err)
+			continue
+		}
+		m.mu.Lock()
+		delete(m.observed, s.ID)
+		m.mu.Unlock()
+		if moved {
+			m.logf("gozie: cluster: %s (%s) sent no heartbeat for %s; its jobs are this server's now", s.ID, s.URL, m.opts.Lease)
+			adopt = true
+		}
+	}
+	if adopt && eng != nil {
+		if err := eng.Adopt(ctx); err != nil {
+			m.logf("gozie: cluster: take up jobs: %v (the sweep tries again)", err)
+		}
+	}
+}
+
+// rejoin follows the loss of this instance's registration: another server
+// took its jobs over. It registers again, owning nothing, and drops the
+// engine's cached state. It does not take back jobs of its own name:
+// the instance that now owns them may be alive.
+func (m *Member) rejoin(ctx context.Context) {
+	m.logf("gozie: cluster: instance %s was declared dead by another server, which has its jobs; registering again", m.ID())
+	m.mu.Lock()
+	eng := m.eng
+	m.mu.Unlock()
+	if eng != nil {
+		eng.ForgetAll()
+	}
+	if err := m.register(ctx); err != nil {
+		m.logf("gozie: cluster: register again: %v", err)
+	}
+}
+
+// Live lists the instances believed alive: this one, and every other whose
+// beat moved within the lease as this server watched it, or, before it
+// watched for a whole lease, whose last heartbeat is within the lease by
+// this host's clock.
+func (m *Member) Live(ctx context.Context) ([]store.ServerInfo, error) {
+	servers, err := m.st.Servers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := m.opts.Now()
+	wall := time.Now()
+	id := m.ID()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []store.ServerInfo
+	for _, s := range servers {
+		o, watched := m.observed[s.ID]
+		switch {
+		case s.ID == id:
+		case watched && o.beat == s.Beat && now.Sub(o.since) >= m.opts.Lease:
+			continue
+		case !watched && wall.Sub(s.Heartbeat) > m.opts.Lease:
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// ErrOwnerDown is returned by Route for a job whose server stopped
+// answering and has not been taken over yet.
+var ErrOwnerDown = errors.New("the server working this job is not answering")
+
+// Route says where commands for a job go: local when this instance owns
+// it (or nobody does), else the owning server's URL. A job owned by an
+// instance that looks dead gives ErrOwnerDown: its jobs move to a live
+// server within the lease.
+func (m *Member) Route(ctx context.Context, jobID string) (url string, local bool, err error) {
+	owner, err := m.st.Owner(ctx, jobID)
+	if err != nil {
+		return "", false, err
+	}
+	if owner == "" || owner == m.ID() {
+		return "", true, nil
+	}
+	live, err := m.Live(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	for _, s := range live {
+		if s.ID == owner {
+			return s.URL, false, nil
+		}
+	}
+	return "", false, fmt.Errorf("job %s: %w (%s); a live server takes its jobs over within %s", jobID, ErrOwnerDown, owner, m.opts.Lease)
+}
