@@ -195,6 +195,16 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		}
 		lease := time.Duration(cfg.Int("gozie.server.lease.s", 20)) * time.Second
 		beat := time.Duration(cfg.Int("gozie.server.heartbeat.s", 5)) * time.Second
+		if cfg["gozie.authentication.secret"] == "" {
+			// A cookie one server signed must be good at every other
+			// (a load balancer, a forwarded command): the secret is
+			// kept in the shared store, not in this data directory.
+			sec, err := c.SharedSecret(ctx, "authentication", string(auth.Secret))
+			if err != nil {
+				return err
+			}
+			auth.Secret = []byte(sec)
+		}
 		member, err = cluster.Join(ctx, cluster.Options{Store: c, Name: name, URL: base, Version: Version(),
 			Lease: lease, Heartbeat: beat, Logf: logf})
 		if err != nil {

@@ -15,3 +15,10 @@ CREATE TABLE servers (
     beat         BIGINT NOT NULL DEFAULT 0,
     load         INTEGER NOT NULL DEFAULT 0
 );
+-- Secrets every server sharing the database must agree on (the key that
+-- signs hadoop.auth cookies, so that a cookie from one server is good at
+-- any other), created by the first server that needs one.
+CREATE TABLE cluster_secrets (
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
