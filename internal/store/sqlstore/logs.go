@@ -28,6 +28,10 @@ func (t *tx) AppendLog(ctx context.Context, e *store.LogEntry) error {
 		return errReadOnly
 	}
 	t.touch(e.JobID)
+	if t.pipe != nil {
+		t.pipe.returning(t.db.q["appendLog"], &e.ID, e.JobID, e.ActionID, e.Time.UnixMilli(), e.Level, e.Message)
+		return nil
+	}
 	if err := t.queryRow(ctx, "appendLog", e.JobID, e.ActionID, e.Time.UnixMilli(), e.Level, e.Message).Scan(&e.ID); err != nil {
 		return fmt.Errorf("%s: append log: %w", t.db.Dialect.Name, err)
 	}
@@ -39,7 +43,7 @@ func (t *tx) Logs(ctx context.Context, jobID string, afterID int64, limit int) (
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	rows, err := t.tx.QueryContext(ctx, q, jobID, afterID)
+	rows, err := t.query(ctx, q, jobID, afterID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: logs: %w", t.db.Dialect.Name, err)
 	}

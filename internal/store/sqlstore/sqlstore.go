@@ -50,6 +50,10 @@ type Dialect struct {
 	// server instances (PostgreSQL: a transaction-scoped advisory lock),
 	// so that two servers never split one instance's jobs.
 	TakeOverLock string
+	// Pipeline, when set, makes Update send a transaction's statements in
+	// as few round trips as its reads allow (pipeline.go). nil runs each
+	// statement on its own, which costs nothing more in process (SQLite).
+	Pipeline *Pipeline
 }
 
 // DB is a store.Store over database/sql. Writes go through Write; reads may
@@ -200,11 +204,14 @@ func (db *DB) Close() error {
 }
 
 func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(store.Tx) error) (err error) {
+	if !readOnly && db.Dialect.Pipeline != nil {
+		return db.runPipelined(ctx, fn)
+	}
 	sqlTx, err := pool.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", db.Dialect.Name, err)
 	}
-	t := &tx{db: db, pool: pool, tx: sqlTx, readOnly: readOnly, owner: db.fence()}
+	t := &tx{db: db, pool: pool, tx: sqlTx, q: sqlTx, readOnly: readOnly, owner: db.fence()}
 	defer func() {
 		if p := recover(); p != nil {
 			_ = sqlTx.Rollback()
@@ -233,14 +240,33 @@ var errReadOnly = errors.New("store: write in a read-only transaction")
 type tx struct {
 	db       *DB
 	pool     *sql.DB
-	tx       *sql.Tx
+	tx       *sql.Tx // nil when pipelined
+	q        querier // tx, or the connection of a pipelined transaction
 	readOnly bool
 	// owner is the store's registered instance when the transaction
 	// began ("" unfenced); touched collects the jobs it wrote to, whose
 	// ownership is checked before the commit.
 	owner   string
 	touched map[string]bool
+	// pipe holds the state of a pipelined transaction (pipeline.go); nil
+	// otherwise.
+	pipe *pipelined
 }
+
+// querier is what *sql.Tx and *sql.Conn have in common.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// rowScanner is a *sql.Row, or a failure to read one.
+type rowScanner interface{ Scan(dest ...any) error }
+
+// errRow is a row whose reading failed before the query ran.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
 
 // touch records that the transaction writes to a job (a workflow or
 // coordinator job id, or an id of one of its actions).
@@ -289,6 +315,11 @@ func isCoordID(id string) bool { return strings.HasSuffix(id, "-C") }
 // prepared returns a named statement bound to this transaction, or nil
 // when the query is not prepared.
 func (t *tx) prepared(ctx context.Context, name string) *sql.Stmt {
+	if t.tx == nil {
+		// A pipelined transaction runs on a connection, where the
+		// driver keeps prepared statements itself.
+		return nil
+	}
 	t.db.mu.Lock()
 	st := t.db.stmts[t.pool][name]
 	t.db.mu.Unlock()
@@ -302,6 +333,10 @@ func (t *tx) exec(ctx context.Context, name string, args ...any) error {
 	if t.readOnly {
 		return errReadOnly
 	}
+	if t.pipe != nil {
+		t.pipe.queue = append(t.pipe.queue, Stmt{SQL: t.db.q[name], Args: args})
+		return nil
+	}
 	var err error
 	if st := t.prepared(ctx, name); st != nil {
 		_, err = st.ExecContext(ctx, args...)
@@ -314,11 +349,29 @@ func (t *tx) exec(ctx context.Context, name string, args ...any) error {
 	return nil
 }
 
-func (t *tx) queryRow(ctx context.Context, name string, args ...any) *sql.Row {
+// queryRow runs a named query that returns one row.
+func (t *tx) queryRow(ctx context.Context, name string, args ...any) rowScanner {
 	if st := t.prepared(ctx, name); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
-	return t.tx.QueryRowContext(ctx, t.db.q[name], args...)
+	return t.queryRowText(ctx, t.db.q[name], args...)
+}
+
+// queryRowText runs a query that returns one row; the writes a pipelined
+// transaction has queued are sent first, so that it reads them.
+func (t *tx) queryRowText(ctx context.Context, q string, args ...any) rowScanner {
+	if err := t.flush(ctx); err != nil {
+		return errRow{err}
+	}
+	return t.q.QueryRowContext(ctx, q, args...)
+}
+
+// query runs a query, after the queued writes as queryRowText.
+func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
+	return t.q.QueryContext(ctx, q, args...)
 }
 
 // ms converts a time to the stored form: Unix milliseconds, NULL for zero.
@@ -525,7 +578,7 @@ func (t *tx) Jobs(ctx context.Context, f store.JobFilter) ([]*store.Job, error) 
 	if t.db.Dialect.Rebind != nil {
 		q = t.db.Dialect.Rebind(q)
 	}
-	rows, err := t.tx.QueryContext(ctx, q, args...)
+	rows, err := t.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: jobs: %w", t.db.Dialect.Name, err)
 	}
@@ -548,7 +601,7 @@ func (t *tx) CountJobs(ctx context.Context, f store.JobFilter) (int, error) {
 		q = t.db.Dialect.Rebind(q)
 	}
 	var n int
-	if err := t.tx.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+	if err := t.queryRowText(ctx, q, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("%s: count jobs: %w", t.db.Dialect.Name, err)
 	}
 	return n, nil
@@ -566,7 +619,7 @@ func (t *tx) Action(ctx context.Context, id string) (*store.Action, error) {
 }
 
 func (t *tx) queryActions(ctx context.Context, q string, args ...any) ([]*store.Action, error) {
-	rows, err := t.tx.QueryContext(ctx, q, args...)
+	rows, err := t.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: actions: %w", t.db.Dialect.Name, err)
 	}
@@ -633,6 +686,15 @@ func (t *tx) AddEffect(ctx context.Context, e *store.Effect) error {
 	if e.CreatedTime.IsZero() {
 		e.CreatedTime = time.Now()
 	}
+	if t.pipe != nil {
+		// Sent at once, with the writes queued before it, for the id.
+		t.pipe.returning(t.db.q["addEffect"], &e.ID, e.JobID, e.ActionID, e.Kind, e.Attempt, e.Payload,
+			ms(e.NotBefore), ms(e.CreatedTime))
+		if err := t.flush(ctx); err != nil {
+			return fmt.Errorf("add effect: %w", err)
+		}
+		return nil
+	}
 	err := t.queryRow(ctx, "addEffect", e.JobID, e.ActionID, e.Kind, e.Attempt, e.Payload,
 		ms(e.NotBefore), ms(e.CreatedTime)).Scan(&e.ID)
 	if err != nil {
@@ -641,9 +703,26 @@ func (t *tx) AddEffect(ctx context.Context, e *store.Effect) error {
 	return nil
 }
 
+func (t *tx) QueueEffect(ctx context.Context, e *store.Effect) error {
+	if t.pipe == nil || t.readOnly {
+		return t.AddEffect(ctx, e)
+	}
+	t.touch(e.JobID)
+	if e.CreatedTime.IsZero() {
+		e.CreatedTime = time.Now()
+	}
+	t.pipe.returning(t.db.q["addEffect"], &e.ID, e.JobID, e.ActionID, e.Kind, e.Attempt, e.Payload,
+		ms(e.NotBefore), ms(e.CreatedTime))
+	return nil
+}
+
 func (t *tx) DoneEffect(ctx context.Context, id int64) error {
 	if t.readOnly {
 		return errReadOnly
+	}
+	if t.pipe != nil {
+		t.pipe.done = append(t.pipe.done, id)
+		return nil
 	}
 	// The deleted row names its job, whose ownership the commit checks:
 	// a server that lost a job must not settle the new owner's effects.
@@ -670,7 +749,7 @@ func (t *tx) PendingEffects(ctx context.Context, jobID string, limit int) ([]*st
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	rows, err := t.tx.QueryContext(ctx, q, args...)
+	rows, err := t.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: pending effects: %w", t.db.Dialect.Name, err)
 	}
@@ -691,7 +770,7 @@ func (t *tx) NextSequence(ctx context.Context, name string) (int64, error) {
 		return 0, errReadOnly
 	}
 	var v int64
-	var row *sql.Row
+	var row rowScanner
 	if _, ok := t.db.Dialect.Sequences[name]; ok {
 		row = t.queryRow(ctx, seqQuery(name))
 	} else {

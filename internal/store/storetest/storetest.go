@@ -40,6 +40,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Logs", testLogs},
 		{"DeleteAction", testDeleteAction},
 		{"ExternalIDUnique", testExternalIDUnique},
+		{"WritesThenReads", testWritesThenReads},
+		{"FailedWriteRollsBack", testFailedWriteRollsBack},
+		{"FencedCommits", testFencedCommits},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
