@@ -204,7 +204,15 @@ func (db *DB) Close() error {
 }
 
 func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(store.Tx) error) (err error) {
-	if !readOnly && db.Dialect.Pipeline != nil {
+	if db.Dialect.Pipeline != nil {
+		if readOnly {
+			// Reads without a transaction block, each on any connection
+			// of the pool: BEGIN and ROLLBACK were two of the four round
+			// trips of a typical View. Under READ COMMITTED, PostgreSQL's
+			// default, every statement sees a snapshot of its own inside
+			// a transaction too, so the reads see the same.
+			return fn(&tx{db: db, pool: pool, q: pool, readOnly: true, owner: db.fence()})
+		}
 		return db.runPipelined(ctx, fn)
 	}
 	sqlTx, err := pool.BeginTx(ctx, nil)
@@ -772,7 +780,14 @@ func (t *tx) NextSequence(ctx context.Context, name string) (int64, error) {
 	var v int64
 	var row rowScanner
 	if _, ok := t.db.Dialect.Sequences[name]; ok {
-		row = t.queryRow(ctx, seqQuery(name))
+		if p := t.pipe; p != nil && !p.began {
+			// A database sequence does not roll back, so a pipelined
+			// transaction that has sent nothing yet asks outside its
+			// transaction block: BEGIN can then travel with its writes.
+			row = t.q.QueryRowContext(ctx, t.db.q[seqQuery(name)])
+		} else {
+			row = t.queryRow(ctx, seqQuery(name))
+		}
 	} else {
 		row = t.queryRow(ctx, "nextSeq", name)
 	}
