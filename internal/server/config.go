@@ -42,6 +42,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.notification.retries", "3", "how many times a failed notification is sent again; negative: never"},
 	{"gozie.notification.retry.interval.s", "60", "wait before the first retry of a notification, doubled for each next one, in seconds"},
 	{"gozie.shutdown.timeout.s", "30", "how long a graceful shutdown waits for requests in flight"},
+	{"gozie.actions.max.concurrent", "0", "most actions this server runs at a time (sub-workflows not counted); further starts wait with their actions in PREP. 0: no bound"},
 	{"gozie.server.id", "", "this server's name among several sharing one PostgreSQL store (default <host>:<port>); a server started again under the same id takes its jobs back at once"},
 	{"gozie.server.lease.s", "20", "several servers: how long a server's heartbeats may stop before another server takes its jobs over, in seconds"},
 	{"gozie.server.heartbeat.s", "5", "several servers: how often a server renews its lease, in seconds (less than gozie.server.lease.s)"},
