@@ -240,3 +240,41 @@ func TestRoute(t *testing.T) {
 		t.Errorf("Route(job of a silent server) = %v, want ErrOwnerDown", err)
 	}
 }
+
+// TestSpread: a server with clearly more unfinished jobs than a live peer
+// sends new submissions there until the two are about even; with NoSpread
+// or without a live peer it keeps them.
+func TestSpread(t *testing.T) {
+	ss := shared(t, 2)
+	clk := &clock{now: time.Unix(1000, 0)}
+	a := join(t, ss[0].(store.Cluster), "a", clk)
+	for i := range 12 {
+		newJob(t, ss[0], "a"+string(rune('a'+i))+"-W")
+	}
+	if got := a.Spread(); got != "" {
+		t.Fatalf("Spread without a peer = %q", got)
+	}
+	b := join(t, ss[1].(store.Cluster), "b", clk)
+	a.Tick(ctx)
+	b.Tick(ctx)
+	clk.add(time.Second)
+	a.Tick(ctx) // a has watched b's beat move: b is alive
+	sent := 0
+	for range 20 {
+		switch got := a.Spread(); got {
+		case "http://b/oozie":
+			sent++
+		case "":
+		default:
+			t.Fatalf("Spread = %q", got)
+		}
+	}
+	// a had 12, b none: a sends until a's count is within b's + 4.
+	if sent < 10 || sent > 16 {
+		t.Errorf("sent %d of 20 submissions to b (12 vs 0 jobs before)", sent)
+	}
+	a.opts.NoSpread = true
+	if got := a.Spread(); got != "" {
+		t.Errorf("Spread with NoSpread = %q", got)
+	}
+}

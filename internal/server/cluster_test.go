@@ -94,6 +94,17 @@ func TestCommandsReachTheOwner(t *testing.T) {
 	if a.srv.metrics.callbacks.Load() != before+1 {
 		t.Error("the callback did not reach the owner")
 	}
+	// A bulk kill sent to b kills a's jobs through a.
+	bulk := []string{
+		a.submit("joe", "", "oozie.wf.application.path", a.app("bulk")),
+		a.submit("joe", "", "oozie.wf.application.path", a.app("bulk")),
+	}
+	if r := b.do("PUT", "/oozie/v2/jobs?action=kill&jobtype=wf&filter=name%3Dbulk&user.name=joe", "", ""); r.status != http.StatusOK {
+		t.Errorf("bulk kill through b: %d %s", r.status, r.body)
+	}
+	for _, id := range bulk {
+		b.waitStatus(id, "KILLED")
+	}
 	// Both servers list both, by name.
 	for _, e := range envs {
 		m := e.do("GET", "/oozie/v2/admin/available-oozie-servers", "", "").json(t)
@@ -120,4 +131,29 @@ func TestCommandsReachTheOwner(t *testing.T) {
 		t.Fatalf("start after the take-over: %d %s", r.status, r.body)
 	}
 	b.waitStatus(id3, "SUCCEEDED")
+}
+
+// TestSubmissionsSpread: a server with clearly more unfinished jobs than a
+// live peer passes a new submission to it; the job is the peer's.
+func TestSubmissionsSpread(t *testing.T) {
+	clk := &monoClock{now: time.Unix(1000, 0)}
+	envs, members := clusterEnvs(t, 2, clk)
+	a := envs[0]
+	for range 6 {
+		a.submit("joe", "", "oozie.wf.application.path", a.app("load"))
+	}
+	members[0].Tick(context.Background())
+	members[1].Tick(context.Background())
+	clk.add(time.Second)
+	members[0].Tick(context.Background())
+	id := a.submit("joe", "start", "oozie.wf.application.path", a.app("spread"))
+	if url, local, err := members[0].Route(context.Background(), id); err != nil || local || url != envs[1].base {
+		t.Errorf("the new job went to %q (local %v, %v), want the idle server", url, local, err)
+	}
+	a.waitStatus(id, "SUCCEEDED")
+	// A dry run creates no job: it is answered where it arrives.
+	r := a.do("POST", "/oozie/v2/jobs?action=dryrun&user.name=joe", "application/xml", confXML("oozie.wf.application.path", a.app("dry")))
+	if r.status/100 != 2 || a.srv.metrics.forwarded.Load() != 1 {
+		t.Errorf("dry run: %d, forwarded %d (want 1, the submission only)", r.status, a.srv.metrics.forwarded.Load())
+	}
 }
