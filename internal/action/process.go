@@ -351,6 +351,13 @@ func (s *processExecutor) Check(_ context.Context, a *Context, externalID string
 		}
 		return gone(dir, "launcher exited before starting the program: "+tail(filepath.Join(dir, launcherLog))), nil
 	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		// Several servers: the step was started by a server on another
+		// host that stopped, and this one took its job over. Nothing here
+		// says how the step ended, so it is not reported OK: JA017, which
+		// retry-max retries by default (a new attempt on this server).
+		return gone(dir, "the work directory "+dir+" is not on this host: the server that started the step is gone (or its data directory was removed), and how the step ended is unknown"), nil
+	}
 	fi, err := os.Stat(filepath.Join(dir, SpecFile))
 	if err != nil {
 		return gone(dir, "no launcher was started in "+dir), nil

@@ -206,7 +206,7 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 			auth.Secret = []byte(sec)
 		}
 		member, err = cluster.Join(ctx, cluster.Options{Store: c, Name: name, URL: base, Version: Version(),
-			Lease: lease, Heartbeat: beat, Logf: logf})
+			Lease: lease, Heartbeat: beat, Logf: logf, NoSpread: !cfg.Bool("gozie.server.spread")})
 		if err != nil {
 			return err
 		}
@@ -246,6 +246,7 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		MaxConfFileBytes:   int64(cfg.Int("gozie.conf.file.max.bytes", int(fsys.DefaultMaxConfFile))),
 		Expand:             conf.DefaultExpandLimits,
 		LeaseValid:         leaseValid(member),
+		MaxRunningActions:  cfg.Int("gozie.actions.max.concurrent", 0),
 	})
 	if err != nil {
 		return err

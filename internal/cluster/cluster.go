@@ -70,6 +70,9 @@ type Options struct {
 	Now func() time.Time
 	// Logf receives what the member does; default log.Printf.
 	Logf func(format string, args ...any)
+	// NoSpread keeps every submission on the server that receives it
+	// (see Spread).
+	NoSpread bool
 }
 
 // Member is this server's membership of a shared store.
@@ -83,6 +86,12 @@ type Member struct {
 	observed map[string]observation
 	servers  []store.ServerInfo // as of the last heartbeat round
 	eng      Engine
+	// load is this instance's count of unfinished jobs at its last
+	// heartbeat; kept and sent count the submissions kept here and sent
+	// to each other instance since then (Spread).
+	load int
+	kept int
+	sent map[string]int
 }
 
 type observation struct {
@@ -113,7 +122,7 @@ func Join(ctx context.Context, opts Options) (*Member, error) {
 	if opts.Logf == nil {
 		opts.Logf = log.Printf
 	}
-	m := &Member{opts: opts, st: opts.Store, observed: map[string]observation{}}
+	m := &Member{opts: opts, st: opts.Store, observed: map[string]observation{}, sent: map[string]int{}}
 	earlier, err := m.st.Servers(ctx)
 	if err != nil {
 		return nil, err
@@ -216,6 +225,12 @@ func (m *Member) Tick(ctx context.Context) {
 	load, err := m.st.CountOwned(ctx, id)
 	if err == nil {
 		err = m.st.Heartbeat(ctx, id, load)
+	}
+	if err == nil {
+		m.mu.Lock()
+		m.load, m.kept = load, 0
+		clear(m.sent)
+		m.mu.Unlock()
 	}
 	if errors.Is(err, store.ErrNotOwner) {
 		m.rejoin(ctx)
@@ -332,6 +347,40 @@ func (m *Member) Live(ctx context.Context) ([]store.ServerInfo, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// Spread chooses where a new submission goes: "" to keep it on this
+// server, or the URL of a live server with clearly fewer unfinished jobs
+// (by the loads of the last heartbeats, plus the submissions kept and sent
+// since). Clients pointed at one server thus still spread their work over
+// all of them, while a balanced cluster keeps each submission where it
+// arrived.
+func (m *Member) Spread() string {
+	if m.opts.NoSpread {
+		return ""
+	}
+	now := m.opts.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mine := m.load + m.kept
+	best, bestLoad := store.ServerInfo{}, -1
+	for _, s := range m.servers {
+		if s.ID == m.self.ID || s.URL == "" {
+			continue
+		}
+		if o, ok := m.observed[s.ID]; !ok || o.beat != s.Beat || now.Sub(o.since) >= m.opts.Lease {
+			continue // not watched alive in the last round
+		}
+		if l := s.Load + m.sent[s.ID]; bestLoad < 0 || l < bestLoad {
+			best, bestLoad = s, l
+		}
+	}
+	if bestLoad < 0 || mine <= bestLoad+max(4, bestLoad/4) {
+		m.kept++
+		return ""
+	}
+	m.sent[best.ID]++
+	return best.URL
 }
 
 // ErrOwnerDown is returned by Route for a job whose server stopped

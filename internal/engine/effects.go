@@ -82,6 +82,7 @@ func (e *Engine) perform(ef *store.Effect) {
 // lostJob drops what the engine holds of a job another server owns now.
 func (e *Engine) lostJob(jobID string, err error) {
 	e.forget(jobID)
+	e.slots.releaseJob(jobID)
 	e.logLimited("lost "+jobID, "gozie: job %s is worked by another server now; leaving it (%v)", jobID, err)
 }
 
@@ -211,6 +212,9 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		// the job's commit fails as taken over.
 		return errLeaseExpired
 	}
+	if a.Type != "sub-workflow" && !e.slots.acquire(ctx, a.ID) {
+		return nil // shutting down: the effect stays pending
+	}
 	e.sem <- struct{}{}
 	res, startErr := guard(func() (action.Result, error) { return exec.Start(ctx, actx) })
 	<-e.sem
@@ -231,6 +235,7 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	defer st.mu.Unlock()
 	a = st.actions[nodeName(ef.ActionID)]
 	if a == nil || a.Attempt != ef.Attempt || !startable(a.Status) {
+		e.slots.release(ef.ActionID)
 		// Killed while starting: stop what was started.
 		if startErr == nil && !res.Done && res.ExternalID != "" {
 			if err := exec.Kill(ctx, actx, res.ExternalID); err != nil {
@@ -244,6 +249,9 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	st.actionStarted(e, a, res, startErr)
 	st.done = append(st.done, ef.ID)
 	if err := e.commit(ctx, st); err != nil {
+		if errors.Is(err, store.ErrNotOwner) {
+			e.slots.release(ef.ActionID)
+		}
 		return err
 	}
 	if a.Status == store.ActionRunning {

@@ -66,6 +66,9 @@ type Options struct {
 	MaxSubWorkflowDepth int
 	// MaxConcurrentStarts bounds executor Start calls in flight; default 64.
 	MaxConcurrentStarts int
+	// MaxRunningActions bounds the actions this engine runs at a time
+	// (slots.go); further starts wait. 0 means no bound.
+	MaxRunningActions int
 	// SystemID is the id segment after the timestamp; default
 	// "oozie-<os user>" cut to 10 characters, as Oozie.
 	SystemID string
@@ -165,6 +168,7 @@ type Engine struct {
 	settled  map[*settledSet]bool   // one set per sweep in progress
 	logged   map[string]time.Time   // last line of each rate-limited failure
 
+	slots    *slots       // bound on running actions (slots.go)
 	coord    coordRuntime // coordinator jobs' locks and parsed apps
 	notifier notifier     // HTTP notification deliveries (notifysend.go)
 }
@@ -238,6 +242,7 @@ func New(opts Options) (*Engine, error) {
 		settled:  map[*settledSet]bool{},
 		logged:   map[string]time.Time{},
 		sem:      make(chan struct{}, opts.MaxConcurrentStarts),
+		slots:    newSlots(opts.MaxRunningActions),
 	}
 	e.started = e.clock.Now()
 	e.ctx, e.cancel = context.WithCancel(context.Background())
@@ -291,6 +296,9 @@ func (e *Engine) Adopt(ctx context.Context) error {
 	}
 	e.dispatch(effects)
 	for _, a := range running {
+		if a.Type != "sub-workflow" {
+			e.slots.adopt(a.ID)
+		}
 		e.enqueueCheck(a.JobID, a.ID)
 	}
 	return nil
@@ -303,6 +311,7 @@ func (e *Engine) ForgetAll() {
 	e.mu.Lock()
 	clear(e.jobs)
 	e.mu.Unlock()
+	e.slots.clear()
 }
 
 // every calls f every interval (wall-clock ticker, as the poll always
@@ -587,6 +596,12 @@ func (e *Engine) committed(st *jobState, ch *change) {
 		}
 	}
 	e.mu.Unlock()
+	for _, a := range ch.dirty {
+		// PREP: being started, the slot taken for the start it waits for.
+		if !occupies(a.Status) && a.Status != store.ActionPrep {
+			e.slots.release(a.ID)
+		}
+	}
 	if e.opts.OnTransition != nil && len(ch.logs) > 0 {
 		e.opts.OnTransition(transitionOf(st, ch))
 	}

@@ -1,12 +1,16 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/gozie/gozie/internal/cluster"
 	"github.com/gozie/gozie/internal/store"
@@ -19,6 +23,9 @@ type Cluster interface {
 	ID() string
 	Route(ctx context.Context, jobID string) (url string, local bool, err error)
 	Live(ctx context.Context) ([]store.ServerInfo, error)
+	// Spread names a less loaded server for a new submission, "" to
+	// keep it here.
+	Spread() string
 }
 
 // forwardedHeader marks a request one server passed to another; the
@@ -52,9 +59,16 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, id string) (boo
 	if err != nil || local {
 		return false, err
 	}
+	return true, s.proxy(w, r, to, id)
+}
+
+// proxy passes the request to the server at base URL to and writes its
+// answer; an unusable URL or a server that does not answer is
+// errJobElsewhere (nothing was written then).
+func (s *Server) proxy(w http.ResponseWriter, r *http.Request, to, id string) error {
 	target, err := url.Parse(to)
 	if err != nil || target.Host == "" {
-		return true, errJobElsewhere(id, errors.New("the owning server's URL is not usable: "+to))
+		return errJobElsewhere(id, errors.New("the owning server's URL is not usable: "+to))
 	}
 	var proxyErr error
 	proxy := &httputil.ReverseProxy{
@@ -73,7 +87,81 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, id string) (boo
 	proxy.ServeHTTP(w, r)
 	if proxyErr != nil {
 		s.opts.Logf("gozie: forward %s %s to %s: %v", r.Method, r.URL.Path, target.Host, proxyErr)
-		return true, errJobElsewhere(id, errors.New("the owning server did not answer"))
+		return errJobElsewhere(id, errors.New("the owning server did not answer"))
+	}
+	return nil
+}
+
+// spread passes a new submission to a less loaded server when this one has
+// clearly more unfinished jobs than another live one (Cluster.Spread),
+// and reports whether it did. A dry run creates no job and stays here, as
+// does a submission another server already passed on, and one the chosen
+// server does not answer.
+func (s *Server) spread(w http.ResponseWriter, r *http.Request) bool {
+	if s.opts.Cluster == nil || r.Header.Get(forwardedHeader) != "" || r.URL.Query().Get("action") == "dryrun" {
+		return false
+	}
+	to := s.opts.Cluster.Spread()
+	if to == "" {
+		return false
+	}
+	// The body must survive a failed attempt: the submission then
+	// stays here.
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	err = s.proxy(w, r.Clone(r.Context()), to, "submission")
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return err == nil
+}
+
+// forwardCommand sends one job command (kill, suspend, resume) of a bulk
+// request to the server owning the job, with the caller's credentials, and
+// reports whether the job is another server's (then done is true and err
+// says whether the command failed there).
+func (s *Server) forwardCommand(r *http.Request, id, act string) (bool, error) {
+	if s.opts.Cluster == nil || r.Header.Get(forwardedHeader) != "" {
+		return false, nil
+	}
+	to, local, err := s.opts.Cluster.Route(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && local) {
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	target, err := url.Parse(to)
+	if err != nil || target.Host == "" {
+		return true, fmt.Errorf("the owning server's URL is not usable: %q", to)
+	}
+	q := url.Values{"action": {act}}
+	if u := r.URL.Query().Get("user.name"); u != "" {
+		q.Set("user.name", u)
+	}
+	u := url.URL{Scheme: target.Scheme, Host: target.Host, Path: "/oozie/v2/job/" + id, RawQuery: q.Encode()}
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, u.String(), nil)
+	if err != nil {
+		return true, err
+	}
+	for _, h := range []string{"Authorization", "Cookie"} {
+		if v := r.Header.Get(h); v != "" {
+			req.Header.Set(h, v)
+		}
+	}
+	req.Header.Set(forwardedHeader, s.opts.Cluster.ID())
+	s.metrics.forwarded.Add(1)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return true, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(res.Body, 512))
+		return true, fmt.Errorf("%s answered %d: %s %s", target.Host, res.StatusCode, res.Header.Get("oozie-error-message"), strings.TrimSpace(string(body)))
 	}
 	return true, nil
 }

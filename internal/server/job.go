@@ -452,11 +452,14 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 	if kind == kindWfAction || kind == kindCoordAction {
 		return errParamValue("action", act)
 	}
-	if err := s.authorize(ctx, c.user, id, kind); err != nil {
-		s.audit(r, c, id, act, err)
+	// The server working the job authorizes, performs and audits the
+	// command (the audit line goes into the job's log, which only its
+	// owner writes).
+	if done, err := s.forward(w, r, id); done || err != nil {
 		return err
 	}
-	if done, err := s.forward(w, r, id); done || err != nil {
+	if err := s.authorize(ctx, c.user, id, kind); err != nil {
+		s.audit(r, c, id, act, err)
 		return err
 	}
 	err := s.applyChange(w, r, c, id, kind, act)

@@ -29,6 +29,9 @@ const maxBody = 16 << 20
 func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request, c *call, ver string) error {
 	switch r.Method {
 	case http.MethodPost:
+		if s.spread(w, r) {
+			return nil
+		}
 		return s.submit(w, r, c)
 	case http.MethodGet:
 		if r.URL.Query().Has("action") {
@@ -514,6 +517,14 @@ func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request, c *call) err
 		}
 	}
 	for _, id := range ids {
+		// A job another server works is changed by that server, which
+		// audits it too.
+		if done, err := s.forwardCommand(r, id, act); done {
+			if err != nil {
+				s.opts.Logf("gozie: bulk %s %s: %v", act, id, err)
+			}
+			continue
+		}
 		var err error
 		switch act {
 		case "kill":

@@ -59,6 +59,14 @@ func newEnv(t testing.TB, tweak ...func(*AuthOptions)) *env {
 // newEnvOn is newEnv on a given store.
 func newEnvOn(t testing.TB, dir string, st store.Store, tweak ...func(*AuthOptions)) *env {
 	t.Helper()
+	return newEnvJoined(t, dir, st, nil, tweak...)
+}
+
+// newEnvJoined is newEnvOn for a server of several sharing the store: join,
+// when set, registers it (with its base URL) before its engine starts and
+// returns its membership.
+func newEnvJoined(t testing.TB, dir string, st store.Store, join func(base string) Cluster, tweak ...func(*AuthOptions)) *env {
+	t.Helper()
 	reg := action.NewRegistry()
 	self, err := os.Executable()
 	if err != nil {
@@ -84,9 +92,14 @@ func newEnvOn(t testing.TB, dir string, st store.Store, tweak ...func(*AuthOptio
 	for _, f := range tweak {
 		f(&auth)
 	}
+	var member Cluster
+	if join != nil {
+		member = join(e.base)
+	}
 	e.srv, err = New(Options{Engine: e.eng, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
 		Config: map[string]string{"gozie.http.port": "11000", "gozie.authentication.secret": "hidden",
-			"gozie.db": "postgres://gozie:dbpw@db:5432/gozie", "gozie.authentication.tokens": "tokval=ann"}, Logf: t.Logf})
+			"gozie.db": "postgres://gozie:dbpw@db:5432/gozie", "gozie.authentication.tokens": "tokval=ann"}, Logf: t.Logf,
+		Cluster: member})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,23 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return OpenTest(t) })
 }
 
+// TestCluster runs the ownership suite with several stores on one schema,
+// as several servers share one database.
+func TestCluster(t *testing.T) {
+	storetest.RunCluster(t, func(t *testing.T, n int) []store.Store {
+		dsn := TestDSN(t)
+		var out []store.Store
+		for range n {
+			s, err := Open(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, s)
+		}
+		return out
+	})
+}
+
 // Sequences must hand out every value once even when many transactions ask
 // at the same time, as several servers sharing the database will.
 func TestConcurrentSequence(t *testing.T) {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gozie/gozie/internal/store"
@@ -65,5 +66,24 @@ func TestReopen(t *testing.T) {
 func TestOpenUnwritable(t *testing.T) {
 	if _, err := Open(context.Background(), "/nonexistent-dir/x/gozie.db"); err == nil {
 		t.Fatal("Open in a missing directory succeeded")
+	}
+}
+
+// TestNoCluster: a SQLite database serves one server; registering a second
+// one (or any take-over) is refused with a message that names PostgreSQL.
+func TestNoCluster(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "gozie.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := s.(store.Cluster)
+	err = c.Register(ctx, store.ServerInfo{ID: "a#1", Name: "a"})
+	if err == nil || !strings.Contains(err.Error(), "PostgreSQL") {
+		t.Errorf("Register on SQLite = %v, want a refusal naming PostgreSQL", err)
+	}
+	if _, err := c.TakeOver(ctx, "a#1", "b#1", 1); err == nil {
+		t.Error("TakeOver on SQLite succeeded")
 	}
 }
