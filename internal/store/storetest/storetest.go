@@ -42,7 +42,6 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ExternalIDUnique", testExternalIDUnique},
 		{"WritesThenReads", testWritesThenReads},
 		{"FailedWriteRollsBack", testFailedWriteRollsBack},
-		{"FencedCommits", testFencedCommits},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
