@@ -261,8 +261,8 @@ var errReadOnly = errors.New("store: write in a read-only transaction")
 type tx struct {
 	db       *DB
 	pool     *sql.DB
-	tx       *sql.Tx // nil when pipelined
-	q        querier // tx, or the connection of a pipelined transaction
+	tx       *sql.Tx // nil for a dialect with a Pipeline
+	q        querier // tx; with a Pipeline, the connection of an Update or the pool of a View
 	readOnly bool
 	// owner is the store's registered instance when the transaction
 	// began ("" unfenced); touched collects the jobs it wrote to, whose
@@ -274,7 +274,7 @@ type tx struct {
 	pipe *pipelined
 }
 
-// querier is what *sql.Tx and *sql.Conn have in common.
+// querier is what *sql.Tx, *sql.Conn and *sql.DB have in common.
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
@@ -337,8 +337,8 @@ func isCoordID(id string) bool { return strings.HasSuffix(id, "-C") }
 // when the query is not prepared.
 func (t *tx) prepared(ctx context.Context, name string) *sql.Stmt {
 	if t.tx == nil {
-		// A pipelined transaction runs on a connection, where the
-		// driver keeps prepared statements itself.
+		// Not in a *sql.Tx (a dialect with a Pipeline): the driver
+		// keeps prepared statements per connection itself.
 		return nil
 	}
 	t.db.mu.Lock()
