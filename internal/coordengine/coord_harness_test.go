@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
@@ -78,15 +79,15 @@ type coordHarness struct {
 	store store.Store
 	clock *fakeClock
 	hold  *holdExec
-	opts  CoordOptions
+	opts  Options
 	e     *Engine
 }
 
 // harnessFactory makes a coordinator harness on some store.
-type harnessFactory func(t testing.TB, now time.Time, opts CoordOptions) *coordHarness
+type harnessFactory func(t testing.TB, now time.Time, opts Options) *coordHarness
 
 // newCoordHarness is a harness on a fresh SQLite database.
-func newCoordHarness(t testing.TB, now time.Time, opts CoordOptions) *coordHarness {
+func newCoordHarness(t testing.TB, now time.Time, opts Options) *coordHarness {
 	t.Helper()
 	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "gozie.db"))
 	if err != nil {
@@ -98,12 +99,12 @@ func newCoordHarness(t testing.TB, now time.Time, opts CoordOptions) *coordHarne
 
 // newPostgresCoordHarness is a harness on a schema of its own on the test
 // PostgreSQL server (skipped without one).
-func newPostgresCoordHarness(t testing.TB, now time.Time, opts CoordOptions) *coordHarness {
+func newPostgresCoordHarness(t testing.TB, now time.Time, opts Options) *coordHarness {
 	t.Helper()
 	return newCoordHarnessOn(t, postgres.OpenTest(t), now, opts)
 }
 
-func newCoordHarnessOn(t testing.TB, s store.Store, now time.Time, opts CoordOptions) *coordHarness {
+func newCoordHarnessOn(t testing.TB, s store.Store, now time.Time, opts Options) *coordHarness {
 	t.Helper()
 	clock := newFakeClock()
 	clock.now = now
@@ -256,11 +257,11 @@ func (h *coordHarness) coordProps(wfXML string, kv ...string) *conf.Config {
 	})
 	c := conf.New()
 	for _, p := range [][2]string{
-		{PropCoordAppPath, "file://" + filepath.Join(h.dir, "apps", "coord")},
+		{engine.PropCoordAppPath, "file://" + filepath.Join(h.dir, "apps", "coord")},
 		{"wfApp", "file://" + filepath.Join(h.dir, "apps", "wf")},
 		{"dataRoot", filepath.Join(h.dir, "data")},
 		{"timeout", "-1"}, {"concurrency", "1"}, {"execution", "FIFO"}, {"throttle", "12"},
-		{PropUser, "tester"},
+		{engine.PropUser, "tester"},
 	} {
 		c.Set(p[0], p[1])
 	}
@@ -369,7 +370,7 @@ func (h *coordHarness) finish(wfID string) {
 	h.hold.finish(wfID)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		j, _, err := h.e.Job(context.Background(), wfID)
+		j, _, err := h.e.wf.Job(context.Background(), wfID)
 		if err != nil {
 			h.t.Fatal(err)
 		}

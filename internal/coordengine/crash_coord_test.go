@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -83,7 +83,7 @@ func coordCrashHelper(dir string) int {
 	reg := action.NewRegistry()
 	reg.Register("sh", shExec{log: filepath.Join(dir, "log"), label: hourLabel})
 	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, PollInterval: 20 * time.Millisecond,
-		DefaultUser: "crash", Coord: CoordOptions{InputCheckInterval: 20 * time.Millisecond}})
+		DefaultUser: "crash", Coord: Options{InputCheckInterval: 20 * time.Millisecond}})
 	if err != nil {
 		return fail(err)
 	}

@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -21,7 +22,7 @@ func TestCoordActionNotifications(t *testing.T) {
 }
 
 func testCoordActionNotifications(t *testing.T, newHarness harnessFactory) {
-	h := newHarness(t, weekStart.Add(-time.Hour), CoordOptions{InputCheckInterval: 15 * time.Minute})
+	h := newHarness(t, weekStart.Add(-time.Hour), Options{InputCheckInterval: 15 * time.Minute})
 	r := newRecorder(t, nil)
 	props := h.coordProps(fsWorkflow, "start", "2026-03-02T00:00Z", "end", "2026-03-02T02:00Z",
 		PropCoordActionNotificationURL, r.srv.URL+"/coord?action=$actionId&status=$status",
@@ -29,7 +30,7 @@ func testCoordActionNotifications(t *testing.T, newHarness harnessFactory) {
 	// The launched workflows ask for job notifications through the
 	// action's configuration, so $parentId is the coordinator action.
 	withWf := strings.Replace(hourlyCoord, "<configuration>",
-		"<configuration><property><name>"+PropWorkflowNotificationURL+"</name><value>${wfNotify}</value></property>", 1)
+		"<configuration><property><name>"+engine.PropWorkflowNotificationURL+"</name><value>${wfNotify}</value></property>", 1)
 	writeFiles(t, filepath.Join(h.dir, "apps"), map[string]string{"coord/coordinator.xml": withWf})
 	id, err := h.e.Run(context.Background(), props)
 	if err != nil {
@@ -97,7 +98,7 @@ func testCoordNotificationKillAndRestart(t *testing.T, newHarness harnessFactory
 	// Killing the job kills its actions: each is notified KILLED. The
 	// listener is down then, and the server restarts while the retry
 	// waits: the new engine delivers each notification once, in order.
-	h := newHarness(t, weekStart.Add(-time.Hour), CoordOptions{InputCheckInterval: 15 * time.Minute})
+	h := newHarness(t, weekStart.Add(-time.Hour), Options{InputCheckInterval: 15 * time.Minute})
 	var down atomic.Bool
 	r := newRecorder(t, func(uri string, n int) int {
 		if down.Load() {
@@ -139,7 +140,7 @@ func testCoordNotificationKillAndRestart(t *testing.T, newHarness harnessFactory
 }
 
 func TestCoordNoNotificationURL(t *testing.T) {
-	h := newCoordHarness(t, weekStart.Add(-time.Hour), CoordOptions{InputCheckInterval: 15 * time.Minute})
+	h := newCoordHarness(t, weekStart.Add(-time.Hour), Options{InputCheckInterval: 15 * time.Minute})
 	cs := &countingStore{Store: h.store}
 	h.store = cs
 	h.e.Close()

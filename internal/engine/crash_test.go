@@ -45,9 +45,6 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashHelperEnv); dir != "" {
 		os.Exit(crashHelper(dir))
 	}
-	if dir := os.Getenv(coordCrashHelperEnv); dir != "" {
-		os.Exit(coordCrashHelper(dir))
-	}
 	os.Setenv(benchLauncherEnv, "1")
 	os.Exit(m.Run())
 }

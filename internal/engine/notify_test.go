@@ -134,8 +134,6 @@ func TestNotificationTokens(t *testing.T) {
 			"http://h/n?job=J-W&node=mr-node&status=S:RUNNING"},
 		{"node, ended", nodeTokens("J-W", "mr-node", "T:end").Replace("http://h/n?job=$jobId&node=$nodeName&status=$status"),
 			"http://h/n?job=J-W&node=mr-node&status=T:end"},
-		{"coordinator action", coordActionTokens("C-C@12", "SUCCEEDED").Replace("http://h/c?action=$actionId&status=$status"),
-			"http://h/c?action=C-C@12&status=SUCCEEDED"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
@@ -148,7 +146,7 @@ func TestNotificationPayload(t *testing.T) {
 	for _, tt := range []struct{ url, proxy string }{
 		{"http://h/a?b=c", ""}, {"http://h/a", "myhttpproxyhost.mydomain.com:80"}, {"http://h/a", "socks@mysockshost.mydomain.com:1080"},
 	} {
-		u, p := splitNotifyPayload(notifyPayload(tt.url, tt.proxy))
+		u, p := splitNotifyPayload(NotifyPayload(tt.url, tt.proxy))
 		if u != tt.url || p != tt.proxy {
 			t.Errorf("payload of (%q, %q) reads back as (%q, %q)", tt.url, tt.proxy, u, p)
 		}
