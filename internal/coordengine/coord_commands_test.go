@@ -13,7 +13,7 @@ import (
 
 func (h *coordHarness) wfStatus(id string) string {
 	h.t.Helper()
-	j, _, err := h.e.wf.Job(context.Background(), id)
+	j, _, err := h.e.Job(context.Background(), id)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -362,7 +362,7 @@ func TestCoordInfoAndKillRange(t *testing.T) {
 		{"bad date", func() error { _, err := h.e.CoordKillActions(ctx, id, "date", "yesterday"); return err }, CodeInvalidDate},
 		{"bad type", func() error { _, err := h.e.CoordKillActions(ctx, id, "week", "1"); return err }, CodeInvalidParam},
 		{"suspend unknown", func() error { return h.e.Suspend(ctx, "x-C") }, engine.CodeJobNotFound},
-		{"start running", func() error { return h.e.wf.StartJob(ctx, id) }, engine.CodeAlreadyStarted},
+		{"start running", func() error { return h.e.StartJob(ctx, id) }, engine.CodeAlreadyStarted},
 	}
 	for _, c := range errCases {
 		if err := c.call(); engine.ErrorCode(err) != c.code {

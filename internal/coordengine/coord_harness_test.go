@@ -80,7 +80,7 @@ type coordHarness struct {
 	clock *fakeClock
 	hold  *holdExec
 	opts  Options
-	e     *Engine
+	e     *engines
 }
 
 // harnessFactory makes a coordinator harness on some store.
@@ -107,7 +107,7 @@ func newPostgresCoordHarness(t testing.TB, now time.Time, opts Options) *coordHa
 func newCoordHarnessOn(t testing.TB, s store.Store, now time.Time, opts Options) *coordHarness {
 	t.Helper()
 	clock := newFakeClock()
-	clock.now = now
+	clock.Set(now)
 	h := &coordHarness{t: t, dir: t.TempDir(), store: s, clock: clock, hold: newHoldExec(), opts: opts}
 	h.startEngine()
 	t.Cleanup(func() { h.e.Close() })
@@ -119,8 +119,8 @@ func (h *coordHarness) startEngine() {
 	reg := action.NewRegistry()
 	reg.Register("fs", action.NewFS())
 	reg.Register("hold", h.hold)
-	e, err := New(Options{Store: h.store, Actions: reg, DataDir: h.dir, Clock: h.clock,
-		PollInterval: time.Hour, DefaultUser: "tester", SystemID: "oozie-test", Logf: h.t.Logf, Coord: h.opts})
+	e, err := newEngines(engine.Options{Store: h.store, Actions: reg, DataDir: h.dir, Clock: h.clock,
+		PollInterval: time.Hour, DefaultUser: "tester", SystemID: "oozie-test", Logf: h.t.Logf}, h.opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func (h *coordHarness) finish(wfID string) {
 	h.hold.finish(wfID)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		j, _, err := h.e.wf.Job(context.Background(), wfID)
+		j, _, err := h.e.Job(context.Background(), wfID)
 		if err != nil {
 			h.t.Fatal(err)
 		}

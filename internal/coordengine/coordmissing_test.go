@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/gozie/gozie/internal/engine"
 )
 
 func TestCoordMissingDependencies(t *testing.T) {

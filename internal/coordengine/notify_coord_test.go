@@ -25,8 +25,8 @@ func testCoordActionNotifications(t *testing.T, newHarness harnessFactory) {
 	h := newHarness(t, weekStart.Add(-time.Hour), Options{InputCheckInterval: 15 * time.Minute})
 	r := newRecorder(t, nil)
 	props := h.coordProps(fsWorkflow, "start", "2026-03-02T00:00Z", "end", "2026-03-02T02:00Z",
-		PropCoordActionNotificationURL, r.srv.URL+"/coord?action=$actionId&status=$status",
-		"wfNotify", r.srv.URL+"/wf?id=$jobId&status=$status&parent=$parentId")
+		PropCoordActionNotificationURL, r.URL+"/coord?action=$actionId&status=$status",
+		"wfNotify", r.URL+"/wf?id=$jobId&status=$status&parent=$parentId")
 	// The launched workflows ask for job notifications through the
 	// action's configuration, so $parentId is the coordinator action.
 	withWf := strings.Replace(hourlyCoord, "<configuration>",
@@ -48,7 +48,7 @@ func testCoordActionNotifications(t *testing.T, newHarness harnessFactory) {
 	coordSeen := map[string][]string{} // action id -> statuses, in order
 	wfSeen := map[string][]string{}    // parent id -> workflow statuses
 	wfOfParent := map[string]string{}
-	for _, u := range r.delivered() {
+	for _, u := range r.Delivered() {
 		p, err := url.Parse(u)
 		if err != nil {
 			t.Fatal(err)
@@ -107,7 +107,7 @@ func testCoordNotificationKillAndRestart(t *testing.T, newHarness harnessFactory
 		return http.StatusOK
 	})
 	props := h.coordProps(holdWorkflow, "start", "2026-03-02T00:00Z", "end", "2026-03-02T02:00Z",
-		PropCoordActionNotificationURL, r.srv.URL+"/c/$actionId/$status")
+		PropCoordActionNotificationURL, r.URL+"/c/$actionId/$status")
 	id, err := h.e.Run(context.Background(), props)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -128,7 +128,7 @@ func testCoordNotificationKillAndRestart(t *testing.T, newHarness harnessFactory
 	a1, a2 := CoordActionID(id, 1), CoordActionID(id, 2)
 	want := []string{a1 + "/READY", a1 + "/SUBMITTED", a1 + "/RUNNING", a1 + "/KILLED", a2 + "/KILLED"}
 	var got []string
-	for _, u := range r.delivered() {
+	for _, u := range r.Delivered() {
 		got = append(got, strings.TrimPrefix(u, "/c/"))
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -176,4 +176,45 @@ func logHasCoord(t *testing.T, h *coordHarness, jobID, s string) bool {
 		}
 	}
 	return false
+}
+
+// countingStore counts the notification effects written, done or not.
+type countingStore struct {
+	store.Store
+	added atomic.Int32
+}
+
+type countingTx struct {
+	store.Tx
+	s *countingStore
+}
+
+func (s *countingStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error { return fn(countingTx{tx, s}) })
+}
+
+func (tx countingTx) AddEffect(ctx context.Context, ef *store.Effect) error {
+	if ef.Kind == engine.EffectHTTPNotify {
+		tx.s.added.Add(1)
+	}
+	return tx.Tx.AddEffect(ctx, ef)
+}
+
+// pendingNotifications lists the notification effects not yet done.
+func pendingNotifications(t *testing.T, s store.Store) []*store.Effect {
+	t.Helper()
+	var out []*store.Effect
+	err := s.View(context.Background(), func(tx store.Tx) error {
+		all, err := tx.PendingEffects(context.Background(), "", 0)
+		for _, ef := range all {
+			if ef.Kind == engine.EffectHTTPNotify {
+				out = append(out, ef)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
