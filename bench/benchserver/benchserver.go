@@ -1,7 +1,7 @@
 // Package benchserver runs `gozie server` as a child process on a free
-// loopback port, for the benchmark drivers (bench/loadgen, bench/perf):
-// start it over a data directory, wait until it answers, read its memory
-// from /proc, and stop it gracefully.
+// loopback port, for the benchmark drivers (bench/loadgen, bench/perf,
+// bench/cluster): start it over a data directory, wait until it answers,
+// read its memory from /proc, and stop it gracefully or kill it.
 package benchserver
 
 import (
@@ -40,27 +40,48 @@ const startTimeout = 30 * time.Second
 // flags (-db, -cpuprofile, ...), its log in dir/server.log, and waits until
 // it answers /oozie/versions.
 func Start(ctx context.Context, bin, dir string, extra ...string) (*Server, error) {
+	return StartWith(ctx, bin, dir, Options{}, extra...)
+}
+
+// Options are the less common settings of StartWith.
+type Options struct {
+	// Env is added to this process's environment for the server, e.g.
+	// GOZIE_SERVER_LEASE_S=5 (configuration keys as variables).
+	Env []string
+	// Port is the port to listen on; 0 picks a free one.
+	Port int
+}
+
+// StartWith is Start with options.
+func StartWith(ctx context.Context, bin, dir string, o Options, extra ...string) (*Server, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	// The port is chosen by the kernel and handed over: another process
 	// could take it in between, which the wait below would then report.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
+	port := o.Port
+	if port == 0 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		port = l.Addr().(*net.TCPAddr).Port
+		l.Close()
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	s := &Server{
 		Base:    fmt.Sprintf("http://127.0.0.1:%d/oozie", port),
 		LogPath: filepath.Join(dir, "server.log"),
 		exited:  make(chan error, 1),
 	}
-	if s.log, err = os.Create(s.LogPath); err != nil {
+	var err error
+	if s.log, err = os.OpenFile(s.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
 		return nil, err
 	}
 	args := append([]string{"server", "-host", "127.0.0.1", "-port", strconv.Itoa(port), "-data", dir, "-base-url", s.Base}, extra...)
 	s.cmd = exec.Command(bin, args...)
+	if len(o.Env) > 0 {
+		s.cmd.Env = append(os.Environ(), o.Env...)
+	}
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
 		s.log.Close()
@@ -125,6 +146,24 @@ func (s *Server) Stop() {
 		}
 	})
 }
+
+// Kill ends the server at once (SIGKILL), as a crash would, and waits
+// until it is gone. Calling it, or Stop, again does nothing.
+func (s *Server) Kill() {
+	s.once.Do(func() {
+		defer s.log.Close()
+		select {
+		case <-s.exited:
+			return
+		default:
+		}
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	})
+}
+
+// PID is the server's process id.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
 
 // RSS returns the server's resident set size now, in kB; 0 where Linux's
 // /proc is missing.

@@ -60,17 +60,43 @@ type clusterServer struct {
 	name, dir, base, dsn, bin, logPath string
 	port                               int
 
-	cmd   *exec.Cmd
-	done  chan struct{}
-	kills []time.Time // when it was SIGKILLed
+	cmd     *exec.Cmd
+	done    chan struct{}
+	kills   []time.Time // when it was SIGKILLed
+	refused int         // starts refused by PostgreSQL (too many clients)
 }
 
 // start runs the server and waits until it answers /oozie/versions (it
 // has joined the cluster by then: it joins before it listens).
+//
+// A server that exits because PostgreSQL refused it a connection (SQLSTATE
+// 53300, too many clients: every package's tests share the server, and a
+// gozie server's pool has no bound) is started again, up to 20 times.
 func (s *clusterServer) start() error {
+	for attempt := 1; ; attempt++ {
+		full, err := s.startOnce()
+		if err == nil || !full || attempt == 20 {
+			return err
+		}
+		s.refused++
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// startOnce is one start; full reports that the server exited because
+// PostgreSQL had no connection left for it.
+func (s *clusterServer) startOnce() (full bool, err error) {
+	var from int64
+	if st, err := os.Stat(s.logPath); err == nil {
+		from = st.Size()
+	}
+	refused := func() bool {
+		data, _ := os.ReadFile(s.logPath)
+		return int64(len(data)) > from && strings.Contains(string(data[from:]), "SQLSTATE 53300")
+	}
 	logf, err := os.OpenFile(s.logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return err
+		return false, err
 	}
 	fmt.Fprintf(logf, "==== test: start %s at %s\n", s.name, time.Now().Format(time.RFC3339Nano))
 	cmd := exec.Command(s.bin, "server", "-host", "127.0.0.1", "-port", strconv.Itoa(s.port), "-data", s.dir,
@@ -89,7 +115,7 @@ func (s *clusterServer) start() error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
-		return err
+		return false, err
 	}
 	done := make(chan struct{})
 	go func() {
@@ -104,16 +130,16 @@ func (s *clusterServer) start() error {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return nil
+				return false, nil
 			}
 		}
 		select {
 		case <-done:
-			return fmt.Errorf("server %s exited at start:\n%s", s.name, clusterTail(s.logPath, 3000))
+			return refused(), fmt.Errorf("server %s exited at start:\n%s", s.name, clusterTail(s.logPath, 3000))
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("server %s did not answer within 30s:\n%s", s.name, clusterTail(s.logPath, 3000))
+	return false, fmt.Errorf("server %s did not answer within 30s:\n%s", s.name, clusterTail(s.logPath, 3000))
 }
 
 func (s *clusterServer) alive() bool {
@@ -365,7 +391,8 @@ func clusterEnvInt(t *testing.T, name string, def int) int {
 // started as its server was killed.
 //
 // Sizes: GOZIE_CLUSTER_TEST_WORKFLOWS (default 30, 12 with -short),
-// GOZIE_CLUSTER_TEST_KILLS (default 6 + workflows/50), and
+// GOZIE_CLUSTER_TEST_KILLS (default 6 + workflows/50),
+// GOZIE_CLUSTER_TEST_SLEEP (seconds each step sleeps, default 0.2), and
 // GOZIE_CLUSTER_TEST_SEED to replay a run's random choices. Skipped
 // without PostgreSQL (postgres.TestDSN).
 func TestClusterFailover(t *testing.T) {
@@ -380,6 +407,13 @@ func TestClusterFailover(t *testing.T) {
 	}
 	nWF := clusterEnvInt(t, "GOZIE_CLUSTER_TEST_WORKFLOWS", defN)
 	nKills := clusterEnvInt(t, "GOZIE_CLUSTER_TEST_KILLS", 6+nWF/50)
+	stepSleep := "0.2"
+	if v := os.Getenv("GOZIE_CLUSTER_TEST_SLEEP"); v != "" {
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			t.Fatalf("GOZIE_CLUSTER_TEST_SLEEP=%q: want seconds", v)
+		}
+		stepSleep = v
+	}
 	seed := uint64(time.Now().UnixNano())
 	if v := os.Getenv("GOZIE_CLUSTER_TEST_SEED"); v != "" {
 		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
@@ -441,7 +475,7 @@ func TestClusterFailover(t *testing.T) {
 	}
 
 	props := func() map[string]string {
-		return map[string]string{"marks": marks, "sleep": "0.2"}
+		return map[string]string{"marks": marks, "sleep": stepSleep}
 	}
 	rr := 0
 	// submit sends a job to the next live server round-robin.
@@ -670,6 +704,11 @@ func TestClusterFailover(t *testing.T) {
 	}
 	if rep.tolerated > len(kills)*clusterDupPerKill {
 		t.Errorf("%d steps ran again after a kill; at most %d per kill (%d kills) expected", rep.tolerated, clusterDupPerKill, len(kills))
+	}
+	for _, s := range servers {
+		if s.refused > 0 {
+			t.Logf("%s: %d starts refused by PostgreSQL (too many clients), started again", s.name, s.refused)
+		}
 	}
 	t.Logf("%d kills (%d restarted at once, %d after a take-over); %d steps of %d jobs; %d ran again after a kill",
 		len(kills), quickKills, longKills, len(jobs)*clusterSteps, len(jobs), rep.tolerated)

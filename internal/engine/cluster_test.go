@@ -23,26 +23,7 @@ func clusterHarness(t *testing.T, dsn, id string, configure ...func(*Options)) *
 	if err := s.(store.Cluster).Register(context.Background(), store.ServerInfo{ID: id, Name: id}); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	h := &harness{t: t, store: s, exec: newTestExec(), clock: newFakeClock(), dir: dir}
-	reg := action.NewRegistry()
-	reg.Register("test", h.exec)
-	opts := Options{Store: s, Actions: reg, DataDir: dir, Clock: h.clock, PollInterval: 20 * time.Millisecond,
-		DefaultUser: "tester", SystemID: "oozie-test", Logf: t.Logf}
-	for _, c := range configure {
-		c(&opts)
-	}
-	if h.e, err = New(opts); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.e.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		h.e.Close()
-		s.Close()
-	})
-	return h
+	return newHarnessOn(t, s, t.TempDir(), configure...)
 }
 
 // takeOver moves every job of instance dead to the harness's instance me,

@@ -161,6 +161,13 @@ func newHarness(t *testing.T, configure ...func(*Options)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newHarnessOn(t, s, dir, configure...)
+}
+
+// newHarnessOn is newHarness on a given store, closed with the engine.
+func newHarnessOn(t *testing.T, s store.Store, dir string, configure ...func(*Options)) *harness {
+	t.Helper()
+	var err error
 	h := &harness{t: t, store: s, exec: newTestExec(), clock: newFakeClock(), dir: dir}
 	reg := action.NewRegistry()
 	reg.Register("test", h.exec)

@@ -27,6 +27,14 @@ var migrations embed.FS
 // transactions.
 const maxIdleConns = 32
 
+// maxOpenConns caps the connections of one store. PostgreSQL serves 100
+// clients by default, and several servers share it: without a cap a busy
+// server opened one per concurrent commit (up to the engine's 64 starts in
+// flight), and three servers under load were refused with "too many
+// clients". Beyond the cap a transaction waits for a free connection; on
+// two cores 20 keeps the database busy.
+const maxOpenConns = 20
+
 // migrationLock is the advisory lock key held while migrations run, so that
 // servers starting together apply each migration once. The value is
 // arbitrary but fixed: every gozie binary must use the same one.
@@ -48,7 +56,8 @@ func Open(ctx context.Context, dsn string) (store.Store, error) {
 	// concurrent jobs every further transaction would open (and then
 	// close) a connection, a new server backend each time. Keep enough warm
 	// for the engine's concurrency; idle ones still go after a while.
-	db.SetMaxIdleConns(maxIdleConns)
+	db.SetMaxOpenConns(maxOpenConns)
+	db.SetMaxIdleConns(min(maxIdleConns, maxOpenConns))
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()

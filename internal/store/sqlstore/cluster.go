@@ -208,29 +208,17 @@ func (db *DB) SharedSecret(ctx context.Context, name, value string) (string, err
 // direct runs fn in a write transaction of its own, run again on the
 // dialect's retryable conflicts (a deadlock with a fenced commit).
 func (db *DB) direct(ctx context.Context, fn func(*sql.Tx) error) error {
-	var err error
-	for i := 0; i < 20; i++ {
-		err = func() error {
-			t, err := db.Write.BeginTx(ctx, nil)
-			if err != nil {
-				return err
-			}
-			if err := fn(t); err != nil {
-				_ = t.Rollback()
-				return err
-			}
-			return t.Commit()
-		}()
-		if err == nil || db.Dialect.Retryable == nil || !db.Dialect.Retryable(err) {
-			return db.classify(err)
+	return db.retry(ctx, func() error {
+		t, err := db.Write.BeginTx(ctx, nil)
+		if err != nil {
+			return err
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Duration(i+1) * time.Millisecond):
+		if err := fn(t); err != nil {
+			_ = t.Rollback()
+			return err
 		}
-	}
-	return db.classify(err)
+		return t.Commit()
+	})
 }
 
 var _ store.Cluster = (*DB)(nil)

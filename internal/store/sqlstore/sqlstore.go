@@ -125,15 +125,20 @@ func Rebind(query string) string {
 
 // Update implements store.Store.
 func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return db.retry(ctx, func() error { return db.run(ctx, db.Write, false, fn) })
+}
+
+// retry runs a write transaction (attempt) again after the dialect's
+// transient conflicts, backing off a little each time; attempt must
+// therefore have no effects outside the transaction.
+func (db *DB) retry(ctx context.Context, attempt func() error) error {
 	const attempts = 20
 	var err error
 	for i := 0; i < attempts; i++ {
-		err = db.run(ctx, db.Write, false, fn)
+		err = attempt()
 		if err == nil || db.Dialect.Retryable == nil || !db.Dialect.Retryable(err) {
 			return db.classify(err)
 		}
-		// A conflict: back off a little and run the whole function again,
-		// which is why fn must not have effects outside the transaction.
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
