@@ -363,8 +363,8 @@ func (b *bench) failover(ctx context.Context, lease, beat int) (*row, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Kill it in the middle of a step: every job's first step running
-	// for about half a second.
+	// Kill it half a second after every job's first step runs: most are
+	// in the middle of a step, the earliest may be starting their second.
 	for {
 		acts, err := b.actions(ctx, survivor, ids)
 		if err != nil {

@@ -70,8 +70,8 @@ type clusterServer struct {
 // has joined the cluster by then: it joins before it listens).
 //
 // A server that exits because PostgreSQL refused it a connection (SQLSTATE
-// 53300, too many clients: every package's tests share the server, and a
-// gozie server's pool has no bound) is started again, up to 20 times.
+// 53300, too many clients: the tests of every package share that server)
+// is started again, up to 20 times.
 func (s *clusterServer) start() error {
 	for attempt := 1; ; attempt++ {
 		full, err := s.startOnce()

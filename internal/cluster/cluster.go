@@ -113,8 +113,8 @@ func Join(ctx context.Context, opts Options) (*Member, error) {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = opts.Lease / 4
 	}
-	if opts.Heartbeat >= opts.Lease {
-		return nil, fmt.Errorf("cluster: heartbeat interval %s must be shorter than the lease %s", opts.Heartbeat, opts.Lease)
+	if opts.Heartbeat > opts.Lease/2 {
+		return nil, fmt.Errorf("cluster: heartbeat interval %s must be at most half the lease %s", opts.Heartbeat, opts.Lease)
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -187,6 +187,15 @@ func (m *Member) Name() string { return m.opts.Name }
 
 // Lease is how long heartbeats may stop before jobs are taken over.
 func (m *Member) Lease() time.Duration { return m.opts.Lease }
+
+// deadAfter is how long a beat must stand still, as this server watches
+// it, before its instance is dead: the lease less half a heartbeat, since
+// the watching is done at this server's heartbeats, which fall on the
+// lease's end give or take a little (without the slack a lease of four
+// heartbeats would often wait a fifth). Still more than the three quarters
+// of a lease after which the silent server starts nothing (LeaseValid),
+// because a heartbeat is at most half the lease.
+func (m *Member) deadAfter() time.Duration { return m.opts.Lease - m.opts.Heartbeat/2 }
 
 // LeaseValid reports whether this server may start actions: its last
 // successful heartbeat began less than three quarters of the lease ago.
@@ -270,7 +279,7 @@ func (m *Member) Tick(ctx context.Context) {
 			m.observed[s.ID] = observation{beat: s.Beat, since: now}
 			continue
 		}
-		if now.Sub(o.since) >= m.opts.Lease {
+		if now.Sub(o.since) >= m.deadAfter() {
 			dead = append(dead, s)
 		}
 	}
@@ -339,7 +348,7 @@ func (m *Member) Live(ctx context.Context) ([]store.ServerInfo, error) {
 		o, watched := m.observed[s.ID]
 		switch {
 		case s.ID == id:
-		case watched && o.beat == s.Beat && now.Sub(o.since) >= m.opts.Lease:
+		case watched && o.beat == s.Beat && now.Sub(o.since) >= m.deadAfter():
 			continue
 		case !watched && wall.Sub(s.Heartbeat) > m.opts.Lease:
 			continue
@@ -368,7 +377,7 @@ func (m *Member) Spread() string {
 		if s.ID == m.self.ID || s.URL == "" {
 			continue
 		}
-		if o, ok := m.observed[s.ID]; !ok || o.beat != s.Beat || now.Sub(o.since) >= m.opts.Lease {
+		if o, ok := m.observed[s.ID]; !ok || o.beat != s.Beat || now.Sub(o.since) >= m.deadAfter() {
 			continue // not watched alive in the last round
 		}
 		if l := s.Load + m.sent[s.ID]; bestLoad < 0 || l < bestLoad {

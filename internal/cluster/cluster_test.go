@@ -124,7 +124,7 @@ func TestTakeOverAfterLease(t *testing.T) {
 	if !a.LeaseValid() {
 		t.Error("a's lease not valid right after a heartbeat")
 	}
-	clk.add(lease - time.Second)
+	clk.add(lease - lease/8 - time.Second) // half a heartbeat (lease/8) short, and a second
 	b.Tick(ctx)
 	if got := owner(t, b.st, "1-W"); got != a.ID() {
 		t.Fatalf("taken over before the lease ran out: owner %q", got)
@@ -276,5 +276,12 @@ func TestSpread(t *testing.T) {
 	a.opts.NoSpread = true
 	if got := a.Spread(); got != "" {
 		t.Errorf("Spread with NoSpread = %q", got)
+	}
+}
+
+func TestJoinRefusesLongHeartbeat(t *testing.T) {
+	_, err := Join(ctx, Options{Store: &flaky{}, Name: "a", Lease: 10 * time.Second, Heartbeat: 6 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "half the lease") {
+		t.Errorf("Join with a heartbeat over half the lease: %v", err)
 	}
 }

@@ -46,7 +46,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.server.id", "", "this server's name among several sharing one PostgreSQL store (default <host>:<port>); a server started again under the same id takes its jobs back at once"},
 	{"gozie.server.lease.s", "20", "several servers: how long a server's heartbeats may stop before another server takes its jobs over, in seconds"},
 	{"gozie.server.spread", "true", "several servers: pass a new submission to a live server with clearly fewer unfinished jobs (false: keep every submission where it arrives)"},
-	{"gozie.server.heartbeat.s", "5", "several servers: how often a server renews its lease, in seconds (less than gozie.server.lease.s)"},
+	{"gozie.server.heartbeat.s", "5", "several servers: how often a server renews its lease, in seconds (at most half of gozie.server.lease.s)"},
 	{"gozie.log.level", "info", "level of the server's log lines on stderr (one per request, one per job/action transition): debug (adds the OPTIONS handshakes), info, warn or error; -log-level overrides"},
 	{"gozie.authentication.secret", "", "HMAC secret signing hadoop.auth cookies (default: generated once into <data>/auth-secret)"},
 	{"gozie.authentication.token.validity", "36000", "cookie lifetime in seconds"},
