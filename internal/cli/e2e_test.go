@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store/sqlite"
@@ -37,12 +38,13 @@ func startServer(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	coords := coordengine.New(e, coordengine.Options{})
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
 	var srvURL string
-	s, err := server.New(server.Options{Engine: e, DataDir: dir, Logf: t.Logf,
+	s, err := server.New(server.Options{Engine: e, Coordinators: coords, DataDir: dir, Logf: t.Logf,
 		Auth:    server.AuthOptions{Secret: []byte("e2e-secret"), AnonymousReads: true},
 		BaseURL: "http://placeholder/oozie"})
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/cluster"
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/redact"
@@ -236,23 +237,23 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		NotificationTimeout:       time.Duration(cfg.Int("gozie.notification.timeout.s", 10)) * time.Second,
 		NotificationRetries:       cfg.Int("gozie.notification.retries", 3),
 		NotificationRetryInterval: time.Duration(cfg.Int("gozie.notification.retry.interval.s", 60)) * time.Second,
-		Coord: engine.CoordOptions{
-			MaterializationWindow: time.Duration(cfg.Int("gozie.coord.materialization.window.s", 3600)) * time.Second,
-			InputCheckInterval:    time.Duration(cfg.Int("gozie.coord.input.check.interval.s", 60)) * time.Second,
-			BatchSize:             cfg.Int("gozie.coord.batch.size", 10000),
-			MinFrequencyMinutes:   cfg.Int("gozie.coord.min.frequency.minutes", 5),
-		},
-		MaxDefinitionBytes: maxDef,
-		MaxConfFileBytes:   int64(cfg.Int("gozie.conf.file.max.bytes", int(fsys.DefaultMaxConfFile))),
-		Expand:             conf.DefaultExpandLimits,
-		LeaseValid:         leaseValid(member),
-		MaxRunningActions:  cfg.Int("gozie.actions.max.concurrent", 0),
+		MaxDefinitionBytes:        maxDef,
+		MaxConfFileBytes:          int64(cfg.Int("gozie.conf.file.max.bytes", int(fsys.DefaultMaxConfFile))),
+		Expand:                    conf.DefaultExpandLimits,
+		LeaseValid:                leaseValid(member),
+		MaxRunningActions:         cfg.Int("gozie.actions.max.concurrent", 0),
 	})
 	if err != nil {
 		return err
 	}
+	coords := coordengine.New(eng, coordengine.Options{
+		MaterializationWindow: time.Duration(cfg.Int("gozie.coord.materialization.window.s", 3600)) * time.Second,
+		InputCheckInterval:    time.Duration(cfg.Int("gozie.coord.input.check.interval.s", 60)) * time.Second,
+		BatchSize:             cfg.Int("gozie.coord.batch.size", 10000),
+		MinFrequencyMinutes:   cfg.Int("gozie.coord.min.frequency.minutes", 5),
+	})
 	logf("gozie: action types this server runs: %s", strings.Join(reg.Types(), ", "))
-	opts := server.Options{Engine: eng, BaseURL: base, DataDir: dir, Auth: auth,
+	opts := server.Options{Engine: eng, Coordinators: coords, BaseURL: base, DataDir: dir, Auth: auth,
 		Config: cfg, Version: Version(), Logf: logf, Log: slogger, HTTP: httpLimits(cfg, logf)}
 	if member != nil {
 		opts.Cluster = member

@@ -18,6 +18,7 @@ import (
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/client"
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store/sqlite"
@@ -59,11 +60,12 @@ func startSite(t *testing.T) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
+	coords := coordengine.New(e, coordengine.Options{})
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	s, err := server.New(server.Options{Engine: e, DataDir: dir, Logf: t.Logf, BaseURL: "http://placeholder/oozie",
+	s, err := server.New(server.Options{Engine: e, Coordinators: coords, DataDir: dir, Logf: t.Logf, BaseURL: "http://placeholder/oozie",
 		Auth: server.AuthOptions{Secret: []byte("client-test"), AnonymousReads: true, Authorization: true,
 			AdminUsers: []string{"root"}}})
 	if err != nil {

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 )
@@ -42,6 +43,9 @@ var assets embed.FS
 // Options configure a Console. Engine is required.
 type Options struct {
 	Engine *engine.Engine
+	// Coordinators serves the coordinator pages; nil shows no
+	// coordinator jobs.
+	Coordinators Coordinators
 	// API is the REST API handler; the console's kill, suspend and
 	// resume requests are handed to it as PUT /oozie/v2/job/<id>.
 	API http.Handler
@@ -58,6 +62,34 @@ type Options struct {
 	// ActionDir is the work directory of an action's run, where its
 	// stdout and stderr files are.
 	ActionDir func(*store.Action) string
+}
+
+// Coordinators is what the console reads of the coordinator engine;
+// *coordengine.Engine implements it.
+type Coordinators interface {
+	CoordJob(ctx context.Context, id string) (*store.CoordJob, error)
+	CoordJobInfo(ctx context.Context, id string, offset, length int, desc bool, statuses []string) (any, error)
+	CoordJobList(ctx context.Context, f store.JobFilter) ([]any, int, error)
+	CoordMissingDependencies(ctx context.Context, id, rangeType, scope string) ([]coordengine.MissingDependencies, error)
+}
+
+// noCoordinators answers for a console without coordinators.
+type noCoordinators struct{}
+
+func (noCoordinators) CoordJob(ctx context.Context, id string) (*store.CoordJob, error) {
+	return nil, &engine.Error{Code: engine.CodeJobNotFound, Msg: "Job does not exist [" + id + "]"}
+}
+
+func (noCoordinators) CoordJobInfo(ctx context.Context, id string, offset, length int, desc bool, statuses []string) (any, error) {
+	return nil, &engine.Error{Code: engine.CodeJobNotFound, Msg: "Job does not exist [" + id + "]"}
+}
+
+func (noCoordinators) CoordJobList(ctx context.Context, f store.JobFilter) ([]any, int, error) {
+	return nil, 0, nil
+}
+
+func (noCoordinators) CoordMissingDependencies(ctx context.Context, id, rangeType, scope string) ([]coordengine.MissingDependencies, error) {
+	return nil, nil
 }
 
 // Console serves the console pages.
@@ -78,6 +110,9 @@ const jobsPageLen = 50
 func New(opts Options) (*Console, error) {
 	if opts.Engine == nil {
 		return nil, errors.New("console: Engine is required")
+	}
+	if opts.Coordinators == nil {
+		opts.Coordinators = noCoordinators{}
 	}
 	if opts.Mode == nil {
 		opts.Mode = func() string { return "NORMAL" }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 )
@@ -92,7 +93,7 @@ type jobsData struct {
 	PrevURL, NextURL    string
 	WfTabURL, CoTabURL  string
 	Workflows           []*store.Job
-	Coordinators        []*engine.CoordJobJSON
+	Coordinators        []*coordengine.CoordJobJSON
 	WfStatuses, CoStats []string
 	Err                 string
 }
@@ -157,7 +158,7 @@ func (c *Console) jobsPage(r *http.Request) *jobsData {
 	}
 	if d.Tab == "coord" {
 		var list []any
-		list, d.Total, err = c.opts.Engine.CoordJobList(ctxOf(r), f)
+		list, d.Total, err = c.opts.Coordinators.CoordJobList(ctxOf(r), f)
 		for _, v := range list {
 			if cj := asCoordJSON(v); cj != nil {
 				d.Coordinators = append(d.Coordinators, cj)
@@ -200,15 +201,15 @@ func (c *Console) jobsPage(r *http.Request) *jobsData {
 }
 
 // asCoordJSON reads the coordinator JSON object the engine returns.
-func asCoordJSON(v any) *engine.CoordJobJSON {
-	if cj, ok := v.(*engine.CoordJobJSON); ok {
+func asCoordJSON(v any) *coordengine.CoordJobJSON {
+	if cj, ok := v.(*coordengine.CoordJobJSON); ok {
 		return cj
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil
 	}
-	var cj engine.CoordJobJSON
+	var cj coordengine.CoordJobJSON
 	if json.Unmarshal(b, &cj) != nil {
 		return nil
 	}
@@ -379,23 +380,23 @@ type coordData struct {
 
 // coordCell is one coordinator action.
 type coordCell struct {
-	*engine.CoordActionJSON
+	*coordengine.CoordActionJSON
 	WorkflowURL string
-	Missing     []engine.DatasetMissingDeps
+	Missing     []coordengine.DatasetMissingDeps
 	BlockedOn   string
 }
 
 func (c *Console) coordinator(w http.ResponseWriter, r *http.Request, id string) {
 	ctx := ctxOf(r)
 	q := r.URL.Query()
-	j, err := c.opts.Engine.CoordJob(ctx, id)
+	j, err := c.opts.Coordinators.CoordJob(ctx, id)
 	if err != nil {
 		c.engineFail(w, r, err)
 		return
 	}
 	d := &coordData{Job: j, Offset: intParam(q, "offset", 1, 1<<30), Len: intParam(q, "len", jobsPageLen, 1000),
 		Desc: q.Get("order") == "desc", Terminal: store.Terminal(j.Status) || j.Status == "DONEWITHERROR" || j.Status == "IGNORED"}
-	v, err := c.opts.Engine.CoordJobInfo(ctx, id, d.Offset, d.Len, d.Desc, nil)
+	v, err := c.opts.Coordinators.CoordJobInfo(ctx, id, d.Offset, d.Len, d.Desc, nil)
 	if err != nil {
 		c.engineFail(w, r, err)
 		return
@@ -406,8 +407,8 @@ func (c *Console) coordinator(w http.ResponseWriter, r *http.Request, id string)
 		return
 	}
 	d.Total = info.Total
-	missing := map[int]engine.MissingDependencies{}
-	if md, err := c.opts.Engine.CoordMissingDependencies(ctx, id, "", ""); err == nil {
+	missing := map[int]coordengine.MissingDependencies{}
+	if md, err := c.opts.Coordinators.CoordMissingDependencies(ctx, id, "", ""); err == nil {
 		for _, m := range md {
 			missing[m.ID] = m
 		}
@@ -482,7 +483,7 @@ func (c *Console) system(w http.ResponseWriter, r *http.Request) {
 		}
 		d.Counts = append(d.Counts, [2]string{label, strconv.Itoa(n)})
 	}
-	if _, n, err := c.opts.Engine.CoordJobList(ctxOf(r), store.JobFilter{Limit: 1, Brief: true}); err == nil {
+	if _, n, err := c.opts.Coordinators.CoordJobList(ctxOf(r), store.JobFilter{Limit: 1, Brief: true}); err == nil {
 		d.Counts = append(d.Counts, [2]string{"coordinators", strconv.Itoa(n)})
 	}
 	// One count query per status: each an indexed COUNT, not a scan of
@@ -493,7 +494,7 @@ func (c *Console) system(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	for _, s := range coordStatuses {
-		if _, n, err := c.opts.Engine.CoordJobList(ctxOf(r), store.JobFilter{Statuses: []string{s}, Limit: 1, Brief: true}); err == nil && n > 0 {
+		if _, n, err := c.opts.Coordinators.CoordJobList(ctxOf(r), store.JobFilter{Statuses: []string{s}, Limit: 1, Brief: true}); err == nil && n > 0 {
 			d.CoordByStatus = append(d.CoordByStatus, [2]string{s, strconv.Itoa(n)})
 		}
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/engine/enginetest"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
@@ -45,70 +45,14 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashHelperEnv); dir != "" {
 		os.Exit(crashHelper(dir))
 	}
-	if dir := os.Getenv(coordCrashHelperEnv); dir != "" {
-		os.Exit(coordCrashHelper(dir))
-	}
 	os.Setenv(benchLauncherEnv, "1")
 	os.Exit(m.Run())
 }
 
-// shExec runs each action as a detached shell that appends "<node>#<attempt>"
-// to a log: an external system that outlives the server. Starting the
-// same attempt twice runs the work once, because the shell first takes a
-// lock directory in the attempt's WorkDir.
-type shExec struct {
-	log string
-	// label, when set, prefixes the node name in the line (the coordinator
-	// crash test tells the same node of different workflows apart by it).
-	label func(a *action.Context) string
-}
+// shExec is the shell executor of package enginetest.
+type shExec = enginetest.ShExec
 
-func (x shExec) line(a *action.Context) string {
-	if x.label != nil {
-		return fmt.Sprintf("%s/%s#%d", x.label(a), a.Name, a.Attempt)
-	}
-	return fmt.Sprintf("%s#%d", a.Name, a.Attempt)
-}
-
-func (x shExec) Start(ctx context.Context, a *action.Context) (action.Result, error) {
-	// The engine names the work directory; executors create it.
-	script := fmt.Sprintf(`mkdir -p "%[1]s" && mkdir "%[1]s/lock" 2>/dev/null || exit 0; sleep 0.02; echo "%[2]s" >> "%[3]s"`, a.WorkDir, x.line(a), x.log)
-	cmd := exec.Command("sh", "-c", script)
-	if err := cmd.Start(); err != nil {
-		return action.Result{}, action.Errorf(action.Transient, "SH1", "%v", err)
-	}
-	go func() {
-		_ = cmd.Wait()
-		a.Notify()
-	}()
-	return action.Result{ExternalID: a.WorkDir, ExternalStatus: "RUNNING"}, nil
-}
-
-func (x shExec) Check(ctx context.Context, a *action.Context, id string) (action.Result, error) {
-	lines, _ := readLines(x.log)
-	for _, l := range lines {
-		if l == x.line(a) {
-			return action.Result{ExternalID: id, ExternalStatus: "SUCCEEDED", Done: true, Status: action.OK}, nil
-		}
-	}
-	return action.Result{ExternalID: id, ExternalStatus: "RUNNING"}, nil
-}
-
-func (x shExec) Kill(ctx context.Context, a *action.Context, id string) error { return nil }
-
-func readLines(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		out = append(out, sc.Text())
-	}
-	return out, sc.Err()
-}
+func readLines(path string) ([]string, error) { return enginetest.ReadLines(path) }
 
 // crashApp is 10 steps, a fork of three, 10 more steps. Each step's body
 // is <sh/> (shExec) or, with shellLog set, a real shell action appending
@@ -166,7 +110,7 @@ func crashHelper(dir string) int {
 		return 2
 	}
 	reg := action.NewRegistry()
-	reg.Register("sh", shExec{log: filepath.Join(dir, "log")})
+	reg.Register("sh", shExec{Log: filepath.Join(dir, "log")})
 	if os.Getenv(crashShellEnv) == "1" {
 		self, err := os.Executable()
 		if err != nil {
@@ -318,32 +262,10 @@ func testCrashRecovery(t *testing.T, dsn string, shell bool) {
 	}
 }
 
-// killMidRun starts a helper process once per count in atLines and
-// SIGKILLs it as soon as the log holds that many lines.
+// killMidRun is enginetest.KillMidRun.
 func killMidRun(t *testing.T, helper func() *exec.Cmd, logPath string, atLines ...int) {
 	t.Helper()
-	for _, n := range atLines {
-		cmd := helper()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			lines, _ := readLines(logPath)
-			if len(lines) >= n {
-				break
-			}
-			if time.Now().After(deadline) {
-				cmd.Process.Kill()
-				t.Fatalf("run did not reach %d steps", n)
-			}
-			time.Sleep(time.Millisecond) // polling the log
-		}
-		if err := cmd.Process.Kill(); err != nil { // SIGKILL
-			t.Fatal(err)
-		}
-		_ = cmd.Wait()
-	}
+	enginetest.KillMidRun(t, helper, logPath, atLines...)
 }
 
 // TestRestartReattaches closes an engine while an action runs and starts a

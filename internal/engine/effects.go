@@ -11,8 +11,13 @@ import (
 	"github.com/gozie/gozie/internal/store"
 )
 
-// dispatch performs committed effects, each on its own goroutine except a
-// coordinator's workflow launches, which share one; delayed ones (retry
+// Dispatch performs effects committed outside the workflow engine (by the
+// coordinator engine), as dispatch does the engine's own.
+func (e *Engine) Dispatch(effects []*store.Effect) { e.dispatch(effects) }
+
+// dispatch performs committed effects, each on its own goroutine except
+// those of the kinds the coordinator engine wants performed in order (its
+// workflow launches), which share one per job and kind; delayed ones (retry
 // intervals) wait on the clock first. An effect the engine
 // already holds (performing, waiting or retrying) is not dispatched again.
 func (e *Engine) dispatch(effects []*store.Effect) {
@@ -21,8 +26,11 @@ func (e *Engine) dispatch(effects []*store.Effect) {
 	// put them in that order (FIFO: nominal time), and goroutines of
 	// their own would race for the coordinator's lock and start the
 	// workflows in any order.
+	e.mu.Lock()
+	inOrder := e.inOrder
+	e.mu.Unlock()
 	var launches [][]*store.Effect
-	chain := map[string]int{} // coordinator job id -> index in launches
+	chain := map[string]int{} // job id and kind -> index in launches
 	for _, ef := range effects {
 		ef := ef
 		if !e.hold(ef.ID) {
@@ -32,11 +40,12 @@ func (e *Engine) dispatch(effects []*store.Effect) {
 			e.clock.AfterFunc(d, func() { e.goSafe(func() { e.perform(ef) }) })
 			continue
 		}
-		if ef.Kind == EffectCoordSubmit {
-			i, ok := chain[ef.JobID]
+		if inOrder[ef.Kind] {
+			key := ef.JobID + " " + ef.Kind
+			i, ok := chain[key]
 			if !ok {
 				i = len(launches)
-				chain[ef.JobID] = i
+				chain[key] = i
 				launches = append(launches, nil)
 			}
 			launches[i] = append(launches[i], ef)
@@ -87,8 +96,8 @@ func (e *Engine) lostJob(jobID string, err error) {
 }
 
 func (e *Engine) performEffect(ctx context.Context, ef *store.Effect) error {
-	if ok, err := e.performCoord(ctx, ef); ok {
-		return err
+	if e.coordEffect(ef) {
+		return e.coordinators().PerformEffect(ctx, ef)
 	}
 	switch ef.Kind {
 	case store.EffectStart:

@@ -86,8 +86,6 @@ type Options struct {
 	OnTransition func(Transition)
 	// Logf receives diagnostics; default log.Printf.
 	Logf func(format string, args ...any)
-	// Coord tunes the coordinator engine (coord.go).
-	Coord CoordOptions
 	// NotificationTimeout bounds one HTTP notification (notify.go);
 	// default 10s. NotificationRetries is how often a failed one is sent
 	// again (default 3; negative for never), after NotificationRetryInterval
@@ -168,9 +166,14 @@ type Engine struct {
 	settled  map[*settledSet]bool   // one set per sweep in progress
 	logged   map[string]time.Time   // last line of each rate-limited failure
 
-	slots    *slots       // bound on running actions (slots.go)
-	coord    coordRuntime // coordinator jobs' locks and parsed apps
-	notifier notifier     // HTTP notification deliveries (notifysend.go)
+	slots    *slots   // bound on running actions (slots.go)
+	notifier notifier // HTTP notification deliveries (notifysend.go)
+
+	// The coordinator engine, when attached (coordinators.go), and its
+	// effect kinds; under mu.
+	coords     Coordinators
+	coordKinds map[string]bool
+	inOrder    map[string]bool
 }
 
 // New returns an engine. It does not touch jobs until Start.

@@ -13,87 +13,16 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/engine/enginetest"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlite"
 )
 
-// fakeClock is a Clock tests move by hand, so retry intervals pass without
-// sleeping.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-}
-
-type fakeTimer struct {
-	at      time.Time
-	f       func()
-	stopped bool
-}
+// fakeClock is the hand-moved clock of package enginetest.
+type fakeClock = enginetest.FakeClock
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) func() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{at: c.now.Add(d), f: f}
-	c.timers = append(c.timers, t)
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		was := !t.stopped
-		t.stopped = true
-		return was
-	}
-}
-
-// Advance moves the clock and fires the timers that came due.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	var due []*fakeTimer
-	var rest []*fakeTimer
-	for _, t := range c.timers {
-		if !t.stopped && !t.at.After(c.now) {
-			due = append(due, t)
-		} else if !t.stopped {
-			rest = append(rest, t)
-		}
-	}
-	c.timers = rest
-	c.mu.Unlock()
-	for _, t := range due {
-		t.f()
-	}
-}
-
-// Pending reports how many timers wait.
-func (c *fakeClock) Pending() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.timers)
-}
-
-// PendingIn reports whether a timer waits to fire d from now: a test
-// that means one particular delayed effect (a retry interval) waits for
-// it rather than for any timer, such as a store retry's backoff.
-func (c *fakeClock) PendingIn(d time.Duration) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, t := range c.timers {
-		if t.at.Equal(c.now.Add(d)) {
-			return true
-		}
-	}
-	return false
+	return enginetest.NewFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
 // behaviour is what the test executor does for one node.

@@ -50,13 +50,6 @@ func readFailure(err error) error {
 	return errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)
 }
 
-// coordReadFile is the reader coordinator submissions and dry runs use:
-// config-default.xml is a configuration file, everything else they read
-// (coordinator.xml, dataset includes) a definition.
-func (e *Engine) coordReadFile(ctx context.Context) func(string) ([]byte, error) {
-	return boundedCoordReader(ctx, e.opts.MaxDefinitionBytes, e.opts.MaxConfFileBytes)
-}
-
 // CheckExpansion refuses a configuration whose ${var} expansion passes the
 // engine's limits (Options.Expand), as an *Error with code E1004 naming the
 // property and the limit.

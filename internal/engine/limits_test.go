@@ -19,7 +19,8 @@ import (
 // stayed in PREP and starting it killed the server again), an app path of
 // /dev/zero (read until out of memory) and FIFOs (the request hung). Each
 // must be refused at submission, quickly, with an Oozie code and the
-// property or path named, and leave no job behind.
+// property or path named, and leave no job behind. The coordinator's
+// cases are in package coordengine (TestCoordSubmissionLimits).
 func TestSubmissionLimits(t *testing.T) {
 	h := newHarness(t, func(o *Options) {
 		o.Expand = conf.ExpandLimits{Value: 64 << 10, Total: 1 << 20}
@@ -47,14 +48,6 @@ func TestSubmissionLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 		return dir
-	}
-	coordProps := func(appPath string, kv ...string) *conf.Config {
-		c := conf.New()
-		c.Set(PropCoordAppPath, appPath)
-		for i := 0; i+1 < len(kv); i += 2 {
-			c.Set(kv[i], kv[i+1])
-		}
-		return c
 	}
 	cases := []struct {
 		name     string
@@ -92,13 +85,6 @@ func TestSubmissionLimits(t *testing.T) {
 		{"definition over the limit", func() *conf.Config {
 			return props(h.writeApp("huge", wf(`<!--`+strings.Repeat("z", 5000)+`-->`+`<start to="a"/>`+testAction("a", "end", "end")+`<end name="end"/>`), nil))
 		}, "E0736", "maximum allowed length [4096]"},
-		{"coordinator expansion bomb", func() *conf.Config {
-			return coordProps(h.dir, "big", big, "bomb", bomb)
-		}, "E1004", "[bomb]"},
-		{"coordinator app path /dev/zero", func() *conf.Config { return coordProps("/dev/zero") }, "E0710", "[/dev/zero] is a device"},
-		{"coordinator.xml is a FIFO", func() *conf.Config {
-			return coordProps(fifoIn("fifo-coord", "coordinator.xml"))
-		}, "E0710", "coordinator.xml] is a named pipe"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

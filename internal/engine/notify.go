@@ -5,12 +5,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/store"
 )
 
 // The job properties that ask for HTTP notifications (workflow
-// specification section 5, coordinator specification section 15).
+// specification section 5); the coordinator's are in package coordengine.
 const (
 	// PropWorkflowNotificationURL is notified on every status change of a
 	// workflow job; tokens $jobId, $status, $parentId.
@@ -22,12 +21,6 @@ const (
 	// and leaves an action node, and once per decision node; tokens
 	// $jobId, $nodeName, $status.
 	PropActionNotificationURL = "oozie.wf.action.notification.url"
-	// PropCoordActionNotificationURL is notified on every status change
-	// of a coordinator action; tokens $actionId, $status.
-	PropCoordActionNotificationURL = "oozie.coord.action.notification.url"
-	// PropCoordActionNotificationProxy is the proxy of the coordinator
-	// action URL, in the format of PropWorkflowNotificationProxy.
-	PropCoordActionNotificationProxy = "oozie.coord.action.notification.proxy"
 )
 
 // EffectHTTPNotify is an HTTP GET notification to deliver. Payload is the
@@ -44,20 +37,19 @@ var (
 	nodeTokens = func(jobID, nodeName, status string) *strings.Replacer {
 		return strings.NewReplacer("$jobId", jobID, "$nodeName", nodeName, "$status", status)
 	}
-	coordActionTokens = func(actionID, status string) *strings.Replacer {
-		return strings.NewReplacer("$actionId", actionID, "$status", status)
-	}
 )
 
-// notifyPayload is the payload of an EffectHTTPNotify.
-func notifyPayload(url, proxy string) string {
+// NotifyPayload is the payload of an EffectHTTPNotify: the URL to get,
+// with its tokens replaced, and the proxy ("" for none) in the format of
+// PropWorkflowNotificationProxy.
+func NotifyPayload(url, proxy string) string {
 	if proxy = strings.TrimSpace(proxy); proxy != "" {
 		return url + "\nproxy=" + proxy
 	}
 	return url
 }
 
-// splitNotifyPayload undoes notifyPayload.
+// splitNotifyPayload undoes NotifyPayload.
 func splitNotifyPayload(p string) (url, proxy string) {
 	url, rest, _ := strings.Cut(p, "\n")
 	return url, strings.TrimPrefix(rest, "proxy=")
@@ -134,14 +126,14 @@ func (e *Engine) queueNotifications(st *jobState, dirty []*store.Action, now tim
 			}
 			for _, s := range statuses {
 				nodes = append(nodes, &store.Effect{Kind: EffectHTTPNotify, ActionID: a.ID, CreatedTime: now,
-					Payload: notifyPayload(nodeTokens(st.job.ID, a.Name, s).Replace(nodeURL), proxy)})
+					Payload: NotifyPayload(nodeTokens(st.job.ID, a.Name, s).Replace(nodeURL), proxy)})
 			}
 		}
 	}
 	var job *store.Effect
 	if jobURL != "" && st.job.Status != st.log.jobStatus {
 		job = &store.Effect{Kind: EffectHTTPNotify, CreatedTime: now,
-			Payload: notifyPayload(jobTokens(st.job.ID, st.job.Status, st.job.ParentID).Replace(jobURL), proxy)}
+			Payload: NotifyPayload(jobTokens(st.job.ID, st.job.Status, st.job.ParentID).Replace(jobURL), proxy)}
 	}
 	// A job that starts or resumes is notified before the nodes it
 	// enters; one that ends, after the nodes it left.
@@ -154,43 +146,5 @@ func (e *Engine) queueNotifications(st *jobState, dirty []*store.Action, now tim
 	}
 	if job != nil {
 		st.addEffect(job)
-	}
-}
-
-// queueCoordNotifications adds a notification effect for every status an
-// action of the change moves to, in order. The change records each step
-// (coordChange.steps): one change may move an action several steps
-// (WAITING -> READY -> SUBMITTED), and each is a status change to report.
-// A newly materialized action has no status to change from, so its
-// creation is not notified.
-func (e *Engine) queueCoordNotifications(c *coordChange) {
-	if len(c.actions) == 0 || !strings.Contains(c.job.Conf, PropCoordActionNotificationURL) {
-		return // the common case, decided without parsing the configuration
-	}
-	props, err := conf.ParseXML(strings.NewReader(c.job.Conf), "job "+c.job.ID)
-	if err != nil {
-		return
-	}
-	url, _ := props.Get(PropCoordActionNotificationURL)
-	if url = strings.TrimSpace(url); url == "" {
-		return
-	}
-	proxy, _ := props.Get(PropCoordActionNotificationProxy)
-	add := func(actionID, status string) {
-		c.addEffect(&store.Effect{Kind: EffectHTTPNotify, ActionID: actionID,
-			Payload: notifyPayload(coordActionTokens(actionID, status).Replace(url), proxy)})
-	}
-	last := map[string]string{} // action id -> last status notified
-	for _, st := range c.steps {
-		if c.touched[st.actionID] {
-			last[st.actionID] = st.to
-			add(st.actionID, st.to)
-		}
-	}
-	// A status set without a recorded step is still reported, once.
-	for _, a := range c.actions {
-		if before := c.before[a.ID]; before != "" && before != a.Status && last[a.ID] != a.Status {
-			add(a.ID, a.Status)
-		}
 	}
 }

@@ -16,53 +16,15 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/engine/enginetest"
 	"github.com/gozie/gozie/internal/store"
 )
 
-// recorder is an HTTP server that records the notifications it answers,
-// in arrival order; answer decides each response (nil: 200).
-type recorder struct {
-	srv    *httptest.Server
-	mu     sync.Mutex
-	got    []string // request URIs answered with a 2xx
-	tries  []string // every request URI
-	answer func(uri string, n int) int
-}
+// recorder is enginetest's notification recorder.
+type recorder = enginetest.Recorder
 
 func newRecorder(t *testing.T, answer func(uri string, n int) int) *recorder {
-	r := &recorder{answer: answer}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		uri := req.RequestURI // the whole URL when the recorder is a proxy
-		r.mu.Lock()
-		n := len(r.tries)
-		r.tries = append(r.tries, uri)
-		answer := r.answer
-		r.mu.Unlock()
-		code := http.StatusOK
-		if answer != nil {
-			code = answer(uri, n)
-		}
-		if code/100 == 2 {
-			r.mu.Lock()
-			r.got = append(r.got, uri)
-			r.mu.Unlock()
-		}
-		w.WriteHeader(code)
-	}))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-func (r *recorder) delivered() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.got...)
-}
-
-func (r *recorder) attempts() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.tries...)
+	return enginetest.NewRecorder(t, answer)
 }
 
 // countingStore counts the notification effects written, done or not.
@@ -141,8 +103,6 @@ func TestNotificationTokens(t *testing.T) {
 			"http://h/n?job=J-W&node=mr-node&status=S:RUNNING"},
 		{"node, ended", nodeTokens("J-W", "mr-node", "T:end").Replace("http://h/n?job=$jobId&node=$nodeName&status=$status"),
 			"http://h/n?job=J-W&node=mr-node&status=T:end"},
-		{"coordinator action", coordActionTokens("C-C@12", "SUCCEEDED").Replace("http://h/c?action=$actionId&status=$status"),
-			"http://h/c?action=C-C@12&status=SUCCEEDED"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
@@ -155,7 +115,7 @@ func TestNotificationPayload(t *testing.T) {
 	for _, tt := range []struct{ url, proxy string }{
 		{"http://h/a?b=c", ""}, {"http://h/a", "myhttpproxyhost.mydomain.com:80"}, {"http://h/a", "socks@mysockshost.mydomain.com:1080"},
 	} {
-		u, p := splitNotifyPayload(notifyPayload(tt.url, tt.proxy))
+		u, p := splitNotifyPayload(NotifyPayload(tt.url, tt.proxy))
 		if u != tt.url || p != tt.proxy {
 			t.Errorf("payload of (%q, %q) reads back as (%q, %q)", tt.url, tt.proxy, u, p)
 		}
@@ -194,7 +154,7 @@ func TestParseNotificationProxy(t *testing.T) {
 func waitDelivered(h *harness, s store.Store, r *recorder, n int) {
 	h.t.Helper()
 	h.eventually("notifications delivered", func() bool {
-		return len(r.delivered()) >= n && len(pendingNotifications(h.t, s)) == 0
+		return len(r.Delivered()) >= n && len(pendingNotifications(h.t, s)) == 0
 	})
 }
 
@@ -268,8 +228,8 @@ func TestWorkflowNotifications(t *testing.T) {
 			}
 			app := h.writeApp("n", wf(tt.nodes), nil)
 			id := h.run(props(app,
-				PropWorkflowNotificationURL, r.srv.URL+"/wf?id=$jobId&s=$status&p=$parentId",
-				PropActionNotificationURL, r.srv.URL+"/node?id=$jobId&n=$nodeName&s=$status"))
+				PropWorkflowNotificationURL, r.URL+"/wf?id=$jobId&s=$status&p=$parentId",
+				PropActionNotificationURL, r.URL+"/node?id=$jobId&n=$nodeName&s=$status"))
 			if tt.drive != nil {
 				tt.drive(h, id)
 			}
@@ -281,7 +241,7 @@ func TestWorkflowNotifications(t *testing.T) {
 				w = strings.ReplaceAll(w, "{node}", "/node?id="+id+"&n=")
 				want = append(want, w)
 			}
-			got := r.delivered()
+			got := r.Delivered()
 			if tt.unordered && len(got) == len(want) {
 				got = byNode(got)
 				want = byNode(want)
@@ -360,7 +320,7 @@ func TestNotificationRetry(t *testing.T) {
 				return http.StatusOK
 			})
 			app := h.writeApp("n", wf(`<start to="a"/>`+testAction("a", "end", "end")+`<end name="end"/>`), nil)
-			id := h.run(props(app, PropWorkflowNotificationURL, r.srv.URL+"/wf?s=$status"))
+			id := h.run(props(app, PropWorkflowNotificationURL, r.URL+"/wf?s=$status"))
 			h.wait(id)
 			// Each failure is followed by a retry after the doubled
 			// interval; SUCCEEDED waits behind RUNNING.
@@ -374,10 +334,10 @@ func TestNotificationRetry(t *testing.T) {
 					head = p[0]
 					return head.Attempt == k && h.clock.Pending() > 0
 				})
-				if head == nil || len(r.attempts()) != k {
+				if head == nil || len(r.Attempts()) != k {
 					break
 				}
-				if got := r.attempts(); strings.Contains(got[len(got)-1], "SUCCEEDED") {
+				if got := r.Attempts(); strings.Contains(got[len(got)-1], "SUCCEEDED") {
 					t.Fatalf("SUCCEEDED sent before RUNNING was delivered: %q", got)
 				}
 				if want := h.clock.Now().Add(interval << (k - 1)); !head.NotBefore.Equal(want.Truncate(time.Millisecond)) {
@@ -386,9 +346,9 @@ func TestNotificationRetry(t *testing.T) {
 				h.clock.Advance(interval << (k - 1))
 				head = nil
 			}
-			h.eventually("queue empty", func() bool { return len(pendingNotifications(t, cs)) == 0 && len(r.attempts()) >= len(tt.want) })
+			h.eventually("queue empty", func() bool { return len(pendingNotifications(t, cs)) == 0 && len(r.Attempts()) >= len(tt.want) })
 			var got []string
-			for _, u := range r.attempts() {
+			for _, u := range r.Attempts() {
 				got = append(got, strings.TrimPrefix(u, "/wf?s="))
 			}
 			if !reflect.DeepEqual(got, tt.want) {
@@ -438,14 +398,14 @@ func TestNotificationProxyUsed(t *testing.T) {
 	// target URL in its request line.
 	h, cs := notifyHarness(t)
 	r := newRecorder(t, nil)
-	proxy := strings.TrimPrefix(r.srv.URL, "http://")
+	proxy := strings.TrimPrefix(r.URL, "http://")
 	app := h.writeApp("n", wf(`<start to="a"/>`+testAction("a", "end", "end")+`<end name="end"/>`), nil)
 	id := h.run(props(app, PropWorkflowNotificationURL, "http://notify.invalid/wf?s=$status",
 		PropWorkflowNotificationProxy, proxy))
 	h.wait(id)
 	waitDelivered(h, cs, r, 2)
 	want := []string{"http://notify.invalid/wf?s=RUNNING", "http://notify.invalid/wf?s=SUCCEEDED"}
-	if got := r.delivered(); !reflect.DeepEqual(got, want) {
+	if got := r.Delivered(); !reflect.DeepEqual(got, want) {
 		t.Errorf("proxy saw %q, want %q", got, want)
 	}
 }
@@ -468,8 +428,8 @@ func TestNotificationRestart(t *testing.T) {
 	})
 	defer close(release)
 	app := h.writeApp("n", wf(`<start to="a"/>`+testAction("a", "end", "end")+`<end name="end"/>`), nil)
-	id := h.run(props(app, PropWorkflowNotificationURL, r.srv.URL+"/wf?s=$status",
-		PropActionNotificationURL, r.srv.URL+"/node?n=$nodeName&s=$status"))
+	id := h.run(props(app, PropWorkflowNotificationURL, r.URL+"/wf?s=$status",
+		PropActionNotificationURL, r.URL+"/node?n=$nodeName&s=$status"))
 	h.wait(id)
 	<-arrived
 	h.e.Close()
@@ -491,7 +451,7 @@ func TestNotificationRestart(t *testing.T) {
 	}
 	waitDelivered(h, cs, r, 4)
 	want := []string{"/wf?s=RUNNING", "/node?n=a&s=S:RUNNING", "/node?n=a&s=T:end", "/wf?s=SUCCEEDED"}
-	if got := r.delivered(); !reflect.DeepEqual(got, want) {
+	if got := r.Delivered(); !reflect.DeepEqual(got, want) {
 		t.Errorf("after restart delivered %q, want %q", got, want)
 	}
 	if n := cs.added.Load(); n != 4 {
@@ -583,14 +543,14 @@ func TestNotificationSocksProxy(t *testing.T) {
 	r := newRecorder(t, nil)
 	proxy, targets := socks5Proxy(t)
 	app := h.writeApp("n", wf(`<start to="a"/>`+testAction("a", "end", "end")+`<end name="end"/>`), nil)
-	id := h.run(props(app, PropWorkflowNotificationURL, r.srv.URL+"/wf?s=$status",
+	id := h.run(props(app, PropWorkflowNotificationURL, r.URL+"/wf?s=$status",
 		PropWorkflowNotificationProxy, "socks@"+proxy))
 	h.wait(id)
 	waitDelivered(h, cs, r, 2)
-	if got, want := r.delivered(), []string{"/wf?s=RUNNING", "/wf?s=SUCCEEDED"}; !reflect.DeepEqual(got, want) {
+	if got, want := r.Delivered(), []string{"/wf?s=RUNNING", "/wf?s=SUCCEEDED"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("delivered %q, want %q", got, want)
 	}
-	host := strings.TrimPrefix(r.srv.URL, "http://")
+	host := strings.TrimPrefix(r.URL, "http://")
 	if got := targets(); len(got) == 0 || got[0] != host {
 		t.Errorf("SOCKS proxy connected to %q, want %s", got, host)
 	}

@@ -158,16 +158,22 @@ func (e *Engine) logRecovered(key, format string, args ...any) {
 	}
 }
 
-// knownEffect reports the effect kinds perform understands; the sweep
-// leaves others (written by a newer binary) alone.
-func knownEffect(kind string) bool {
+// knownEffect reports the effect kinds perform understands, the attached
+// coordinator engine's included; the sweep leaves others (written by a
+// newer binary) alone. e.mu must be held.
+func (e *Engine) knownEffect(kind string) bool {
 	switch kind {
-	case store.EffectStart, store.EffectKill, store.EffectNotify, EffectHTTPNotify,
-		EffectCheck, EffectCoordTick, EffectCoordSubmit, EffectCoordKill, EffectCoordSuspend, EffectCoordResume, EffectCoordCleanup:
+	case store.EffectStart, store.EffectKill, store.EffectNotify, EffectHTTPNotify, EffectCheck:
 		return true
 	}
-	return false
+	return e.coordKinds[kind]
 }
+
+// SweepJob performs the pending effects of one job that nothing performs
+// (sweep): the coordinator engine calls it when a launch finds its
+// workflow already started, whose first effects a lost commit
+// acknowledgement may have left behind.
+func (e *Engine) SweepJob(ctx context.Context, jobID string) { e.sweep(ctx, jobID) }
 
 // sweep dispatches the pending effects that are due and not held: effects
 // committed by a transaction whose acknowledgement was lost, and effects
@@ -208,7 +214,7 @@ func (e *Engine) sweep(ctx context.Context, jobID string) {
 	e.mu.Lock()
 	delete(e.settled, settled)
 	for _, ef := range pending {
-		if ef.NotBefore.After(now) || !knownEffect(ef.Kind) || before[ef.ID] || e.held[ef.ID] || settled.ids[ef.ID] {
+		if ef.NotBefore.After(now) || !e.knownEffect(ef.Kind) || before[ef.ID] || e.held[ef.ID] || settled.ids[ef.ID] {
 			continue
 		}
 		orphans = append(orphans, ef)

@@ -51,7 +51,7 @@ type parentInfo struct {
 	jobID, actionID string
 	attempt, depth  int
 	// launch is the coordinator effect creating the job, so that a retry
-	// of the effect finds the job it created before (coordeffects.go).
+	// of the effect finds the job it created before (Launch).
 	launch int64
 }
 
@@ -62,7 +62,7 @@ type parentInfo struct {
 // when the application cannot be read or is invalid.
 func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error) {
 	if isCoordConf(props) {
-		return e.coordSubmit(ctx, props)
+		return e.submitCoord(ctx, props)
 	}
 	return e.submit(ctx, props, nil)
 }
@@ -76,7 +76,7 @@ func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error)
 // it lost.
 func (e *Engine) Run(ctx context.Context, props *conf.Config) (string, error) {
 	if isCoordConf(props) {
-		return e.coordSubmit(ctx, props) // a coordinator starts on submission
+		return e.submitCoord(ctx, props) // a coordinator starts on submission
 	}
 	return e.create(ctx, props, nil, true)
 }
@@ -304,7 +304,11 @@ func fileExists(p string) bool {
 // StartJob starts a job in PREP.
 func (e *Engine) StartJob(ctx context.Context, id string) error {
 	if IsCoordJobID(id) {
-		return e.coordStart(ctx, id)
+		c := e.coordinators()
+		if c == nil {
+			return errNoCoordinators()
+		}
+		return c.Start(ctx, id)
 	}
 	st, err := e.lockState(ctx, id)
 	if err != nil {
@@ -323,7 +327,11 @@ func (e *Engine) StartJob(ctx context.Context, id string) error {
 // Suspend suspends a RUNNING job and its running sub-workflows.
 func (e *Engine) Suspend(ctx context.Context, id string) error {
 	if IsCoordJobID(id) {
-		return e.coordSuspend(ctx, id)
+		c := e.coordinators()
+		if c == nil {
+			return errNoCoordinators()
+		}
+		return c.Suspend(ctx, id)
 	}
 	children, err := e.command(ctx, id, func(st *jobState) error { return st.suspend() })
 	if err != nil {
@@ -338,7 +346,11 @@ func (e *Engine) Suspend(ctx context.Context, id string) error {
 // Resume resumes a SUSPENDED job and its suspended sub-workflows.
 func (e *Engine) Resume(ctx context.Context, id string) error {
 	if IsCoordJobID(id) {
-		return e.coordResume(ctx, id)
+		c := e.coordinators()
+		if c == nil {
+			return errNoCoordinators()
+		}
+		return c.Resume(ctx, id)
 	}
 	children, err := e.command(ctx, id, func(st *jobState) error { return st.resume(e) })
 	if err != nil {
@@ -354,7 +366,11 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 // sub-workflows included.
 func (e *Engine) Kill(ctx context.Context, id string) error {
 	if IsCoordJobID(id) {
-		return e.coordKill(ctx, id)
+		c := e.coordinators()
+		if c == nil {
+			return errNoCoordinators()
+		}
+		return c.Kill(ctx, id)
 	}
 	_, err := e.command(ctx, id, func(st *jobState) error { return st.kill(e) })
 	return err

@@ -160,7 +160,7 @@ func ValidateDefinition(data []byte, path string, o ValidateOptions) (*Validatio
 	case "coordinator-app":
 		if o.Props == nil {
 			if _, err := coord.ParseApp(data); err != nil {
-				return nil, coordError(err)
+				return nil, CoordError(err)
 			}
 			return &Validation{Kind: root}, nil
 		}
@@ -170,7 +170,7 @@ func ValidateDefinition(data []byte, path string, o ValidateOptions) (*Validatio
 		return &Validation{Kind: root}, nil
 	case "datasets":
 		if err := coord.ValidateDatasets(data); err != nil {
-			return nil, coordError(err)
+			return nil, CoordError(err)
 		}
 		return &Validation{Kind: root}, nil
 	case "bundle-app":
@@ -212,7 +212,7 @@ func validateCoordinator(data []byte, path string, o ValidateOptions, max int64)
 	_, _, err = coord.Submit(props, coord.SubmitOptions{
 		ReadFile: readApp, Now: time.Now(), MinFrequencyMinutes: o.MinFrequencyMinutes,
 	})
-	return coordError(err)
+	return CoordError(err)
 }
 
 // boundedCoordReader reads the files of a coordinator submission through

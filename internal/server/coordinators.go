@@ -3,15 +3,16 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"github.com/gozie/gozie/internal/engine"
 	"net/http"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/store"
 )
 
-// Coordinators is the coordinator engine as the server sees it. The engine implements it; the server
-// finds it with a type assertion on its backend so that the workflow server builds on its own.
+// Coordinators is the coordinator engine as the server sees it; *coordengine.Engine implements it
+// (Options.Coordinators). The server needs nothing else of it, so the workflow server builds and
+// tests on its own.
 type Coordinators interface {
 	// CoordJobInfo returns the coordinator job JSON object (rest-api.md 5.3) with the actions selected by
 	// offset (1-based), length (<=0: default), desc order and status filter (7.2).
@@ -34,7 +35,7 @@ type Coordinators interface {
 	// CoordMissingDependencies answers show=missing-dependencies (rest-api.md
 	// 4.1) for a coordinator job (actions in scope, or every WAITING one)
 	// or one coordinator action.
-	CoordMissingDependencies(ctx context.Context, id, rangeType, scope string) ([]engine.MissingDependencies, error)
+	CoordMissingDependencies(ctx context.Context, id, rangeType, scope string) ([]coordengine.MissingDependencies, error)
 	// CoordOwner returns what authorization needs of a coordinator job.
 	CoordOwner(ctx context.Context, id string) (user, group, acl string, err error)
 	// CoordUpdate re-reads a coordinator job's definition and, with a

@@ -7,14 +7,22 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gozie/gozie/internal/console"
+	"github.com/gozie/gozie/internal/coordengine"
 )
 
-// The engine must implement Coordinators for the server to serve
-// coordinator requests; the server only finds out by type assertion.
+// The coordinator engine must implement Coordinators for the server to
+// serve coordinator requests, and console.Coordinators for the console to
+// show coordinator jobs.
 func TestEngineImplementsCoordinators(t *testing.T) {
 	e := newEnv(t)
 	if e.srv.coords == nil {
-		t.Fatal("*engine.Engine does not implement server.Coordinators")
+		t.Fatal("the server has no coordinator engine")
+	}
+	var _ Coordinators = (*coordengine.Engine)(nil)
+	if _, ok := e.srv.coords.(console.Coordinators); !ok {
+		t.Fatal("*coordengine.Engine does not implement console.Coordinators")
 	}
 }
 

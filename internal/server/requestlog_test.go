@@ -37,7 +37,7 @@ func TestRequestLog(t *testing.T) {
 		wantOptions bool
 	}{{slog.LevelInfo, false}, {slog.LevelDebug, true}} {
 		var buf lockedBuffer
-		srv, err := New(Options{Engine: e.eng, BaseURL: e.base, DataDir: e.dir, Version: "test",
+		srv, err := New(Options{Engine: e.eng, Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Version: "test",
 			Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true}, Logf: t.Logf,
 			Log: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: tt.level}))})
 		if err != nil {

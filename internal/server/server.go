@@ -6,8 +6,8 @@
 //
 // The server is a thin layer over *engine.Engine: it parses requests,
 // authenticates and authorizes them, and renders what the engine returns.
-// Coordinator requests go to the engine's coordinator side when the
-// backend implements Coordinators.
+// Coordinator requests go to Options.Coordinators (the coordinator engine,
+// package coordengine) when it is set.
 package server
 
 import (
@@ -63,6 +63,9 @@ type Options struct {
 	// HTTP bounds connections and their timeouts; zero fields take the
 	// defaults of DefaultHTTPLimits.
 	HTTP HTTPLimits
+	// Coordinators serves the coordinator requests; nil answers them
+	// E0302 (coordinator jobs are not supported by this server).
+	Coordinators Coordinators
 	// Cluster, when several servers share the store, routes the commands
 	// for a job to the server working it and lists the live servers; nil
 	// for a server of its own.
@@ -130,7 +133,7 @@ func (l HTTPLimits) withDefaults() HTTPLimits {
 type Server struct {
 	opts    Options
 	engine  *engine.Engine
-	coords  Coordinators // nil when the engine has no coordinator side
+	coords  Coordinators // nil when the server has no coordinator engine
 	auth    *authenticator
 	mux     http.Handler
 	mode    atomic.Value // string
@@ -161,9 +164,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, engine: opts.Engine, auth: auth, metrics: newMetrics(), started: opts.Now()}
-	if c, ok := any(opts.Engine).(Coordinators); ok {
-		s.coords = c
-	}
+	s.coords = opts.Coordinators
 	s.mode.Store(ModeNormal)
 	s.mux = s.routes()
 	return s, nil
@@ -275,7 +276,8 @@ func (s *Server) console(api http.Handler) (*console.Console, error) {
 	if strings.HasPrefix(s.opts.Config["gozie.db"], "postgres") {
 		storeKind = "postgres"
 	}
-	return console.New(console.Options{Engine: s.engine, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
+	coords, _ := s.coords.(console.Coordinators) // nil: the console shows no coordinators
+	return console.New(console.Options{Engine: s.engine, Coordinators: coords, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
 		Version: s.opts.Version, StoreKind: storeKind, Mode: s.SystemMode, ActionDir: s.actionDir,
 		Counters: s.metrics.counters})
 }

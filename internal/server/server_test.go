@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
@@ -38,12 +39,14 @@ func TestMain(m *testing.M) {
 
 // env is a server on a real engine over a temporary SQLite store.
 type env struct {
-	t    testing.TB
-	ts   *httptest.Server
-	srv  *Server
-	eng  *engine.Engine
-	dir  string
-	base string
+	t   testing.TB
+	ts  *httptest.Server
+	srv *Server
+	eng *engine.Engine
+	// coords is the coordinator engine attached to eng.
+	coords *coordengine.Engine
+	dir    string
+	base   string
 }
 
 func newEnv(t testing.TB, tweak ...func(*AuthOptions)) *env {
@@ -96,7 +99,8 @@ func newEnvJoined(t testing.TB, dir string, st store.Store, join func(base strin
 	if join != nil {
 		member = join(e.base)
 	}
-	e.srv, err = New(Options{Engine: e.eng, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
+	e.coords = coordengine.New(e.eng, coordengine.Options{})
+	e.srv, err = New(Options{Engine: e.eng, Coordinators: e.coords, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
 		Config: map[string]string{"gozie.http.port": "11000", "gozie.authentication.secret": "hidden",
 			"gozie.db": "postgres://gozie:dbpw@db:5432/gozie", "gozie.authentication.tokens": "tokval=ann"}, Logf: t.Logf,
 		Cluster: member})

@@ -1,4 +1,21 @@
-package engine
+// Package coordengine runs coordinator jobs (coordinator specification
+// section 6): submission, the periodic tick of each job (pause time,
+// materialization within the window, input checks, the execution policy,
+// the job's status), the commands (suspend, resume, kill, change, ignore,
+// rerun, update), the JSON of the REST API and missing dependencies.
+//
+// It runs beside the workflow engine (package engine) and on its
+// machinery: every change of a coordinator job is committed with its
+// effects and log lines in one transaction, and the effects (launch a
+// workflow, pass a command on to one, delete a rerun's outputs, the next
+// tick) are performed by the workflow engine's effect dispatch, with its
+// retries, sweep and ownership handling. New attaches the coordinator
+// engine to a workflow engine (engine.Coordinators, whose doc comment says
+// why the dependency points this way): the workflow engine passes on the
+// submissions and commands that name a coordinator and the effects of the
+// kinds EffectKinds lists; the coordinator engine uses the workflow engine
+// through Workflows.
+package coordengine
 
 import (
 	"context"
@@ -11,13 +28,10 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/store"
 )
-
-// PropCoordAppPath names the coordinator application of a submission; a
-// configuration holding it makes Submit and Run create a coordinator job.
-const PropCoordAppPath = "oozie.coord.application.path"
 
 // Effect kinds of coordinator jobs. JobID is the coordinator job id and,
 // for the per-action ones, ActionID the coordinator action id.
@@ -35,9 +49,9 @@ const (
 	EffectCoordResume  = "coord-resume"
 )
 
-// CoordOptions tune the coordinator engine; zero values take the defaults
+// Options tune the coordinator engine; zero values take the defaults
 // documented in docs/coordinator-engine.md.
-type CoordOptions struct {
+type Options struct {
 	// MaterializationWindow is how far ahead of now actions are
 	// materialized (Oozie's materialization.window); default 1h.
 	MaterializationWindow time.Duration
@@ -58,7 +72,7 @@ type CoordOptions struct {
 	Exists func(uri string) (bool, error)
 }
 
-func (o CoordOptions) withDefaults() CoordOptions {
+func (o Options) withDefaults() Options {
 	if o.MaterializationWindow <= 0 {
 		o.MaterializationWindow = time.Hour
 	}
@@ -74,12 +88,80 @@ func (o CoordOptions) withDefaults() CoordOptions {
 	return o
 }
 
-// coordRuntime is the engine's in-memory part for coordinator jobs: one
-// lock per job (one writer per job, as for workflows) and parsed apps.
-type coordRuntime struct {
+// Workflows is what the coordinator engine uses of the workflow engine;
+// *engine.Engine implements it.
+type Workflows interface {
+	// Launch creates, in PREP, the workflow of a coordinator action,
+	// recording the id of the effect launching it (engine.LaunchID).
+	Launch(ctx context.Context, props *conf.Config, actionID string, launch int64) (string, error)
+	// StartJob, Kill, Suspend, Resume and Rerun are the workflow job
+	// commands; Job reads a workflow and its actions.
+	StartJob(ctx context.Context, id string) error
+	Kill(ctx context.Context, id string) error
+	Suspend(ctx context.Context, id string) error
+	Resume(ctx context.Context, id string) error
+	Rerun(ctx context.Context, id string, props *conf.Config) error
+	Job(ctx context.Context, id string) (*store.Job, []*store.Action, error)
+	// Dispatch performs committed effects; SweepJob performs the pending
+	// effects of a job that nothing performs (those of a commit whose
+	// acknowledgement was lost).
+	Dispatch(effects []*store.Effect)
+	SweepJob(ctx context.Context, jobID string)
+}
+
+// Engine runs coordinator jobs.
+type Engine struct {
+	wf    Workflows
+	store store.Store
+	clock engine.Clock
+	logf  func(format string, args ...any)
+	opts  Options
+	// What the workflow engine's configuration says for every job: the
+	// default user, job ids, the expansion and file size limits.
+	defaultUser    string
+	newJobID       func(n int64, kind string) string
+	checkExpansion func(*conf.Config) error
+	readFile       func(ctx context.Context) func(string) ([]byte, error)
+
 	mu    sync.Mutex
-	locks map[string]*sync.Mutex
-	apps  map[string]*cachedApp
+	locks map[string]*sync.Mutex // one writer per job, as for workflows
+	apps  map[string]*cachedApp  // parsed apps by job id
+}
+
+// New returns a coordinator engine working with wf, on wf's store, clock
+// and logging, and attaches it to wf (wf.SetCoordinators). Call it before
+// wf.Start, so that the pending coordinator effects are performed.
+func New(wf *engine.Engine, opts Options) *Engine {
+	wo := wf.Options()
+	e := &Engine{
+		wf: wf, store: wo.Store, clock: wo.Clock, logf: wo.Logf, opts: opts.withDefaults(),
+		defaultUser: wo.DefaultUser, newJobID: wf.NewJobID, checkExpansion: wf.CheckExpansion,
+		readFile: wf.CoordFileReader,
+		locks:    map[string]*sync.Mutex{}, apps: map[string]*cachedApp{},
+	}
+	wf.SetCoordinators(e)
+	return e
+}
+
+// EffectKinds names the effects the coordinator engine performs; the
+// workflow launches of one job are performed in commit order.
+func (e *Engine) EffectKinds() engine.EffectKinds {
+	return engine.EffectKinds{
+		All:     []string{EffectCoordTick, EffectCoordSubmit, EffectCoordKill, EffectCoordSuspend, EffectCoordResume, EffectCoordCleanup},
+		InOrder: []string{EffectCoordSubmit},
+	}
+}
+
+// now is the engine's time, to the millisecond the store keeps.
+func (e *Engine) now() time.Time { return e.clock.Now().Truncate(time.Millisecond) }
+
+func errorf(code, format string, args ...any) *engine.Error {
+	return &engine.Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// markDone records an effect performed when nothing else changes.
+func (e *Engine) markDone(ctx context.Context, ef *store.Effect) error {
+	return e.store.Update(ctx, func(tx store.Tx) error { return tx.DoneEffect(ctx, ef.ID) })
 }
 
 type cachedApp struct {
@@ -95,17 +177,13 @@ type cachedApp struct {
 
 // coordLock locks a coordinator job and returns its unlock.
 func (e *Engine) coordLock(id string) func() {
-	rt := &e.coord
-	rt.mu.Lock()
-	if rt.locks == nil {
-		rt.locks = map[string]*sync.Mutex{}
-	}
-	l := rt.locks[id]
+	e.mu.Lock()
+	l := e.locks[id]
 	if l == nil {
 		l = &sync.Mutex{}
-		rt.locks[id] = l
+		e.locks[id] = l
 	}
-	rt.mu.Unlock()
+	e.mu.Unlock()
 	l.Lock()
 	return l.Unlock
 }
@@ -113,10 +191,9 @@ func (e *Engine) coordLock(id string) func() {
 // coordApp returns the parsed app and configuration of a job, parsing once
 // per definition.
 func (e *Engine) coordApp(j *store.CoordJob) (*coord.App, *conf.Config, error) {
-	rt := &e.coord
-	rt.mu.Lock()
-	c := rt.apps[j.ID]
-	rt.mu.Unlock()
+	e.mu.Lock()
+	c := e.apps[j.ID]
+	e.mu.Unlock()
 	if c != nil && c.definition == j.Definition && c.conf == j.Conf &&
 		c.end.Equal(j.EndTime) && c.concurrency == j.Concurrency {
 		return c.app, c.props, nil
@@ -130,12 +207,9 @@ func (e *Engine) coordApp(j *store.CoordJob) (*coord.App, *conf.Config, error) {
 		return nil, nil, err
 	}
 	withJobControls(app, j)
-	rt.mu.Lock()
-	if rt.apps == nil {
-		rt.apps = map[string]*cachedApp{}
-	}
-	rt.apps[j.ID] = &cachedApp{definition: j.Definition, conf: j.Conf, end: j.EndTime, concurrency: j.Concurrency, app: app, props: props}
-	rt.mu.Unlock()
+	e.mu.Lock()
+	e.apps[j.ID] = &cachedApp{definition: j.Definition, conf: j.Conf, end: j.EndTime, concurrency: j.Concurrency, app: app, props: props}
+	e.mu.Unlock()
 	return app, props, nil
 }
 
@@ -148,15 +222,6 @@ func withJobControls(app *coord.App, j *store.CoordJob) {
 	if j.Concurrency != 0 {
 		app.Concurrency = j.Concurrency
 	}
-}
-
-// IsCoordJobID reports whether an id names a coordinator job.
-func IsCoordJobID(id string) bool { return strings.HasSuffix(id, "-C") }
-
-// isCoordConf reports whether a submission is a coordinator job.
-func isCoordConf(props *conf.Config) bool {
-	v, ok := props.Get(PropCoordAppPath)
-	return ok && strings.TrimSpace(v) != ""
 }
 
 // coordExtra is the engine's private state of a coordinator job, stored
@@ -187,32 +252,32 @@ func (x coordExtra) encode() string {
 	return string(b)
 }
 
-// coordSubmit creates a coordinator job from its job properties and starts
+// Submit creates a coordinator job from its job properties and starts
 // it (specification 6.1.2: started immediately unless a pause time says
 // otherwise): the job is committed in PREP with a tick due now, so a crash
 // right after submission still starts it.
-func (e *Engine) coordSubmit(ctx context.Context, props *conf.Config) (string, error) {
+func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error) {
 	props = props.Clone()
-	if _, ok := props.Get(PropUser); !ok && e.opts.DefaultUser != "" {
-		props.Set(PropUser, e.opts.DefaultUser)
+	if _, ok := props.Get(engine.PropUser); !ok && e.defaultUser != "" {
+		props.Set(engine.PropUser, e.defaultUser)
 	}
 	now := e.now()
-	if err := e.CheckExpansion(props); err != nil {
+	if err := e.checkExpansion(props); err != nil {
 		return "", err
 	}
 	app, full, err := coord.Submit(props, coord.SubmitOptions{
-		ReadFile:            e.coordReadFile(ctx),
+		ReadFile:            e.readFile(ctx),
 		Now:                 now,
-		MinFrequencyMinutes: e.opts.Coord.MinFrequencyMinutes,
+		MinFrequencyMinutes: e.opts.MinFrequencyMinutes,
 	})
 	if err != nil {
 		var ce *coord.Error
 		if errors.As(err, &ce) {
-			return "", &Error{Code: ce.Code, Msg: ce.Msg}
+			return "", &engine.Error{Code: ce.Code, Msg: ce.Msg}
 		}
 		return "", err
 	}
-	if err := e.CheckExpansion(full); err != nil {
+	if err := e.checkExpansion(full); err != nil {
 		return "", err
 	}
 	var confXML strings.Builder
@@ -226,24 +291,24 @@ func (e *Engine) coordSubmit(ctx context.Context, props *conf.Config) (string, e
 		StartTime: app.Start, EndTime: app.End, NextMaterializedTime: app.Start,
 		CreatedTime: now, LastModTime: now,
 	}
-	j.AppPath, _ = full.Get(PropCoordAppPath)
-	j.User, _ = full.Get(PropUser)
+	j.AppPath, _ = full.Get(engine.PropCoordAppPath)
+	j.User, _ = full.Get(engine.PropUser)
 	if app.User != "" {
 		j.User = app.User
 	}
-	j.Group, _ = full.Get(PropGroup)
+	j.Group, _ = full.Get(engine.PropGroup)
 	if app.Group != "" {
 		j.Group = app.Group
 	}
-	j.ACL, _ = full.Get(PropACL)
-	j.ExternalID, _ = full.Get(PropExternal)
+	j.ACL, _ = full.Get(engine.PropACL)
+	j.ExternalID, _ = full.Get(engine.PropExternal)
 	tick := &store.Effect{Kind: EffectCoordTick, NotBefore: now, CreatedTime: now}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		n, err := tx.NextSequence(ctx, store.JobSequence)
 		if err != nil {
 			return err
 		}
-		j.ID = formatJobID(n, e.started, e.opts.SystemID, "C")
+		j.ID = e.newJobID(n, "C")
 		tick.JobID = j.ID
 		if err := tx.AddEffect(ctx, tick); err != nil {
 			return err
@@ -258,7 +323,7 @@ func (e *Engine) coordSubmit(ctx context.Context, props *conf.Config) (string, e
 	if err != nil {
 		return "", err
 	}
-	e.dispatch([]*store.Effect{tick})
+	e.wf.Dispatch([]*store.Effect{tick})
 	return j.ID, nil
 }
 
@@ -270,7 +335,7 @@ func (e *Engine) coordJob(ctx context.Context, id string) (*store.CoordJob, erro
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf(CodeJobNotFound, "Job does not exist [%s]", id)
+		return nil, errorf(engine.CodeJobNotFound, "Job does not exist [%s]", id)
 	}
 	return j, err
 }
@@ -296,21 +361,21 @@ func (e *Engine) changeCoord(ctx context.Context, id string, fn func(c *coordCha
 	return e.commitCoord(ctx, c)
 }
 
-// coordStart is StartJob for a coordinator: a job in PREP is started now
+// Start is StartJob for a coordinator: a job in PREP is started now
 // rather than at its next tick.
-func (e *Engine) coordStart(ctx context.Context, id string) error {
+func (e *Engine) Start(ctx context.Context, id string) error {
 	return e.changeCoord(ctx, id, func(c *coordChange) error {
 		if c.job.Status != store.CoordPrep {
-			return errorf(CodeAlreadyStarted, "Job already started, job [%s] status [%s]", id, c.job.Status)
+			return errorf(engine.CodeAlreadyStarted, "Job already started, job [%s] status [%s]", id, c.job.Status)
 		}
 		return e.coordStep(ctx, c)
 	})
 }
 
-// coordSuspend is Suspend for a coordinator: PREP -> PREPSUSPENDED,
+// Suspend is Suspend for a coordinator: PREP -> PREPSUSPENDED,
 // RUNNING and PAUSED -> SUSPENDED, their WITHERROR twins likewise, and the
 // running workflows are suspended too (specification 6.1.2).
-func (e *Engine) coordSuspend(ctx context.Context, id string) error {
+func (e *Engine) Suspend(ctx context.Context, id string) error {
 	return e.changeCoord(ctx, id, func(c *coordChange) error {
 		j := c.job
 		var to string
@@ -322,7 +387,7 @@ func (e *Engine) coordSuspend(ctx context.Context, id string) error {
 		case store.CoordRunningWithError, store.CoordPausedWithError:
 			to = store.CoordSuspendedWithError
 		default:
-			return errorf(CodeCannotSuspend, "Coordinator job can not be suspended as its not in running state, %s, Status: %s", id, j.Status)
+			return errorf(engine.CodeCannotSuspend, "Coordinator job can not be suspended as its not in running state, %s, Status: %s", id, j.Status)
 		}
 		c.setStatus(e, to)
 		j.SuspendedTime = e.now()
@@ -330,10 +395,10 @@ func (e *Engine) coordSuspend(ctx context.Context, id string) error {
 	})
 }
 
-// coordResume is Resume for a coordinator: the suspend reversed, the
+// Resume is Resume for a coordinator: the suspend reversed, the
 // workflows resumed, and a step run at once so that the actions due while
 // the job was suspended are materialized now (delayed, not lost).
-func (e *Engine) coordResume(ctx context.Context, id string) error {
+func (e *Engine) Resume(ctx context.Context, id string) error {
 	return e.changeCoord(ctx, id, func(c *coordChange) error {
 		j := c.job
 		var to string
@@ -345,7 +410,7 @@ func (e *Engine) coordResume(ctx context.Context, id string) error {
 		case store.CoordSuspendedWithError:
 			to = store.CoordRunningWithError
 		default:
-			return errorf(CodeNotSuspended, "Coordinator job not suspended, job [%s] status [%s]", id, j.Status)
+			return errorf(engine.CodeNotSuspended, "Coordinator job not suspended, job [%s] status [%s]", id, j.Status)
 		}
 		c.setStatus(e, to)
 		j.SuspendedTime = time.Time{}
@@ -364,12 +429,12 @@ func (e *Engine) coordResume(ctx context.Context, id string) error {
 	})
 }
 
-// coordKill is Kill for a coordinator: the job and every action not ended
+// Kill is Kill for a coordinator: the job and every action not ended
 // become KILLED and the launched workflows are killed.
-func (e *Engine) coordKill(ctx context.Context, id string) error {
+func (e *Engine) Kill(ctx context.Context, id string) error {
 	return e.changeCoord(ctx, id, func(c *coordChange) error {
 		if CoordTerminal(c.job.Status) {
-			return errorf(CodeCannotKill, "Coordinator job can not be killed, %s status [%s]", id, c.job.Status)
+			return errorf(engine.CodeCannotKill, "Coordinator job can not be killed, %s status [%s]", id, c.job.Status)
 		}
 		acts, err := e.coordActions(ctx, id, store.CoordActionFilter{Statuses: activeActionStatuses})
 		if err != nil {

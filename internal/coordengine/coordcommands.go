@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/schedule"
 	"github.com/gozie/gozie/internal/store"
@@ -41,7 +42,7 @@ type coordChangeValue struct {
 	status                                      string
 }
 
-func changeValueError(value, format string, args ...any) *Error {
+func changeValueError(value, format string, args ...any) *engine.Error {
 	return errorf(CodeCoordChange, "Invalid coordinator job change value %s, %s", value, fmt.Sprintf(format, args...))
 }
 
@@ -185,7 +186,7 @@ func (e *Engine) CoordChange(ctx context.Context, id, value string) error {
 		// The job is stepped after an input check interval rather than at
 		// once: an ended job whose actions all ended would otherwise be
 		// closed again before the rerun it was reopened for arrives.
-		c.schedule(now.Add(e.opts.Coord.withDefaults().InputCheckInterval))
+		c.schedule(now.Add(e.opts.InputCheckInterval))
 		return e.commitCoord(ctx, c)
 	}
 	if j.Status != store.CoordPrep && !CoordTerminal(j.Status) {
@@ -562,10 +563,10 @@ func (e *Engine) rerunFailedNodes(ctx context.Context, c *coordChange, a *store.
 	delete(c.extra.FailedReruns, a.ID)
 	c.jobDirty = true
 	props := conf.New()
-	props.Set(PropRerunFailNodes, "true")
-	err := e.Rerun(ctx, wfID, props)
-	switch ErrorCode(err) {
-	case "", CodeRerunNotEnded:
+	props.Set(engine.PropRerunFailNodes, "true")
+	err := e.wf.Rerun(ctx, wfID, props)
+	switch engine.ErrorCode(err) {
+	case "", engine.CodeRerunNotEnded:
 		// Not ended: a replay of this effect after the rerun began.
 		c.log(a.ID, "INFO", "workflow [%s] rerun from its failed nodes", wfID)
 		return wfID

@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -53,8 +54,8 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 		// not older than the effect (earlier runs of a rerun action have
 		// all started).
 		for _, w := range existing {
-			x, _ := decodeExtra(w.State)
-			if x.Launch == ef.ID || (x.Launch == 0 && w.Status == store.JobPrep && !w.CreatedTime.Before(ef.CreatedTime)) {
+			launch := engine.LaunchID(w)
+			if launch == ef.ID || (launch == 0 && w.Status == store.JobPrep && !w.CreatedTime.Before(ef.CreatedTime)) {
 				wfID = w.ID
 			}
 		}
@@ -62,7 +63,7 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 	if wfID == "" {
 		props, err := conf.ParseXML(strings.NewReader(a.RunConf), "action "+a.ID)
 		if err == nil {
-			wfID, err = e.submit(ctx, props, &parentInfo{jobID: a.ID, actionID: a.ID, launch: ef.ID})
+			wfID, err = e.wf.Launch(ctx, props, a.ID, ef.ID)
 		}
 		if errors.Is(err, store.ErrUnavailable) {
 			// The database, not the workflow: the effect is retried,
@@ -70,7 +71,7 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 			return err
 		}
 		if err != nil {
-			a.ErrorCode, a.ErrorMessage = ErrorCode(err), err.Error()
+			a.ErrorCode, a.ErrorMessage = engine.ErrorCode(err), err.Error()
 			c.log(a.ID, "ERROR", "workflow submission failed: %v", err)
 			c.setActionStatus(e, a, store.CoordActionFailed)
 			c.done = append(c.done, ef.ID)
@@ -92,14 +93,14 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 		a.ExternalID = wfID
 		c.touch(a, a.Status)
 	}
-	if err := e.StartJob(ctx, wfID); ErrorCode(err) == CodeAlreadyStarted {
+	if err := e.wf.StartJob(ctx, wfID); engine.ErrorCode(err) == engine.CodeAlreadyStarted {
 		// Started by an earlier attempt whose commit acknowledgement was
 		// lost: its first effects may never have been dispatched.
-		e.sweep(ctx, wfID)
+		e.wf.SweepJob(ctx, wfID)
 	} else if err != nil {
 		return err
 	}
-	wf, _, err := e.Job(ctx, wfID)
+	wf, _, err := e.wf.Job(ctx, wfID)
 	if err != nil {
 		return err
 	}
@@ -205,14 +206,14 @@ func (e *Engine) performCoordCascade(ctx context.Context, ef *store.Effect) erro
 		var cmdErr error
 		switch ef.Kind {
 		case EffectCoordKill:
-			cmdErr = e.Kill(ctx, id)
+			cmdErr = e.wf.Kill(ctx, id)
 		case EffectCoordSuspend:
-			cmdErr = e.Suspend(ctx, id)
+			cmdErr = e.wf.Suspend(ctx, id)
 		case EffectCoordResume:
-			cmdErr = e.Resume(ctx, id)
+			cmdErr = e.wf.Resume(ctx, id)
 		}
-		switch ErrorCode(cmdErr) {
-		case "", CodeCannotKill, CodeCannotSuspend, CodeNotSuspended, CodeJobNotFound:
+		switch engine.ErrorCode(cmdErr) {
+		case "", engine.CodeCannotKill, engine.CodeCannotSuspend, engine.CodeNotSuspended, engine.CodeJobNotFound:
 		default:
 			return cmdErr
 		}

@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -15,7 +15,7 @@ func BenchmarkCoordCatchUp(b *testing.B) {
 	const actions = 240
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		h := newCoordHarness(b, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+		h := newCoordHarness(b, policyNow, Options{InputCheckInterval: time.Minute})
 		start := policyNow.Add(-actions * time.Hour)
 		for n := 0; n < actions; n++ {
 			h.publish(start.Add(time.Duration(n) * time.Hour))

@@ -1,15 +1,17 @@
-package engine
+package coordengine
 
 import (
 	"context"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/gozie/gozie/internal/engine"
 )
 
 func TestCoordMissingDependencies(t *testing.T) {
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
-	h := newCoordHarness(t, start.Add(3*time.Hour+time.Minute), CoordOptions{InputCheckInterval: time.Minute})
+	h := newCoordHarness(t, start.Add(3*time.Hour+time.Minute), Options{InputCheckInterval: time.Minute})
 	props := h.coordProps(fsWorkflow, "start", "2026-03-02T00:00Z", "end", "2026-03-02T03:00Z")
 	h.publish(start.Add(time.Hour)) // action 2's input is there; 1 and 3 wait
 	id, err := h.e.Run(context.Background(), props)
@@ -47,10 +49,10 @@ func TestCoordMissingDependencies(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ id, code string }{
-		{id + "@9", CodeActionNotFound},
+		{id + "@9", engine.CodeActionNotFound},
 		{"0000099-260101000000000-oozie-test-C", "E0604"},
 	} {
-		if _, err := h.e.CoordMissingDependencies(ctx, tc.id, "", ""); ErrorCode(err) != tc.code {
+		if _, err := h.e.CoordMissingDependencies(ctx, tc.id, "", ""); engine.ErrorCode(err) != tc.code {
 			t.Errorf("%s: %v, want %s", tc.id, err, tc.code)
 		}
 	}

@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -15,7 +16,7 @@ import (
 // 7.4) with its code, then the accepted changes on the job.
 func TestCoordChangeValidation(t *testing.T) {
 	ctx := context.Background()
-	h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+	h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
 	id, err := h.e.Run(ctx, h.coordProps(holdWorkflow, "start", "2026-03-02T08:00Z", "end", "2026-03-02T20:00Z"))
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +49,7 @@ func TestCoordChangeValidation(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := h.e.CoordChange(ctx, id, c.value)
-		if ErrorCode(err) != c.code {
+		if engine.ErrorCode(err) != c.code {
 			t.Errorf("change %q: %v, want code %q", c.value, err, c.code)
 		}
 	}
@@ -56,7 +57,7 @@ func TestCoordChangeValidation(t *testing.T) {
 	if !j.EndTime.Equal(time.Date(2026, 3, 2, 22, 0, 0, 0, time.UTC)) || j.Concurrency != -1 || !j.PauseTime.IsZero() {
 		t.Errorf("after the changes: end %v concurrency %d pause %v", j.EndTime, j.Concurrency, j.PauseTime)
 	}
-	if err := h.e.CoordChange(ctx, "0000099-260302000000000-oozie-test-C", "concurrency=2"); ErrorCode(err) != CodeJobNotFound {
+	if err := h.e.CoordChange(ctx, "0000099-260302000000000-oozie-test-C", "concurrency=2"); engine.ErrorCode(err) != engine.CodeJobNotFound {
 		t.Errorf("unknown job: %v", err)
 	}
 
@@ -75,7 +76,7 @@ func TestCoordChangeValidation(t *testing.T) {
 	}
 	for _, c := range killed {
 		err := h.e.CoordChange(ctx, id, c.value)
-		if ErrorCode(err) != c.code {
+		if engine.ErrorCode(err) != c.code {
 			t.Errorf("killed job, change %q: %v, want code %q", c.value, err, c.code)
 		}
 		if s := h.coordJob(id).Status; s != c.status {
@@ -90,7 +91,7 @@ func TestCoordChangeValidation(t *testing.T) {
 // WITHERROR twins).
 func TestCoordChangePauseTime(t *testing.T) {
 	ctx := context.Background()
-	h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: 15 * time.Minute})
+	h := newCoordHarness(t, policyNow, Options{InputCheckInterval: 15 * time.Minute})
 	for n := 0; n < 10; n++ {
 		if n != 7 { // action 8 (17:00) waits for its input, to be killed
 			h.publish(policyNow.Add(time.Duration(n) * time.Hour))
@@ -184,7 +185,7 @@ func TestCoordChangePauseTime(t *testing.T) {
 // runs, so its first tick comes after the pause time.
 func TestCoordChangePrepPaused(t *testing.T) {
 	ctx := context.Background()
-	h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+	h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
 	h.e.Close()
 	id, err := h.e.Submit(ctx, h.coordProps(fsWorkflow, "start", "2026-03-02T10:00Z", "end", "2026-03-02T12:00Z"))
 	if err != nil {
@@ -236,7 +237,7 @@ func (h *coordHarness) jobLog(id string) map[string]bool {
 // at once.
 func TestCoordChangeConcurrency(t *testing.T) {
 	ctx := context.Background()
-	h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+	h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
 	for n := 0; n < 6; n++ {
 		h.publish(policyNow.Add(time.Duration(n-3) * time.Hour))
 	}
@@ -263,7 +264,7 @@ func TestCoordChangeConcurrency(t *testing.T) {
 // refused with E1024.
 func TestCoordIgnore(t *testing.T) {
 	ctx := context.Background()
-	h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+	h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
 	id, err := h.e.Run(ctx, h.coordProps(holdWorkflow, "start", "2026-03-02T00:00Z", "end", "2026-03-02T04:00Z", "throttle", "10"))
 	if err != nil {
 		t.Fatal(err)
@@ -283,14 +284,14 @@ func TestCoordIgnore(t *testing.T) {
 		{"date type", "date", "2026-03-02T00:00Z", CodeCoordIgnore},
 		{"only WAITING in scope", "action", "3-4", CodeCoordIgnore},
 		{"bad scope", "action", "x", CodeInvalidParam},
-		{"unknown job", "action", "1", CodeJobNotFound},
+		{"unknown job", "action", "1", engine.CodeJobNotFound},
 	}
 	for _, c := range refused {
 		jid := id
 		if c.name == "unknown job" {
 			jid = "0000099-260302000000000-oozie-test-C"
 		}
-		if _, err := h.e.CoordIgnore(ctx, jid, c.typ, c.scope); ErrorCode(err) != c.code {
+		if _, err := h.e.CoordIgnore(ctx, jid, c.typ, c.scope); engine.ErrorCode(err) != c.code {
 			t.Errorf("%s: %v, want %s", c.name, err, c.code)
 		}
 	}
@@ -318,7 +319,7 @@ func TestCoordIgnore(t *testing.T) {
 	if s := h.coordJob(id).Status; s != store.CoordIgnored {
 		t.Errorf("ignored job: %s", s)
 	}
-	if _, err := h.e.CoordIgnore(ctx, id, "action", ""); ErrorCode(err) != CodeCoordIgnore {
+	if _, err := h.e.CoordIgnore(ctx, id, "action", ""); engine.ErrorCode(err) != CodeCoordIgnore {
 		t.Errorf("ignore an IGNORED job: %v", err)
 	}
 	h.advance(2*time.Hour, 30*time.Minute, nil)
@@ -369,7 +370,7 @@ func TestCoordRerunPostgres(t *testing.T) { testCoordRerun(t, newPostgresCoordHa
 
 func testCoordRerun(t *testing.T, newH harnessFactory) {
 	ctx := context.Background()
-	h := newH(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+	h := newH(t, policyNow, Options{InputCheckInterval: time.Minute})
 	outRoot := filepath.Join(h.dir, "out")
 	p := h.coordProps(fsWorkflow, "start", "2026-03-02T07:00Z", "end", "2026-03-02T10:00Z", "outRoot", outRoot)
 	writeFiles(t, filepath.Join(h.dir, "apps"), map[string]string{"coord/coordinator.xml": outCoord})
@@ -399,14 +400,14 @@ func testCoordRerun(t *testing.T, newH harnessFactory) {
 		{"empty scope", "action", "", CodeInvalidParam},
 		{"bad date", "date", "soon", CodeInvalidDate},
 		{"nothing in scope", "action", "9", CodeCoordRerun},
-		{"unknown job", "action", "1", CodeJobNotFound},
+		{"unknown job", "action", "1", engine.CodeJobNotFound},
 	}
 	for _, c := range refused {
 		jid := id
 		if c.name == "unknown job" {
 			jid = "0000099-260302000000000-oozie-test-C"
 		}
-		if _, err := h.e.CoordRerun(ctx, jid, c.typ, c.scope, false, false, false); ErrorCode(err) != c.code {
+		if _, err := h.e.CoordRerun(ctx, jid, c.typ, c.scope, false, false, false); engine.ErrorCode(err) != c.code {
 			t.Errorf("%s: %v, want %s", c.name, err, c.code)
 		}
 	}
@@ -470,7 +471,7 @@ func testCoordRerun(t *testing.T, newH harnessFactory) {
 	if a2.Status != store.CoordActionWaiting || !strings.Contains(a2.MissingDependencies, h.dataDir(nominal(2))) {
 		t.Errorf("rerun with its input gone: %s missing %q", a2.Status, a2.MissingDependencies)
 	}
-	if _, err := h.e.CoordRerun(ctx, id, "action", "2", false, false, false); ErrorCode(err) != CodeCoordRerun {
+	if _, err := h.e.CoordRerun(ctx, id, "action", "2", false, false, false); engine.ErrorCode(err) != CodeCoordRerun {
 		t.Errorf("rerun of a WAITING action: %v", err)
 	}
 	h.publish(nominal(2))
@@ -503,7 +504,7 @@ func testCoordRerun(t *testing.T, newH harnessFactory) {
 	if err := h.e.Kill(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.e.CoordRerun(ctx, id, "action", "1", false, false, false); ErrorCode(err) != CodeCoordRerun {
+	if _, err := h.e.CoordRerun(ctx, id, "action", "1", false, false, false); engine.ErrorCode(err) != CodeCoordRerun {
 		t.Errorf("rerun in a KILLED job: %v", err)
 	}
 }
@@ -524,7 +525,7 @@ func (h *coordHarness) actionByNumber(id string, n int) *store.CoordAction {
 // pending cleanup effect is performed by the next engine start.
 func TestCoordRerunCleanupSchemes(t *testing.T) {
 	ctx := context.Background()
-	h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+	h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
 	id, err := h.e.Run(ctx, h.coordProps(fsWorkflow, "start", "2026-03-02T08:00Z", "end", "2026-03-02T09:00Z"))
 	if err != nil {
 		t.Fatal(err)
@@ -559,7 +560,7 @@ func TestCoordRerunCleanupSchemes(t *testing.T) {
 // it kills the old workflow only, never the rerun's.
 func TestCoordRerunAfterPendingKill(t *testing.T) {
 	ctx := context.Background()
-	h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+	h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
 	h.publish(policyNow.Add(-time.Hour))
 	// Action 2 (10:00) has no input and keeps the job from ending.
 	id, err := h.e.Run(ctx, h.coordProps(holdWorkflow, "start", "2026-03-02T09:00Z", "end", "2026-03-02T11:00Z"))
@@ -631,7 +632,7 @@ func TestCoordChangeBeforeMaterialized(t *testing.T) {
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
-			h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+			h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
 			h.publish(at(8)) // action 1 runs (and holds); the others wait
 			id, err := h.e.Run(ctx, h.coordProps(holdWorkflow, "start", "2026-03-02T08:00Z", "end", "2026-03-02T20:00Z"))
 			if err != nil {
@@ -646,7 +647,7 @@ func TestCoordChangeBeforeMaterialized(t *testing.T) {
 				t.Fatalf("only %d actions materialized", before)
 			}
 			err = h.e.CoordChange(ctx, id, r.value)
-			if ErrorCode(err) != r.code {
+			if engine.ErrorCode(err) != r.code {
 				t.Fatalf("change %q: %v, want code %q", r.value, err, r.code)
 			}
 			h.settle()

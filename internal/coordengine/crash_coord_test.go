@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
@@ -81,9 +82,9 @@ func coordCrashHelper(dir string) int {
 		return fail(err)
 	}
 	reg := action.NewRegistry()
-	reg.Register("sh", shExec{log: filepath.Join(dir, "log"), label: hourLabel})
-	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, PollInterval: 20 * time.Millisecond,
-		DefaultUser: "crash", Coord: CoordOptions{InputCheckInterval: 20 * time.Millisecond}})
+	reg.Register("sh", shExec{Log: filepath.Join(dir, "log"), Label: hourLabel})
+	e, err := newEngines(engine.Options{Store: s, Actions: reg, DataDir: dir, PollInterval: 20 * time.Millisecond,
+		DefaultUser: "crash"}, Options{InputCheckInterval: 20 * time.Millisecond})
 	if err != nil {
 		return fail(err)
 	}

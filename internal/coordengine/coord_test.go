@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -19,7 +19,7 @@ var weekStart = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 // the middle. Every action's status history is checked from the job log,
 // and every workflow exists exactly once.
 func TestCoordWeekEndToEnd(t *testing.T) {
-	h := newCoordHarness(t, weekStart.Add(-time.Hour), CoordOptions{InputCheckInterval: 15 * time.Minute})
+	h := newCoordHarness(t, weekStart.Add(-time.Hour), Options{InputCheckInterval: 15 * time.Minute})
 	props := h.coordProps(fsWorkflow, "start", "2026-03-02T00:00Z", "end", "2026-03-09T00:00Z", "timeout", "120")
 	id, err := h.e.Run(context.Background(), props)
 	if err != nil {

@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func TestCoordCatchUpThrottleConcurrency(t *testing.T) {
 }
 
 func testCoordCatchUp(t *testing.T, newH harnessFactory) {
-	h := newH(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+	h := newH(t, policyNow, Options{InputCheckInterval: time.Minute})
 	start := policyNow.Add(-10 * time.Hour)
 	id, err := h.e.Run(context.Background(), h.coordProps(holdWorkflow,
 		"start", "2026-03-02T00:00Z", "end", "2026-03-02T10:00Z", "concurrency", "2", "throttle", "5"))
@@ -104,7 +104,7 @@ func testCoordCatchUp(t *testing.T, newH harnessFactory) {
 // TestCoordLIFO: with every action READY at once (the catch-up
 // materializes all nine) and concurrency 1, the newest runs first.
 func TestCoordLIFO(t *testing.T) {
-	h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+	h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
 	start := policyNow.Add(-10 * time.Hour)
 	for n := 0; n < 10; n++ {
 		h.publish(start.Add(time.Duration(n) * time.Hour))
@@ -135,7 +135,7 @@ func TestCoordLIFO(t *testing.T) {
 func TestCoordSkipPolicies(t *testing.T) {
 	for _, execution := range []string{"LAST_ONLY", "NONE"} {
 		t.Run(execution, func(t *testing.T) {
-			h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+			h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
 			start := policyNow.Add(-10 * time.Hour)
 			for n := 0; n < 13; n++ {
 				h.publish(start.Add(time.Duration(n) * time.Hour))
@@ -183,7 +183,7 @@ func TestCoordSkipPolicies(t *testing.T) {
 func TestCoordFIFOConcurrentStartOrder(t *testing.T) {
 	for round := range 3 {
 		t.Run(strconv.Itoa(round), func(t *testing.T) {
-			h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+			h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
 			start := policyNow.Add(-10 * time.Hour)
 			for n := 0; n < 10; n++ {
 				h.publish(start.Add(time.Duration(n) * time.Hour))

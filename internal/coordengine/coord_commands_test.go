@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -36,7 +37,7 @@ func TestCoordPostgres(t *testing.T) {
 
 func testCoordCascade(t *testing.T, newH harnessFactory) {
 	ctx := context.Background()
-	h := newH(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+	h := newH(t, policyNow, Options{InputCheckInterval: time.Minute})
 	for n := 0; n < 24; n++ {
 		h.publish(policyNow.Add(time.Duration(n-2) * time.Hour))
 	}
@@ -64,8 +65,8 @@ func testCoordCascade(t *testing.T, newH harnessFactory) {
 			t.Errorf("workflow %s %s after coordinator suspend, want SUSPENDED", w, s)
 		}
 	}
-	if err := h.e.Suspend(ctx, id); ErrorCode(err) != CodeCannotSuspend {
-		t.Errorf("second suspend: %v, want %s", err, CodeCannotSuspend)
+	if err := h.e.Suspend(ctx, id); engine.ErrorCode(err) != engine.CodeCannotSuspend {
+		t.Errorf("second suspend: %v, want %s", err, engine.CodeCannotSuspend)
 	}
 	last := h.coordJob(id).LastActionNumber
 	// Three hours pass while suspended: nothing is materialized...
@@ -88,8 +89,8 @@ func testCoordCascade(t *testing.T, newH harnessFactory) {
 			t.Errorf("workflow %s %s after coordinator resume, want RUNNING", w, s)
 		}
 	}
-	if err := h.e.Resume(ctx, id); ErrorCode(err) != CodeNotSuspended {
-		t.Errorf("second resume: %v, want %s", err, CodeNotSuspended)
+	if err := h.e.Resume(ctx, id); engine.ErrorCode(err) != engine.CodeNotSuspended {
+		t.Errorf("second resume: %v, want %s", err, engine.CodeNotSuspended)
 	}
 
 	h.finish(wfs[0])
@@ -129,8 +130,8 @@ func testCoordCascade(t *testing.T, newH harnessFactory) {
 			t.Errorf("action %s launched %d workflows", parent, len(jobs))
 		}
 	}
-	if err := h.e.Kill(ctx, id); ErrorCode(err) != CodeCannotKill {
-		t.Errorf("second kill: %v, want %s", err, CodeCannotKill)
+	if err := h.e.Kill(ctx, id); engine.ErrorCode(err) != engine.CodeCannotKill {
+		t.Errorf("second kill: %v, want %s", err, engine.CodeCannotKill)
 	}
 	// A killed job does nothing more, whatever the clock says.
 	n := len(h.actions(id))
@@ -145,7 +146,7 @@ func testCoordCascade(t *testing.T, newH harnessFactory) {
 // first tick cannot start it first; the tick then finds it suspended.
 func TestCoordSuspendInPrep(t *testing.T) {
 	ctx := context.Background()
-	h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+	h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
 	h.e.Close()
 	id, err := h.e.Submit(ctx, h.coordProps(fsWorkflow, "start", "2026-03-02T10:00Z", "end", "2026-03-02T12:00Z"))
 	if err != nil {
@@ -188,7 +189,7 @@ func TestCoordSuspendInPrep(t *testing.T) {
 // job when reached; clearing it resumes (spec 6.1.2).
 func TestCoordPauseTime(t *testing.T) {
 	ctx := context.Background()
-	h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: 15 * time.Minute})
+	h := newCoordHarness(t, policyNow, Options{InputCheckInterval: 15 * time.Minute})
 	for n := 0; n < 6; n++ {
 		h.publish(policyNow.Add(time.Duration(n) * time.Hour))
 	}
@@ -234,7 +235,7 @@ func TestCoordPauseTime(t *testing.T) {
 // filters, the owner and definition, listing, range kills and errors.
 func TestCoordInfoAndKillRange(t *testing.T) {
 	ctx := context.Background()
-	h := newCoordHarness(t, policyNow, CoordOptions{InputCheckInterval: time.Minute})
+	h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
 	id, err := h.e.Run(ctx, h.coordProps(holdWorkflow,
 		"start", "2026-03-02T00:00Z", "end", "2026-03-02T06:00Z", "throttle", "10", "oozie.job.acl", "ann"))
 	if err != nil {
@@ -353,18 +354,18 @@ func TestCoordInfoAndKillRange(t *testing.T) {
 		{"unknown job", func() error {
 			_, err := h.e.CoordJobInfo(ctx, "0000099-260302000000000-oozie-test-C", 1, 0, false, nil)
 			return err
-		}, CodeJobNotFound},
-		{"unknown action", func() error { _, err := h.e.CoordActionInfo(ctx, id+"@99"); return err }, CodeActionNotFound},
-		{"unknown owner", func() error { _, _, _, err := h.e.CoordOwner(ctx, "x-C"); return err }, CodeJobNotFound},
+		}, engine.CodeJobNotFound},
+		{"unknown action", func() error { _, err := h.e.CoordActionInfo(ctx, id+"@99"); return err }, engine.CodeActionNotFound},
+		{"unknown owner", func() error { _, _, _, err := h.e.CoordOwner(ctx, "x-C"); return err }, engine.CodeJobNotFound},
 		{"bad action range", func() error { _, err := h.e.CoordKillActions(ctx, id, "action", "3-1"); return err }, CodeInvalidParam},
 		{"bad number", func() error { _, err := h.e.CoordKillActions(ctx, id, "action", "a"); return err }, CodeInvalidParam},
 		{"bad date", func() error { _, err := h.e.CoordKillActions(ctx, id, "date", "yesterday"); return err }, CodeInvalidDate},
 		{"bad type", func() error { _, err := h.e.CoordKillActions(ctx, id, "week", "1"); return err }, CodeInvalidParam},
-		{"suspend unknown", func() error { return h.e.Suspend(ctx, "x-C") }, CodeJobNotFound},
-		{"start running", func() error { return h.e.StartJob(ctx, id) }, CodeAlreadyStarted},
+		{"suspend unknown", func() error { return h.e.Suspend(ctx, "x-C") }, engine.CodeJobNotFound},
+		{"start running", func() error { return h.e.StartJob(ctx, id) }, engine.CodeAlreadyStarted},
 	}
 	for _, c := range errCases {
-		if err := c.call(); ErrorCode(err) != c.code {
+		if err := c.call(); engine.ErrorCode(err) != c.code {
 			t.Errorf("%s: %v, want %s", c.name, err, c.code)
 		}
 	}
@@ -374,7 +375,7 @@ func TestCoordInfoAndKillRange(t *testing.T) {
 // without creating a job.
 func TestCoordDryrun(t *testing.T) {
 	ctx := context.Background()
-	h := newCoordHarness(t, policyNow, CoordOptions{})
+	h := newCoordHarness(t, policyNow, Options{})
 	text, err := h.e.CoordDryrun(ctx, h.coordProps(fsWorkflow, "start", "2026-03-02T00:00Z", "end", "2026-03-02T03:00Z"))
 	if err != nil {
 		t.Fatal(err)
@@ -386,7 +387,7 @@ func TestCoordDryrun(t *testing.T) {
 		t.Errorf("dry run created %d jobs", total)
 	}
 	_, err = h.e.CoordDryrun(ctx, h.coordProps(fsWorkflow, "start", "2026-03-02T00:00Z", "end", "2026-03-02T03:00Z", "throttle", "x"))
-	if ErrorCode(err) == "" {
+	if engine.ErrorCode(err) == "" {
 		t.Errorf("bad throttle: %v, want an Oozie error code", err)
 	}
 }
@@ -395,10 +396,10 @@ func TestCoordDryrun(t *testing.T) {
 // create nothing.
 func TestCoordSubmitErrors(t *testing.T) {
 	ctx := context.Background()
-	h := newCoordHarness(t, policyNow, CoordOptions{})
+	h := newCoordHarness(t, policyNow, Options{})
 	p := h.coordProps(fsWorkflow, "start", "2026-03-02T00:00Z", "end", "2026-03-02T03:00Z")
-	p.Set(PropCoordAppPath, "file://"+h.dir+"/nowhere")
-	if _, err := h.e.Submit(ctx, p); ErrorCode(err) == "" {
+	p.Set(engine.PropCoordAppPath, "file://"+h.dir+"/nowhere")
+	if _, err := h.e.Submit(ctx, p); engine.ErrorCode(err) == "" {
 		t.Errorf("missing app: %v", err)
 	}
 	if _, total, _ := h.e.CoordJobList(ctx, store.JobFilter{}); total != 0 {

@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/schedule"
 	"github.com/gozie/gozie/internal/store"
 )
@@ -61,7 +62,7 @@ func (e *Engine) CoordJobInfo(ctx context.Context, id string, offset, length int
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf(CodeJobNotFound, "Job does not exist [%s]", id)
+		return nil, errorf(engine.CodeJobNotFound, "Job does not exist [%s]", id)
 	}
 	if err != nil {
 		return nil, err
@@ -103,7 +104,7 @@ func (e *Engine) coordAction(ctx context.Context, id string) (*store.CoordAction
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf(CodeActionNotFound, "Action does not exist [%s]", id)
+		return nil, errorf(engine.CodeActionNotFound, "Action does not exist [%s]", id)
 	}
 	return a, err
 }
@@ -138,29 +139,19 @@ func (e *Engine) CoordJobList(ctx context.Context, f store.JobFilter) ([]any, in
 // would materialize (at most DryRunActionLimit).
 func (e *Engine) CoordDryrun(ctx context.Context, props *conf.Config) (string, error) {
 	props = props.Clone()
-	if _, ok := props.Get(PropUser); !ok && e.opts.DefaultUser != "" {
-		props.Set(PropUser, e.opts.DefaultUser)
+	if _, ok := props.Get(engine.PropUser); !ok && e.defaultUser != "" {
+		props.Set(engine.PropUser, e.defaultUser)
 	}
-	opts := e.opts.Coord.withDefaults()
+	opts := e.opts
 	res, err := coord.DryRun(props, coord.SubmitOptions{
-		ReadFile:            e.coordReadFile(ctx),
+		ReadFile:            e.readFile(ctx),
 		Now:                 e.now(),
-		MinFrequencyMinutes: e.opts.Coord.MinFrequencyMinutes,
+		MinFrequencyMinutes: e.opts.MinFrequencyMinutes,
 	}, opts.Exists, DryRunActionLimit)
 	if err != nil {
-		return "", coordError(err)
+		return "", engine.CoordError(err)
 	}
 	return coord.DryRunText(res), nil
-}
-
-// coordError turns a coord package error into an engine error with the
-// same code.
-func coordError(err error) error {
-	var ce *coord.Error
-	if errors.As(err, &ce) {
-		return &Error{Code: ce.Code, Msg: ce.Msg}
-	}
-	return err
 }
 
 // CoordOwner returns the user, group and ACL of a coordinator job, for

@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
@@ -78,15 +79,15 @@ type coordHarness struct {
 	store store.Store
 	clock *fakeClock
 	hold  *holdExec
-	opts  CoordOptions
-	e     *Engine
+	opts  Options
+	e     *engines
 }
 
 // harnessFactory makes a coordinator harness on some store.
-type harnessFactory func(t testing.TB, now time.Time, opts CoordOptions) *coordHarness
+type harnessFactory func(t testing.TB, now time.Time, opts Options) *coordHarness
 
 // newCoordHarness is a harness on a fresh SQLite database.
-func newCoordHarness(t testing.TB, now time.Time, opts CoordOptions) *coordHarness {
+func newCoordHarness(t testing.TB, now time.Time, opts Options) *coordHarness {
 	t.Helper()
 	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "gozie.db"))
 	if err != nil {
@@ -98,15 +99,15 @@ func newCoordHarness(t testing.TB, now time.Time, opts CoordOptions) *coordHarne
 
 // newPostgresCoordHarness is a harness on a schema of its own on the test
 // PostgreSQL server (skipped without one).
-func newPostgresCoordHarness(t testing.TB, now time.Time, opts CoordOptions) *coordHarness {
+func newPostgresCoordHarness(t testing.TB, now time.Time, opts Options) *coordHarness {
 	t.Helper()
 	return newCoordHarnessOn(t, postgres.OpenTest(t), now, opts)
 }
 
-func newCoordHarnessOn(t testing.TB, s store.Store, now time.Time, opts CoordOptions) *coordHarness {
+func newCoordHarnessOn(t testing.TB, s store.Store, now time.Time, opts Options) *coordHarness {
 	t.Helper()
 	clock := newFakeClock()
-	clock.now = now
+	clock.Set(now)
 	h := &coordHarness{t: t, dir: t.TempDir(), store: s, clock: clock, hold: newHoldExec(), opts: opts}
 	h.startEngine()
 	t.Cleanup(func() { h.e.Close() })
@@ -118,8 +119,8 @@ func (h *coordHarness) startEngine() {
 	reg := action.NewRegistry()
 	reg.Register("fs", action.NewFS())
 	reg.Register("hold", h.hold)
-	e, err := New(Options{Store: h.store, Actions: reg, DataDir: h.dir, Clock: h.clock,
-		PollInterval: time.Hour, DefaultUser: "tester", SystemID: "oozie-test", Logf: h.t.Logf, Coord: h.opts})
+	e, err := newEngines(engine.Options{Store: h.store, Actions: reg, DataDir: h.dir, Clock: h.clock,
+		PollInterval: time.Hour, DefaultUser: "tester", SystemID: "oozie-test", Logf: h.t.Logf}, h.opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -256,11 +257,11 @@ func (h *coordHarness) coordProps(wfXML string, kv ...string) *conf.Config {
 	})
 	c := conf.New()
 	for _, p := range [][2]string{
-		{PropCoordAppPath, "file://" + filepath.Join(h.dir, "apps", "coord")},
+		{engine.PropCoordAppPath, "file://" + filepath.Join(h.dir, "apps", "coord")},
 		{"wfApp", "file://" + filepath.Join(h.dir, "apps", "wf")},
 		{"dataRoot", filepath.Join(h.dir, "data")},
 		{"timeout", "-1"}, {"concurrency", "1"}, {"execution", "FIFO"}, {"throttle", "12"},
-		{PropUser, "tester"},
+		{engine.PropUser, "tester"},
 	} {
 		c.Set(p[0], p[1])
 	}

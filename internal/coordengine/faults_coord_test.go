@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func TestCoordStoreOutage(t *testing.T) {
 			f := storetest.NewFaulty(s)
 			// All three hours are past: the first tick materializes and
 			// submits every action.
-			h := newCoordHarnessOn(t, f, weekStart.Add(4*time.Hour), CoordOptions{InputCheckInterval: 15 * time.Minute})
+			h := newCoordHarnessOn(t, f, weekStart.Add(4*time.Hour), Options{InputCheckInterval: 15 * time.Minute})
 			for i := 0; i < 3; i++ {
 				h.publish(weekStart.Add(time.Duration(i) * time.Hour))
 			}

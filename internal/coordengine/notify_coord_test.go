@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -21,15 +22,15 @@ func TestCoordActionNotifications(t *testing.T) {
 }
 
 func testCoordActionNotifications(t *testing.T, newHarness harnessFactory) {
-	h := newHarness(t, weekStart.Add(-time.Hour), CoordOptions{InputCheckInterval: 15 * time.Minute})
+	h := newHarness(t, weekStart.Add(-time.Hour), Options{InputCheckInterval: 15 * time.Minute})
 	r := newRecorder(t, nil)
 	props := h.coordProps(fsWorkflow, "start", "2026-03-02T00:00Z", "end", "2026-03-02T02:00Z",
-		PropCoordActionNotificationURL, r.srv.URL+"/coord?action=$actionId&status=$status",
-		"wfNotify", r.srv.URL+"/wf?id=$jobId&status=$status&parent=$parentId")
+		PropCoordActionNotificationURL, r.URL+"/coord?action=$actionId&status=$status",
+		"wfNotify", r.URL+"/wf?id=$jobId&status=$status&parent=$parentId")
 	// The launched workflows ask for job notifications through the
 	// action's configuration, so $parentId is the coordinator action.
 	withWf := strings.Replace(hourlyCoord, "<configuration>",
-		"<configuration><property><name>"+PropWorkflowNotificationURL+"</name><value>${wfNotify}</value></property>", 1)
+		"<configuration><property><name>"+engine.PropWorkflowNotificationURL+"</name><value>${wfNotify}</value></property>", 1)
 	writeFiles(t, filepath.Join(h.dir, "apps"), map[string]string{"coord/coordinator.xml": withWf})
 	id, err := h.e.Run(context.Background(), props)
 	if err != nil {
@@ -47,7 +48,7 @@ func testCoordActionNotifications(t *testing.T, newHarness harnessFactory) {
 	coordSeen := map[string][]string{} // action id -> statuses, in order
 	wfSeen := map[string][]string{}    // parent id -> workflow statuses
 	wfOfParent := map[string]string{}
-	for _, u := range r.delivered() {
+	for _, u := range r.Delivered() {
 		p, err := url.Parse(u)
 		if err != nil {
 			t.Fatal(err)
@@ -97,7 +98,7 @@ func testCoordNotificationKillAndRestart(t *testing.T, newHarness harnessFactory
 	// Killing the job kills its actions: each is notified KILLED. The
 	// listener is down then, and the server restarts while the retry
 	// waits: the new engine delivers each notification once, in order.
-	h := newHarness(t, weekStart.Add(-time.Hour), CoordOptions{InputCheckInterval: 15 * time.Minute})
+	h := newHarness(t, weekStart.Add(-time.Hour), Options{InputCheckInterval: 15 * time.Minute})
 	var down atomic.Bool
 	r := newRecorder(t, func(uri string, n int) int {
 		if down.Load() {
@@ -106,7 +107,7 @@ func testCoordNotificationKillAndRestart(t *testing.T, newHarness harnessFactory
 		return http.StatusOK
 	})
 	props := h.coordProps(holdWorkflow, "start", "2026-03-02T00:00Z", "end", "2026-03-02T02:00Z",
-		PropCoordActionNotificationURL, r.srv.URL+"/c/$actionId/$status")
+		PropCoordActionNotificationURL, r.URL+"/c/$actionId/$status")
 	id, err := h.e.Run(context.Background(), props)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -127,7 +128,7 @@ func testCoordNotificationKillAndRestart(t *testing.T, newHarness harnessFactory
 	a1, a2 := CoordActionID(id, 1), CoordActionID(id, 2)
 	want := []string{a1 + "/READY", a1 + "/SUBMITTED", a1 + "/RUNNING", a1 + "/KILLED", a2 + "/KILLED"}
 	var got []string
-	for _, u := range r.delivered() {
+	for _, u := range r.Delivered() {
 		got = append(got, strings.TrimPrefix(u, "/c/"))
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -139,7 +140,7 @@ func testCoordNotificationKillAndRestart(t *testing.T, newHarness harnessFactory
 }
 
 func TestCoordNoNotificationURL(t *testing.T) {
-	h := newCoordHarness(t, weekStart.Add(-time.Hour), CoordOptions{InputCheckInterval: 15 * time.Minute})
+	h := newCoordHarness(t, weekStart.Add(-time.Hour), Options{InputCheckInterval: 15 * time.Minute})
 	cs := &countingStore{Store: h.store}
 	h.store = cs
 	h.e.Close()
@@ -175,4 +176,45 @@ func logHasCoord(t *testing.T, h *coordHarness, jobID, s string) bool {
 		}
 	}
 	return false
+}
+
+// countingStore counts the notification effects written, done or not.
+type countingStore struct {
+	store.Store
+	added atomic.Int32
+}
+
+type countingTx struct {
+	store.Tx
+	s *countingStore
+}
+
+func (s *countingStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error { return fn(countingTx{tx, s}) })
+}
+
+func (tx countingTx) AddEffect(ctx context.Context, ef *store.Effect) error {
+	if ef.Kind == engine.EffectHTTPNotify {
+		tx.s.added.Add(1)
+	}
+	return tx.Tx.AddEffect(ctx, ef)
+}
+
+// pendingNotifications lists the notification effects not yet done.
+func pendingNotifications(t *testing.T, s store.Store) []*store.Effect {
+	t.Helper()
+	var out []*store.Effect
+	err := s.View(context.Background(), func(tx store.Tx) error {
+		all, err := tx.PendingEffects(context.Background(), "", 0)
+		for _, ef := range all {
+			if ef.Kind == engine.EffectHTTPNotify {
+				out = append(out, ef)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

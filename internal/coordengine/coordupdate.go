@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 )
 
 // CodeCoordUpdate is Oozie's code for a refused coordinator update.
 const CodeCoordUpdate = "E1023"
 
-func coordUpdateError(format string, args ...any) *Error {
+func coordUpdateError(format string, args ...any) *engine.Error {
 	return errorf(CodeCoordUpdate, "Coord Job update Error: ["+format+"]", args...)
 }
 
@@ -54,27 +55,27 @@ func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config,
 		props = props.Clone()
 		// The owner stays the job's: an update changes what runs, not who
 		// runs it.
-		props.Set(PropUser, j.User)
-		if v, _ := props.Get(PropCoordAppPath); strings.TrimSpace(v) == "" {
-			props.Set(PropCoordAppPath, j.AppPath)
+		props.Set(engine.PropUser, j.User)
+		if v, _ := props.Get(engine.PropCoordAppPath); strings.TrimSpace(v) == "" {
+			props.Set(engine.PropCoordAppPath, j.AppPath)
 		}
 	}
-	if err := e.CheckExpansion(props); err != nil {
+	if err := e.checkExpansion(props); err != nil {
 		return "", err
 	}
 	app, full, err := coord.Submit(props, coord.SubmitOptions{
-		ReadFile:            e.coordReadFile(ctx),
+		ReadFile:            e.readFile(ctx),
 		Now:                 c.now,
-		MinFrequencyMinutes: e.opts.Coord.MinFrequencyMinutes,
+		MinFrequencyMinutes: e.opts.MinFrequencyMinutes,
 	})
 	if err != nil {
 		var ce *coord.Error
 		if errors.As(err, &ce) {
-			return "", &Error{Code: ce.Code, Msg: ce.Msg}
+			return "", &engine.Error{Code: ce.Code, Msg: ce.Msg}
 		}
 		return "", err
 	}
-	if err := e.CheckExpansion(full); err != nil {
+	if err := e.checkExpansion(full); err != nil {
 		return "", err
 	}
 	switch {
@@ -107,7 +108,7 @@ func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config,
 	}
 	diff.WriteString(diffRule)
 	if !dryRun {
-		j.AppPath, _ = full.Get(PropCoordAppPath)
+		j.AppPath, _ = full.Get(engine.PropCoordAppPath)
 		if confChange {
 			j.Conf = confXML.String()
 		}

@@ -1,4 +1,4 @@
-package engine
+package coordengine
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -214,40 +215,38 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 	}
 	if CoordTerminal(c.job.Status) {
 		// An ended job is not stepped again: drop its parsed app.
-		e.coord.mu.Lock()
-		delete(e.coord.apps, c.job.ID)
-		e.coord.mu.Unlock()
+		e.mu.Lock()
+		delete(e.apps, c.job.ID)
+		e.mu.Unlock()
 	}
 	effects := c.effects
 	if c.tick != nil {
 		effects = append(effects, c.tick)
 	}
-	e.dispatch(effects)
+	e.wf.Dispatch(effects)
 	return nil
 }
 
-// performCoord performs the coordinator effects, and the notify effect of a
-// workflow launched by a coordinator action. It reports whether ef was one
-// of those, and the error of its work: perform retries a failed one after
-// a backoff (retry.go), so a passing database error does not stall the job.
-func (e *Engine) performCoord(ctx context.Context, ef *store.Effect) (bool, error) {
+// PerformEffect performs the coordinator effects, and the notify effect of a
+// workflow launched by a coordinator action (engine.Coordinators). It
+// returns the error of its work: the workflow engine performs a failed one
+// again after a backoff, so a passing database error does not stall the job.
+func (e *Engine) PerformEffect(ctx context.Context, ef *store.Effect) error {
 	switch ef.Kind {
 	case EffectCoordTick:
-		return true, e.performCoordTick(ctx, ef)
+		return e.performCoordTick(ctx, ef)
 	case EffectCoordSubmit:
-		return true, e.performCoordSubmit(ctx, ef)
+		return e.performCoordSubmit(ctx, ef)
 	case EffectCoordKill, EffectCoordSuspend, EffectCoordResume:
-		return true, e.performCoordCascade(ctx, ef)
+		return e.performCoordCascade(ctx, ef)
 	case EffectCoordCleanup:
-		return true, e.performCoordCleanup(ctx, ef)
+		return e.performCoordCleanup(ctx, ef)
 	case store.EffectNotify:
 		jobID, _, _ := strings.Cut(ef.ActionID, "@")
-		if !IsCoordJobID(jobID) {
-			return false, nil
-		}
-		return true, e.coordWorkflowEnded(ctx, ef, jobID)
+		return e.coordWorkflowEnded(ctx, ef, jobID)
 	}
-	return false, nil
+	e.logf("gozie: unknown effect %q of job %s; leaving it", ef.Kind, ef.JobID)
+	return nil
 }
 
 func (e *Engine) performCoordTick(ctx context.Context, ef *store.Effect) error {
@@ -274,7 +273,7 @@ func (e *Engine) performCoordTick(ctx context.Context, ef *store.Effect) error {
 // checks, execution policy, the job's status from its actions, and the
 // next tick. c.job must be locked.
 func (e *Engine) coordStep(ctx context.Context, c *coordChange) error {
-	j, now, opts := c.job, c.now, e.opts.Coord.withDefaults()
+	j, now, opts := c.job, c.now, e.opts
 	if CoordTerminal(j.Status) {
 		c.cancelTick()
 		return nil
@@ -430,7 +429,7 @@ func hasErrors(counts map[string]int) bool {
 
 // materialize creates the actions that are due, within the throttle, and
 // returns acts with them appended.
-func (e *Engine) materialize(c *coordChange, app *coord.App, props *conf.Config, acts []*store.CoordAction, opts CoordOptions) []*store.CoordAction {
+func (e *Engine) materialize(c *coordChange, app *coord.App, props *conf.Config, acts []*store.CoordAction, opts Options) []*store.CoordAction {
 	j := c.job
 	waiting := 0
 	for _, a := range acts {
@@ -444,7 +443,7 @@ func (e *Engine) materialize(c *coordChange, app *coord.App, props *conf.Config,
 	}, coord.PlanOptions{Now: c.now, Window: opts.MaterializationWindow, BatchSize: opts.BatchSize,
 		Lookahead: opts.MaterializationLookahead}, props)
 	if err != nil {
-		code := ErrorCode(err)
+		code := engine.ErrorCode(err)
 		if code == "" {
 			code = coord.ErrorCode(err)
 		}
@@ -487,7 +486,7 @@ func (e *Engine) materialize(c *coordChange, app *coord.App, props *conf.Config,
 // checkInputs moves WAITING actions whose inputs are all there to READY,
 // those waiting past their timeout to TIMEDOUT, and records what the
 // others still miss.
-func (e *Engine) checkInputs(c *coordChange, app *coord.App, props *conf.Config, acts []*store.CoordAction, opts CoordOptions) {
+func (e *Engine) checkInputs(c *coordChange, app *coord.App, props *conf.Config, acts []*store.CoordAction, opts Options) {
 	for _, a := range acts {
 		if a.Status != store.CoordActionWaiting || a.NominalTime.After(c.now) {
 			// As in Oozie, an action materialized ahead of its nominal

@@ -1,6 +1,11 @@
-package engine
+package coordengine
 
-import "github.com/gozie/gozie/internal/store"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gozie/gozie/internal/store"
+)
 
 // coordJobTransitions is the table of coordinator specification 6.1.2: the
 // only status changes a coordinator job may make.
@@ -153,4 +158,19 @@ func coordFinalStatus(counts map[string]int) (status string, ok bool) {
 	default:
 		return store.CoordDoneWithError, true
 	}
+}
+
+func allowed(table map[string][]string, from, to string) bool {
+	return slices.Contains(table[from], to)
+}
+
+// errTransition reports an engine bug: a status change the lifecycle tables
+// forbid. The engine refuses to commit it rather than store a state the
+// specification says cannot exist.
+type errTransition struct {
+	what, id, from, to string
+}
+
+func (e *errTransition) Error() string {
+	return fmt.Sprintf("illegal %s transition %s -> %s for [%s]", e.what, e.from, e.to, e.id)
 }

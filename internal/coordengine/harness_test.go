@@ -1,0 +1,88 @@
+package coordengine
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/engine/enginetest"
+)
+
+// crashDSNEnv, when set, makes the crash helper use PostgreSQL at that DSN
+// instead of SQLite in its data directory.
+const crashDSNEnv = "GOZIE_ENGINE_CRASH_HELPER_DSN"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(coordCrashHelperEnv); dir != "" {
+		os.Exit(coordCrashHelper(dir))
+	}
+	os.Exit(m.Run())
+}
+
+// fakeClock and shExec are the workflow engine's test helpers.
+type (
+	fakeClock = enginetest.FakeClock
+	shExec    = enginetest.ShExec
+)
+
+func newFakeClock() *fakeClock {
+	return enginetest.NewFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+}
+
+func readLines(path string) ([]string, error) { return enginetest.ReadLines(path) }
+
+func newRecorder(t *testing.T, answer func(uri string, n int) int) *enginetest.Recorder {
+	return enginetest.NewRecorder(t, answer)
+}
+
+func killMidRun(t *testing.T, helper func() *exec.Cmd, logPath string, atLines ...int) {
+	t.Helper()
+	enginetest.KillMidRun(t, helper, logPath, atLines...)
+}
+
+// wf wraps workflow nodes in a workflow-app.
+func wf(nodes string) string {
+	return `<workflow-app xmlns="uri:oozie:workflow:1.0" name="test-wf">` + nodes + `</workflow-app>`
+}
+
+// engines is a workflow engine with a coordinator engine attached, as a
+// server has them: submissions and job commands go to the workflow engine,
+// which passes the coordinator ones on; the coordinator's own requests
+// (CoordJobInfo, CoordChange, ...) and internals go to the coordinator
+// engine.
+type engines struct {
+	*engine.Engine
+	*coordinators
+}
+
+// coordinators names the embedded coordinator engine apart from the
+// workflow engine.
+type coordinators = Engine
+
+// newEngines builds the two engines on opts; the caller starts them.
+func newEngines(opts engine.Options, coordOpts Options) (*engines, error) {
+	wf, err := engine.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &engines{Engine: wf, coordinators: New(wf, coordOpts)}, nil
+}
+
+// The methods both engines have go to the workflow engine, as the
+// server's requests do.
+
+func (e *engines) Submit(ctx context.Context, props *conf.Config) (string, error) {
+	return e.Engine.Submit(ctx, props)
+}
+
+func (e *engines) Suspend(ctx context.Context, id string) error { return e.Engine.Suspend(ctx, id) }
+func (e *engines) Resume(ctx context.Context, id string) error  { return e.Engine.Resume(ctx, id) }
+func (e *engines) Kill(ctx context.Context, id string) error    { return e.Engine.Kill(ctx, id) }
+
+// Start starts the workflow engine, which performs the pending effects of
+// both.
+func (e *engines) Start(ctx context.Context) error { return e.Engine.Start(ctx) }
