@@ -78,6 +78,14 @@ func newBenchEnv(b *testing.B, backend string, shell bool) *benchEnv {
 		b.Cleanup(func() { s.Close() })
 	case "postgres":
 		s = postgres.OpenTest(b)
+	case "postgres-registered":
+		// What `gozie server` on PostgreSQL runs: a registered instance,
+		// so every commit is fenced by its jobs' owner.
+		s = postgres.OpenTest(b)
+		err := s.(store.Cluster).Register(context.Background(), store.ServerInfo{ID: "bench#1", Name: "bench", Started: time.Now()})
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 	reg := action.NewRegistry()
 	reg.Register("noop", noop{})
@@ -146,7 +154,7 @@ func reportRSS(b *testing.B) {
 }
 
 func backends(b *testing.B, f func(b *testing.B, backend string)) {
-	for _, backend := range []string{"sqlite", "postgres"} {
+	for _, backend := range []string{"sqlite", "postgres", "postgres-registered"} {
 		b.Run(backend, func(b *testing.B) { f(b, backend) })
 	}
 }

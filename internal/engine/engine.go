@@ -570,7 +570,8 @@ func (ch *change) write(ctx context.Context, tx store.Tx) error {
 		}
 	}
 	for _, ef := range ch.effects {
-		if err := tx.AddEffect(ctx, ef); err != nil {
+		// The ids are needed only after the commit (dispatch).
+		if err := tx.QueueEffect(ctx, ef); err != nil {
 			return err
 		}
 	}

@@ -49,6 +49,13 @@ func (tx countingTx) AddEffect(ctx context.Context, ef *store.Effect) error {
 	return tx.Tx.AddEffect(ctx, ef)
 }
 
+func (tx countingTx) QueueEffect(ctx context.Context, ef *store.Effect) error {
+	if ef.Kind == EffectHTTPNotify {
+		tx.s.added.Add(1)
+	}
+	return tx.Tx.QueueEffect(ctx, ef)
+}
+
 // pendingNotifications lists the notification effects not yet done.
 func pendingNotifications(t *testing.T, s store.Store) []*store.Effect {
 	t.Helper()

@@ -106,6 +106,10 @@ type jobState struct {
 	done       []int64
 	deleted    []string // action records to delete (rerun)
 	log        jobLog   // joblog.go
+	// lastSeq is the largest Seq the job's records have had: new records
+	// are numbered here rather than by the store, which would need a
+	// query (a round trip on PostgreSQL) per new record.
+	lastSeq int64
 }
 
 func loadState(j *store.Job, acts []*store.Action, options func(*conf.Config) workflow.Options) (*jobState, error) {
@@ -141,6 +145,7 @@ func loadState(j *store.Job, acts []*store.Action, options func(*conf.Config) wo
 	}
 	for _, a := range acts {
 		st.actions[a.Name] = a
+		st.lastSeq = max(st.lastSeq, a.Seq)
 	}
 	st.arrived = arrivals(app, st.actions)
 	st.log = newJobLog(j, acts)
@@ -160,12 +165,17 @@ func (st *jobState) touch(a *store.Action) {
 }
 
 // takeDirty returns the changed actions in the order they were first
-// changed, so new records get their Seq in execution order, and clears the
-// set.
+// changed, numbering new records (Seq 0) in that order, which is execution
+// order, and clears the set. A record created again keeps its Seq.
 func (st *jobState) takeDirty() []*store.Action {
 	out := make([]*store.Action, 0, len(st.dirtyOrder))
 	for _, name := range st.dirtyOrder {
-		out = append(out, st.dirty[name])
+		a := st.dirty[name]
+		if a.Seq == 0 {
+			st.lastSeq++
+			a.Seq = st.lastSeq
+		}
+		out = append(out, a)
 	}
 	clear(st.dirty)
 	st.dirtyOrder = st.dirtyOrder[:0]

@@ -216,6 +216,13 @@ type Tx interface {
 
 	// AddEffect records a pending effect and sets e.ID.
 	AddEffect(ctx context.Context, e *Effect) error
+	// QueueEffect records a pending effect like AddEffect, but may set
+	// e.ID only once the store has sent the write: before the
+	// transaction's next read, and at the latest when Update returns. A
+	// store may then send it together with the transaction's other writes
+	// (PostgreSQL: one round trip for a whole transition), so callers that
+	// need the id within the transaction use AddEffect.
+	QueueEffect(ctx context.Context, e *Effect) error
 	// DoneEffect marks an effect performed, after which PendingEffects no
 	// longer lists it (the SQL stores delete it); marking it twice is not
 	// an error.
@@ -231,7 +238,9 @@ type Tx interface {
 	// each other's commit).
 	NextSequence(ctx context.Context, name string) (int64, error)
 
-	// AppendLog adds a line to a job's log and sets e.ID.
+	// AppendLog adds a line to a job's log and sets e.ID, as QueueEffect
+	// does: once the write has been sent, at the latest when Update
+	// returns.
 	AppendLog(ctx context.Context, e *LogEntry) error
 	// Logs lists a job's log lines with ID > afterID, oldest first; limit
 	// 0 means all.

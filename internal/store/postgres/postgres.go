@@ -12,8 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" database/sql driver
 
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
@@ -77,7 +78,51 @@ func Open(ctx context.Context, dsn string) (store.Store, error) {
 		// Another key than migrationLock's: take-overs may run while a
 		// newer server migrates.
 		TakeOverLock: `SELECT pg_advisory_xact_lock(` + fmt.Sprint(migrationLock+1) + `)`,
+		Pipeline:     pipeline,
 	}), nil
+}
+
+// pipeline sends a write transaction's statements as pgx batches: one
+// round trip for all of them, instead of one per statement (see
+// sqlstore.Pipeline).
+var pipeline = &sqlstore.Pipeline{
+	Send:        sendBatch,
+	DoneEffects: `DELETE FROM wf_effects WHERE id = ANY($1) RETURNING job_id`,
+	// The effects' deletion and the ownership check (gozie_fence,
+	// migration 0008) in one statement: the check needs the jobs of the
+	// deleted effects, which only the deletion knows.
+	Seal: `WITH done AS (DELETE FROM wf_effects WHERE id = ANY($1) RETURNING job_id)
+		SELECT gozie_fence(ARRAY(SELECT job_id FROM done) || $2::TEXT[], $3)`,
+	NotOwner: func(err error) bool {
+		var pgErr *pgconn.PgError
+		return errors.As(err, &pgErr) && pgErr.Code == fenceCode
+	},
+}
+
+// fenceCode is the SQLSTATE gozie_fence fails with.
+const fenceCode = "GZ001"
+
+// sendBatch is sqlstore.Pipeline.Send for the pgx database/sql driver.
+func sendBatch(ctx context.Context, conn any, stmts []sqlstore.Stmt) error {
+	c, ok := conn.(*stdlib.Conn)
+	if !ok {
+		return fmt.Errorf("postgres: pipeline on a %T connection", conn)
+	}
+	b := &pgx.Batch{}
+	for _, s := range stmts {
+		q := b.Queue(s.SQL, s.Args...)
+		if row := s.Row; row != nil {
+			q.Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					if err := row(rows); err != nil {
+						return err
+					}
+				}
+				return rows.Err()
+			})
+		}
+	}
+	return c.Conn().SendBatch(ctx, b).Close()
 }
 
 // openError is a failure to open the store, with any password in the

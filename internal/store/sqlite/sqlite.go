@@ -61,7 +61,7 @@ func Open(ctx context.Context, path string) (store.Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
-	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy}), nil
+	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy, LastInsertID: true}), nil
 }
 
 // busy reports SQLite's transient lock errors. With one writer connection

@@ -137,7 +137,7 @@ func (t *tx) CoordJobs(ctx context.Context, f store.JobFilter) ([]*store.CoordJo
 	} else if f.Offset > 0 {
 		q += fmt.Sprintf(" LIMIT %d OFFSET %d", int64(1)<<62, f.Offset)
 	}
-	rows, err := t.tx.QueryContext(ctx, t.rebind(q), args...)
+	rows, err := t.query(ctx, t.rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: coordinator jobs: %w", t.db.Dialect.Name, err)
 	}
@@ -156,7 +156,7 @@ func (t *tx) CoordJobs(ctx context.Context, f store.JobFilter) ([]*store.CoordJo
 func (t *tx) CountCoordJobs(ctx context.Context, f store.JobFilter) (int, error) {
 	where, args := jobWhere(f)
 	var n int
-	if err := t.tx.QueryRowContext(ctx, t.rebind(`SELECT COUNT(*) FROM coord_jobs`+where), args...).Scan(&n); err != nil {
+	if err := t.queryRowText(ctx, t.rebind(`SELECT COUNT(*) FROM coord_jobs`+where), args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("%s: count coordinator jobs: %w", t.db.Dialect.Name, err)
 	}
 	return n, nil
@@ -186,7 +186,7 @@ func (t *tx) DeleteCoordAction(ctx context.Context, id string) error {
 }
 
 func (t *tx) queryCoordActions(ctx context.Context, q string, args ...any) ([]*store.CoordAction, error) {
-	rows, err := t.tx.QueryContext(ctx, t.rebind(q), args...)
+	rows, err := t.query(ctx, t.rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: coordinator actions: %w", t.db.Dialect.Name, err)
 	}
@@ -239,7 +239,7 @@ func (t *tx) CoordActions(ctx context.Context, jobID string, f store.CoordAction
 }
 
 func (t *tx) CountCoordActions(ctx context.Context, jobID string) (map[string]int, error) {
-	rows, err := t.tx.QueryContext(ctx, t.db.q["countCoordActions"], jobID)
+	rows, err := t.query(ctx, t.db.q["countCoordActions"], jobID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: count coordinator actions: %w", t.db.Dialect.Name, err)
 	}

@@ -13,6 +13,7 @@ import (
 func init() {
 	queries["appendLog"] = `INSERT INTO job_logs (job_id, action_id, time_ms, level, message)
 		VALUES (?,?,?,?,?) RETURNING id`
+	queries["appendLogExec"] = `INSERT INTO job_logs (job_id, action_id, time_ms, level, message) VALUES (?,?,?,?,?)`
 	queries["jobLogs"] = `SELECT id, job_id, action_id, time_ms, level, message FROM job_logs
 		WHERE job_id = ? AND id > ? ORDER BY id`
 	queries["deleteAction"] = `DELETE FROM wf_actions WHERE id = ?`
@@ -28,6 +29,18 @@ func (t *tx) AppendLog(ctx context.Context, e *store.LogEntry) error {
 		return errReadOnly
 	}
 	t.touch(e.JobID)
+	if t.pipe != nil {
+		t.pipe.returning(t.db.q["appendLog"], &e.ID, e.JobID, e.ActionID, e.Time.UnixMilli(), e.Level, e.Message)
+		return nil
+	}
+	if t.db.Dialect.LastInsertID {
+		id, err := t.insert(ctx, "appendLogExec", e.JobID, e.ActionID, e.Time.UnixMilli(), e.Level, e.Message)
+		if err != nil {
+			return fmt.Errorf("%s: append log: %w", t.db.Dialect.Name, err)
+		}
+		e.ID = id
+		return nil
+	}
 	if err := t.queryRow(ctx, "appendLog", e.JobID, e.ActionID, e.Time.UnixMilli(), e.Level, e.Message).Scan(&e.ID); err != nil {
 		return fmt.Errorf("%s: append log: %w", t.db.Dialect.Name, err)
 	}
@@ -39,7 +52,7 @@ func (t *tx) Logs(ctx context.Context, jobID string, afterID int64, limit int) (
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	rows, err := t.tx.QueryContext(ctx, q, jobID, afterID)
+	rows, err := t.query(ctx, q, jobID, afterID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: logs: %w", t.db.Dialect.Name, err)
 	}

@@ -79,18 +79,24 @@ func Migrate(ctx context.Context, db *sql.DB, fsys fs.FS, dir string, rebind fun
 }
 
 // splitStatements cuts a migration at lines ending in ";" and drops "--"
-// comment lines. Migrations are ours, so no quoting rules are needed.
+// comment lines, except within a dollar-quoted body ($$ ... $$, a
+// PostgreSQL function's), whose lines are kept as written. Migrations are
+// ours, so no other quoting rules are needed.
 func splitStatements(s string) []string {
 	var out []string
 	var cur strings.Builder
+	quoted := false
 	for _, line := range strings.Split(s, "\n") {
 		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "--") || trimmed == "" {
+		if !quoted && (strings.HasPrefix(trimmed, "--") || trimmed == "") {
 			continue
 		}
 		cur.WriteString(line)
 		cur.WriteString("\n")
-		if strings.HasSuffix(trimmed, ";") {
+		if strings.Count(line, "$$")%2 == 1 {
+			quoted = !quoted
+		}
+		if !quoted && strings.HasSuffix(trimmed, ";") {
 			out = append(out, strings.TrimSpace(cur.String()))
 			cur.Reset()
 		}

@@ -50,6 +50,18 @@ type Dialect struct {
 	// server instances (PostgreSQL: a transaction-scoped advisory lock),
 	// so that two servers never split one instance's jobs.
 	TakeOverLock string
+	// LastInsertID says the driver reports the id an INSERT generated
+	// (sql.Result.LastInsertId). The store then inserts effects and log
+	// lines with a plain Exec instead of reading a RETURNING row, and
+	// marks effects done without RETURNING when no ownership check needs
+	// the job: database/sql starts a goroutine and a context per query
+	// result to watch for cancellation, a good part of the cost of a
+	// small statement in process (SQLite).
+	LastInsertID bool
+	// Pipeline, when set, makes Update send a transaction's statements in
+	// as few round trips as its reads allow (pipeline.go). nil runs each
+	// statement on its own, which costs nothing more in process (SQLite).
+	Pipeline *Pipeline
 }
 
 // DB is a store.Store over database/sql. Writes go through Write; reads may
@@ -205,11 +217,22 @@ func (db *DB) Close() error {
 }
 
 func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(store.Tx) error) (err error) {
+	if db.Dialect.Pipeline != nil {
+		if readOnly {
+			// Reads without a transaction block, each on any connection
+			// of the pool: BEGIN and ROLLBACK were two of the four round
+			// trips of a typical View. Under READ COMMITTED, PostgreSQL's
+			// default, every statement sees a snapshot of its own inside
+			// a transaction too, so the reads see the same.
+			return fn(&tx{db: db, pool: pool, q: pool, readOnly: true, owner: db.fence()})
+		}
+		return db.runPipelined(ctx, fn)
+	}
 	sqlTx, err := pool.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", db.Dialect.Name, err)
 	}
-	t := &tx{db: db, pool: pool, tx: sqlTx, readOnly: readOnly, owner: db.fence()}
+	t := &tx{db: db, pool: pool, tx: sqlTx, q: sqlTx, readOnly: readOnly, owner: db.fence()}
 	defer func() {
 		if p := recover(); p != nil {
 			_ = sqlTx.Rollback()
@@ -238,14 +261,33 @@ var errReadOnly = errors.New("store: write in a read-only transaction")
 type tx struct {
 	db       *DB
 	pool     *sql.DB
-	tx       *sql.Tx
+	tx       *sql.Tx // nil for a dialect with a Pipeline
+	q        querier // tx; with a Pipeline, the connection of an Update or the pool of a View
 	readOnly bool
 	// owner is the store's registered instance when the transaction
 	// began ("" unfenced); touched collects the jobs it wrote to, whose
 	// ownership is checked before the commit.
 	owner   string
 	touched map[string]bool
+	// pipe holds the state of a pipelined transaction (pipeline.go); nil
+	// otherwise.
+	pipe *pipelined
 }
+
+// querier is what *sql.Tx, *sql.Conn and *sql.DB have in common.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// rowScanner is a *sql.Row, or a failure to read one.
+type rowScanner interface{ Scan(dest ...any) error }
+
+// errRow is a row whose reading failed before the query ran.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
 
 // touch records that the transaction writes to a job (a workflow or
 // coordinator job id, or an id of one of its actions).
@@ -294,6 +336,11 @@ func isCoordID(id string) bool { return strings.HasSuffix(id, "-C") }
 // prepared returns a named statement bound to this transaction, or nil
 // when the query is not prepared.
 func (t *tx) prepared(ctx context.Context, name string) *sql.Stmt {
+	if t.tx == nil {
+		// Not in a *sql.Tx (a dialect with a Pipeline): the driver
+		// keeps prepared statements per connection itself.
+		return nil
+	}
 	t.db.mu.Lock()
 	st := t.db.stmts[t.pool][name]
 	t.db.mu.Unlock()
@@ -307,6 +354,10 @@ func (t *tx) exec(ctx context.Context, name string, args ...any) error {
 	if t.readOnly {
 		return errReadOnly
 	}
+	if t.pipe != nil {
+		t.pipe.queue = append(t.pipe.queue, Stmt{SQL: t.db.q[name], Args: args})
+		return nil
+	}
 	var err error
 	if st := t.prepared(ctx, name); st != nil {
 		_, err = st.ExecContext(ctx, args...)
@@ -319,11 +370,48 @@ func (t *tx) exec(ctx context.Context, name string, args ...any) error {
 	return nil
 }
 
-func (t *tx) queryRow(ctx context.Context, name string, args ...any) *sql.Row {
+// insert runs a named INSERT and returns the id it generated
+// (Dialect.LastInsertID).
+func (t *tx) insert(ctx context.Context, name string, args ...any) (int64, error) {
+	if t.readOnly {
+		return 0, errReadOnly
+	}
+	var res sql.Result
+	var err error
+	if st := t.prepared(ctx, name); st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = t.q.ExecContext(ctx, t.db.q[name], args...)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// queryRow runs a named query that returns one row.
+func (t *tx) queryRow(ctx context.Context, name string, args ...any) rowScanner {
 	if st := t.prepared(ctx, name); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
-	return t.tx.QueryRowContext(ctx, t.db.q[name], args...)
+	return t.queryRowText(ctx, t.db.q[name], args...)
+}
+
+// queryRowText runs a query that returns one row; the writes a pipelined
+// transaction has queued are sent first, so that it reads them.
+func (t *tx) queryRowText(ctx context.Context, q string, args ...any) rowScanner {
+	if err := t.flush(ctx); err != nil {
+		return errRow{err}
+	}
+	return t.q.QueryRowContext(ctx, q, args...)
+}
+
+// query runs a query, after the queued writes as queryRowText.
+func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
+	return t.q.QueryContext(ctx, q, args...)
 }
 
 // ms converts a time to the stored form: Unix milliseconds, NULL for zero.
@@ -386,7 +474,11 @@ var queries = map[string]string{
 	// A performed effect is deleted rather than flagged: one or two
 	// effects per action would otherwise pile up for ever.
 	"doneEffect": `DELETE FROM wf_effects WHERE id = ? RETURNING job_id`,
-	"pendingAll": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL ORDER BY id`,
+	// The same without results, for Dialect.LastInsertID.
+	"addEffectExec": `INSERT INTO wf_effects (job_id, action_id, kind, attempt, payload, not_before_ms, created_ms)
+		VALUES (?,?,?,?,?,?,?)`,
+	"doneEffectExec": `DELETE FROM wf_effects WHERE id = ?`,
+	"pendingAll":     `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL ORDER BY id`,
 	// With a registered instance the engine's scans see its own jobs only.
 	"pendingOwned": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL
 		AND (job_id IN (SELECT id FROM wf_jobs WHERE owner = ?) OR job_id IN (SELECT id FROM coord_jobs WHERE owner = ?))
@@ -530,7 +622,7 @@ func (t *tx) Jobs(ctx context.Context, f store.JobFilter) ([]*store.Job, error) 
 	if t.db.Dialect.Rebind != nil {
 		q = t.db.Dialect.Rebind(q)
 	}
-	rows, err := t.tx.QueryContext(ctx, q, args...)
+	rows, err := t.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: jobs: %w", t.db.Dialect.Name, err)
 	}
@@ -553,7 +645,7 @@ func (t *tx) CountJobs(ctx context.Context, f store.JobFilter) (int, error) {
 		q = t.db.Dialect.Rebind(q)
 	}
 	var n int
-	if err := t.tx.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+	if err := t.queryRowText(ctx, q, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("%s: count jobs: %w", t.db.Dialect.Name, err)
 	}
 	return n, nil
@@ -571,7 +663,7 @@ func (t *tx) Action(ctx context.Context, id string) (*store.Action, error) {
 }
 
 func (t *tx) queryActions(ctx context.Context, q string, args ...any) ([]*store.Action, error) {
-	rows, err := t.tx.QueryContext(ctx, q, args...)
+	rows, err := t.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: actions: %w", t.db.Dialect.Name, err)
 	}
@@ -638,17 +730,53 @@ func (t *tx) AddEffect(ctx context.Context, e *store.Effect) error {
 	if e.CreatedTime.IsZero() {
 		e.CreatedTime = time.Now()
 	}
-	err := t.queryRow(ctx, "addEffect", e.JobID, e.ActionID, e.Kind, e.Attempt, e.Payload,
-		ms(e.NotBefore), ms(e.CreatedTime)).Scan(&e.ID)
+	if t.pipe != nil {
+		// Sent at once, with the writes queued before it, for the id.
+		t.pipe.returning(t.db.q["addEffect"], &e.ID, e.JobID, e.ActionID, e.Kind, e.Attempt, e.Payload,
+			ms(e.NotBefore), ms(e.CreatedTime))
+		if err := t.flush(ctx); err != nil {
+			return fmt.Errorf("add effect: %w", err)
+		}
+		return nil
+	}
+	var err error
+	if t.db.Dialect.LastInsertID {
+		e.ID, err = t.insert(ctx, "addEffectExec", e.JobID, e.ActionID, e.Kind, e.Attempt, e.Payload,
+			ms(e.NotBefore), ms(e.CreatedTime))
+	} else {
+		err = t.queryRow(ctx, "addEffect", e.JobID, e.ActionID, e.Kind, e.Attempt, e.Payload,
+			ms(e.NotBefore), ms(e.CreatedTime)).Scan(&e.ID)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: add effect: %w", t.db.Dialect.Name, err)
 	}
 	return nil
 }
 
+func (t *tx) QueueEffect(ctx context.Context, e *store.Effect) error {
+	if t.pipe == nil || t.readOnly {
+		return t.AddEffect(ctx, e)
+	}
+	t.touch(e.JobID)
+	if e.CreatedTime.IsZero() {
+		e.CreatedTime = time.Now()
+	}
+	t.pipe.returning(t.db.q["addEffect"], &e.ID, e.JobID, e.ActionID, e.Kind, e.Attempt, e.Payload,
+		ms(e.NotBefore), ms(e.CreatedTime))
+	return nil
+}
+
 func (t *tx) DoneEffect(ctx context.Context, id int64) error {
 	if t.readOnly {
 		return errReadOnly
+	}
+	if t.pipe != nil {
+		t.pipe.done = append(t.pipe.done, id)
+		return nil
+	}
+	if t.owner == "" && t.db.Dialect.LastInsertID {
+		// Unfenced: the job of the effect is of no interest.
+		return t.exec(ctx, "doneEffectExec", id)
 	}
 	// The deleted row names its job, whose ownership the commit checks:
 	// a server that lost a job must not settle the new owner's effects.
@@ -675,7 +803,7 @@ func (t *tx) PendingEffects(ctx context.Context, jobID string, limit int) ([]*st
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	rows, err := t.tx.QueryContext(ctx, q, args...)
+	rows, err := t.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: pending effects: %w", t.db.Dialect.Name, err)
 	}
@@ -696,9 +824,16 @@ func (t *tx) NextSequence(ctx context.Context, name string) (int64, error) {
 		return 0, errReadOnly
 	}
 	var v int64
-	var row *sql.Row
+	var row rowScanner
 	if _, ok := t.db.Dialect.Sequences[name]; ok {
-		row = t.queryRow(ctx, seqQuery(name))
+		if p := t.pipe; p != nil && !p.began {
+			// A database sequence does not roll back, so a pipelined
+			// transaction that has sent nothing yet asks outside its
+			// transaction block: BEGIN can then travel with its writes.
+			row = t.q.QueryRowContext(ctx, t.db.q[seqQuery(name)])
+		} else {
+			row = t.queryRow(ctx, seqQuery(name))
+		}
 	} else {
 		row = t.queryRow(ctx, "nextSeq", name)
 	}

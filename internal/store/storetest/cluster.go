@@ -121,6 +121,9 @@ func testFencedWrites(t *testing.T, ss []store.Store) {
 		{"AddEffect", func(tx store.Tx) error {
 			return tx.AddEffect(ctx, &store.Effect{JobID: "1-W", Kind: store.EffectSignal})
 		}},
+		{"QueueEffect", func(tx store.Tx) error {
+			return tx.QueueEffect(ctx, &store.Effect{JobID: "1-W", Kind: store.EffectSignal})
+		}},
 		{"DoneEffect", func(tx store.Tx) error { return tx.DoneEffect(ctx, ef.ID) }},
 		{"AppendLog", func(tx store.Tx) error {
 			return tx.AppendLog(ctx, &store.LogEntry{JobID: "1-W", Time: at(1), Level: "INFO", Message: "m"})
@@ -138,6 +141,19 @@ func testFencedWrites(t *testing.T, ss []store.Store) {
 			err := ss[1].Update(ctx, w.fn)
 			if !errors.Is(err, store.ErrNotOwner) {
 				t.Fatalf("write by another instance: %v, want ErrNotOwner", err)
+			}
+			// The same write followed by a read, which makes a store
+			// that holds writes back (PostgreSQL) send them before the
+			// commit: still refused at the commit.
+			err = ss[1].Update(ctx, func(tx store.Tx) error {
+				if err := w.fn(tx); err != nil {
+					return err
+				}
+				_, err := tx.PendingEffects(ctx, "1-W", 0)
+				return err
+			})
+			if !errors.Is(err, store.ErrNotOwner) {
+				t.Fatalf("write and read by another instance: %v, want ErrNotOwner", err)
 			}
 			// The owner's own write of the same kind commits.
 			if err := ss[0].Update(ctx, w.fn); err != nil {

@@ -40,6 +40,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Logs", testLogs},
 		{"DeleteAction", testDeleteAction},
 		{"ExternalIDUnique", testExternalIDUnique},
+		{"WritesThenReads", testWritesThenReads},
+		{"FailedWriteRollsBack", testFailedWriteRollsBack},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
