@@ -62,6 +62,11 @@ type Options struct {
 	// ActionDir is the work directory of an action's run, where its
 	// stdout and stderr files are.
 	ActionDir func(*store.Action) string
+	// Servers lists the live servers sharing the store (several
+	// servers), with Self the instance serving the page; nil for a server
+	// of its own.
+	Servers func(ctx context.Context) ([]store.ServerInfo, error)
+	Self    func() string
 }
 
 // Coordinators is what the console reads of the coordinator engine;

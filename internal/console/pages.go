@@ -465,7 +465,16 @@ type systemData struct {
 	// Metrics are the REST layer's counters (admin/instrumentation).
 	WfByStatus, CoordByStatus [][2]string
 	Metrics                   [][2]string
-	Err                       string
+	// Servers are the live servers sharing the store, this one marked.
+	Servers []serverRow
+	Err     string
+}
+
+// serverRow is one live server on the system page.
+type serverRow struct {
+	Name, URL, Version, Heartbeat string
+	Load                          int
+	Self                          bool
 }
 
 func (c *Console) system(w http.ResponseWriter, r *http.Request) {
@@ -507,6 +516,20 @@ func (c *Console) system(w http.ResponseWriter, r *http.Request) {
 		sort.Strings(names)
 		for _, k := range names {
 			d.Metrics = append(d.Metrics, [2]string{k, strconv.FormatInt(m[k], 10)})
+		}
+	}
+	if c.opts.Servers != nil {
+		live, err := c.opts.Servers(ctxOf(r))
+		if err != nil {
+			d.Err = err.Error()
+		}
+		self := ""
+		if c.opts.Self != nil {
+			self = c.opts.Self()
+		}
+		for _, s := range live {
+			d.Servers = append(d.Servers, serverRow{Name: s.Name, URL: s.URL, Version: s.Version, Load: s.Load,
+				Heartbeat: s.Heartbeat.UTC().Format("2006-01-02 15:04:05 MST"), Self: s.ID == self})
 		}
 	}
 	c.render(w, http.StatusOK, "system", page{Title: "System", Nav: "system", Data: d})

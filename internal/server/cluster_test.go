@@ -113,6 +113,14 @@ func TestCommandsReachTheOwner(t *testing.T) {
 		}
 	}
 
+	// The console's system page lists both, marking the one serving it.
+	page := string(b.do("GET", "/oozie/console/system", "", "").body)
+	for _, want := range []string{`id="servers"`, "s0", a.base, "s1 (this one)", b.base} {
+		if !strings.Contains(page, want) {
+			t.Errorf("system page lacks %q", want)
+		}
+	}
+
 	// a goes silent: once b has watched it for a lease, b stops listing it
 	// and answers a command on a's job with 503 E0606 (retry) instead of
 	// forwarding, until a live server takes a's jobs over.

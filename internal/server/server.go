@@ -277,9 +277,13 @@ func (s *Server) console(api http.Handler) (*console.Console, error) {
 		storeKind = "postgres"
 	}
 	coords, _ := s.coords.(console.Coordinators) // nil: the console shows no coordinators
-	return console.New(console.Options{Engine: s.engine, Coordinators: coords, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
+	opts := console.Options{Engine: s.engine, Coordinators: coords, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
 		Version: s.opts.Version, StoreKind: storeKind, Mode: s.SystemMode, ActionDir: s.actionDir,
-		Counters: s.metrics.counters})
+		Counters: s.metrics.counters}
+	if s.opts.Cluster != nil {
+		opts.Servers, opts.Self = s.opts.Cluster.Live, s.opts.Cluster.ID
+	}
+	return console.New(opts)
 }
 
 // frameDeny sets X-Frame-Options: DENY on every response, as Oozie does.
