@@ -179,6 +179,10 @@ func TestConsolePages(t *testing.T) {
 		wf1, _ = e.do("GET", "/oozie/v2/job/"+coord+"@1", "", "").json(t)["externalId"].(string)
 		return wf1 != ""
 	})
+	// Its workflow ends on its own: wait, so that the system page's counts
+	// are known (two workflows SUCCEEDED, one KILLED, the coordinator the
+	// only RUNNING job).
+	e.waitStatus(wf1, "SUCCEEDED")
 
 	check([]pageCase{
 		{"coordinators", "/oozie/console/?tab=coord", []string{coord, "coord-hourly"}, []string{ok}},
@@ -190,7 +194,7 @@ func TestConsolePages(t *testing.T) {
 		{"coordinator paging", "/oozie/console/job/" + coord + "?len=2&offset=3", []string{`id="a3"`, `id="a4"`, "3–4 of 6", `rel="prev"`, `rel="next"`}, []string{`id="a2"`, `id="a5"`}},
 		{"coordinator newest first", "/oozie/console/job/" + coord + "?len=1&order=desc", []string{`id="a6"`, "1–1 of 6"}, []string{`id="a1"`}},
 		{"system", "/oozie/console/system", []string{"test", "postgres", "NORMAL", "read-write",
-			`SUCCEEDED</span></th><td>1</td>`, `KILLED</span></th><td>1</td>`, `id="coord-by-status"`, `RUNNING</span></th><td>1</td>`,
+			`SUCCEEDED</span></th><td>2</td>`, `KILLED</span></th><td>1</td>`, `id="coord-by-status"`, `RUNNING</span></th><td>1</td>`,
 			`<th scope="row">jobs.submitted</th><td>3</td>`, "webservices.requests"}, nil},
 	})
 	// The output viewer's tail.

@@ -115,8 +115,28 @@ func newEnvJoined(t testing.TB, dir string, st store.Store, join func(base strin
 		e.ts.Close()
 		e.eng.Close()
 		st.Close()
+		removeWhenQuiet(t, filepath.Join(dir, "actions"))
 	})
 	return e
+}
+
+// removeWhenQuiet removes a directory that steps launched by a closed
+// engine may still be writing into (a launcher records a step's status
+// after the program ends, whatever the engine does): the test's TempDir
+// cleanup would otherwise fail on "directory not empty" when a file
+// appears while it removes. It tries again for a few seconds.
+func removeWhenQuiet(t testing.TB, dir string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := os.RemoveAll(dir)
+		if err == nil || time.Now().After(deadline) {
+			if err != nil {
+				t.Logf("removing %s: %v", dir, err)
+			}
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // app writes a fork/join workflow of fs actions and returns its directory.
