@@ -29,9 +29,7 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -55,6 +53,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to create and drop schemas
 
 	"github.com/gozie/gozie/bench/benchserver"
+	"github.com/gozie/gozie/internal/redact"
 )
 
 type options struct {
@@ -167,8 +166,8 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		}
 		b.apps[name] = dir
 	}
-	if _, drop, err := pgSchema(ctx, o.pg); err != nil {
-		fmt.Fprintf(out, "no PostgreSQL at %s (%v): nothing to measure\n", redactDSN(o.pg), err)
+	if _, drop, err := benchserver.PGSchema(ctx, o.pg, "gozie_cluster_"); err != nil {
+		fmt.Fprintf(out, "no PostgreSQL at %s (%v): nothing to measure\n", redact.Secrets(o.pg), err)
 		return true, nil
 	} else {
 		drop()
@@ -302,7 +301,7 @@ func (b *bench) startServers(ctx context.Context, name, dsn string, n int, env .
 func (b *bench) throughput(ctx context.Context, n int) (*row, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.o.runTimeout)
 	defer cancel()
-	dsn, drop, err := pgSchema(ctx, b.o.pg)
+	dsn, drop, err := benchserver.PGSchema(ctx, b.o.pg, "gozie_cluster_")
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +335,7 @@ func (b *bench) throughput(ctx context.Context, n int) (*row, error) {
 func (b *bench) failover(ctx context.Context, lease, beat int) (*row, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.o.runTimeout)
 	defer cancel()
-	dsn, drop, err := pgSchema(ctx, b.o.pg)
+	dsn, drop, err := benchserver.PGSchema(ctx, b.o.pg, "gozie_cluster_")
 	if err != nil {
 		return nil, err
 	}
@@ -432,7 +431,7 @@ func (b *bench) failover(ctx context.Context, lease, beat int) (*row, error) {
 func (b *bench) pgRestart(ctx context.Context, restart []string) (*row, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.o.runTimeout)
 	defer cancel()
-	dsn, drop, err := pgSchema(ctx, b.o.pg)
+	dsn, drop, err := benchserver.PGSchema(ctx, b.o.pg, "gozie_cluster_")
 	if err != nil {
 		return nil, err
 	}
@@ -842,54 +841,6 @@ func linear(name string, n int, cmd string) string {
 	}
 	sb.WriteString(`<kill name="fail"><message>failed</message></kill><end name="end"/></workflow-app>`)
 	return sb.String()
-}
-
-// pgSchema creates a schema of its own on the PostgreSQL server at dsn and
-// returns a DSN selecting it, and a function that drops it.
-func pgSchema(ctx context.Context, dsn string) (string, func(), error) {
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		return "", nil, err
-	}
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := db.PingContext(pctx); err != nil {
-		db.Close()
-		return "", nil, err
-	}
-	var rb [6]byte
-	_, _ = rand.Read(rb[:])
-	schema := "gozie_cluster_" + hex.EncodeToString(rb[:])
-	if _, err := db.ExecContext(pctx, "CREATE SCHEMA "+schema); err != nil {
-		db.Close()
-		return "", nil, err
-	}
-	drop := func() {
-		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := db.ExecContext(dctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			fmt.Fprintf(os.Stderr, "cluster: drop schema %s: %v\n", schema, err)
-		}
-		db.Close()
-	}
-	u, err := url.Parse(dsn)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		drop()
-		return "", nil, errors.New("-pg must be a postgres:// URL")
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String(), drop, nil
-}
-
-// redactDSN drops a URL's password for printing.
-func redactDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.User != nil {
-		u.User = url.User(u.User.Username())
-		return u.String()
-	}
-	return dsn
 }
 
 // stopSupervisors ends the launch supervisors of the given data

@@ -23,15 +23,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -47,6 +43,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to create and drop the schema
 
 	"github.com/gozie/gozie/bench/benchserver"
+	"github.com/gozie/gozie/internal/redact"
 )
 
 type options struct {
@@ -141,9 +138,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	stores := []string{"sqlite"}
 	dsns := map[string]string{"sqlite": ""}
 	if o.pg != "" {
-		dsn, drop, err := pgSchema(ctx, o.pg)
+		dsn, drop, err := benchserver.PGSchema(ctx, o.pg, "gozie_perf_")
 		if err != nil {
-			fmt.Fprintf(out, "no PostgreSQL at %s (%v): SQLite rows only\n", redactDSN(o.pg), err)
+			fmt.Fprintf(out, "no PostgreSQL at %s (%v): SQLite rows only\n", redact.Secrets(o.pg), err)
 		} else {
 			defer drop()
 			stores = append(stores, "postgres")
@@ -435,57 +432,6 @@ func fork(name string, n int) string {
 	}
 	b.WriteString(`<join name="j" to="end"/><kill name="fail"><message>failed</message></kill><end name="end"/></workflow-app>`)
 	return b.String()
-}
-
-// pgSchema creates a schema of its own on the PostgreSQL server at dsn and
-// returns a DSN selecting it, and a function that drops it.
-func pgSchema(ctx context.Context, dsn string) (string, func(), error) {
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		return "", nil, err
-	}
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := db.PingContext(pctx); err != nil {
-		db.Close()
-		return "", nil, err
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "gozie_perf_" + hex.EncodeToString(b[:])
-	if _, err := db.ExecContext(pctx, "CREATE SCHEMA "+schema); err != nil {
-		db.Close()
-		return "", nil, err
-	}
-	drop := func() {
-		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := db.ExecContext(dctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			fmt.Fprintf(os.Stderr, "perf: drop schema %s: %v\n", schema, err)
-		}
-		db.Close()
-	}
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			drop()
-			return "", nil, err
-		}
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		return u.String(), drop, nil
-	}
-	return dsn + " search_path=" + schema, drop, nil
-}
-
-// redactDSN drops a URL's password for printing.
-func redactDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.User != nil {
-		u.User = url.User(u.User.Username())
-		return u.String()
-	}
-	return dsn
 }
 
 // server is a `gozie server` child process on a loopback port, with the
