@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/engine/enginetest"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -141,7 +142,7 @@ func testCoordNotificationKillAndRestart(t *testing.T, newHarness harnessFactory
 
 func TestCoordNoNotificationURL(t *testing.T) {
 	h := newCoordHarness(t, weekStart.Add(-time.Hour), Options{InputCheckInterval: 15 * time.Minute})
-	cs := &countingStore{Store: h.store}
+	cs := &countingStore{Store: h.store, Kind: engine.EffectHTTPNotify}
 	h.store = cs
 	h.e.Close()
 	h.startEngine()
@@ -155,7 +156,7 @@ func TestCoordNoNotificationURL(t *testing.T) {
 	if c := h.countByStatus(id); c[store.CoordActionSucceeded] != 1 {
 		t.Fatalf("actions %v", c)
 	}
-	if n := cs.added.Load(); n != 0 {
+	if n := cs.Added(); n != 0 {
 		t.Errorf("%d notification effects written without a URL", n)
 	}
 }
@@ -179,42 +180,9 @@ func logHasCoord(t *testing.T, h *coordHarness, jobID, s string) bool {
 }
 
 // countingStore counts the notification effects written, done or not.
-type countingStore struct {
-	store.Store
-	added atomic.Int32
-}
-
-type countingTx struct {
-	store.Tx
-	s *countingStore
-}
-
-func (s *countingStore) Update(ctx context.Context, fn func(store.Tx) error) error {
-	return s.Store.Update(ctx, func(tx store.Tx) error { return fn(countingTx{tx, s}) })
-}
-
-func (tx countingTx) AddEffect(ctx context.Context, ef *store.Effect) error {
-	if ef.Kind == engine.EffectHTTPNotify {
-		tx.s.added.Add(1)
-	}
-	return tx.Tx.AddEffect(ctx, ef)
-}
+type countingStore = enginetest.CountingStore
 
 // pendingNotifications lists the notification effects not yet done.
 func pendingNotifications(t *testing.T, s store.Store) []*store.Effect {
-	t.Helper()
-	var out []*store.Effect
-	err := s.View(context.Background(), func(tx store.Tx) error {
-		all, err := tx.PendingEffects(context.Background(), "", 0)
-		for _, ef := range all {
-			if ef.Kind == engine.EffectHTTPNotify {
-				out = append(out, ef)
-			}
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return enginetest.Pending(t, s, engine.EffectHTTPNotify)
 }

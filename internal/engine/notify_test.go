@@ -28,51 +28,11 @@ func newRecorder(t *testing.T, answer func(uri string, n int) int) *recorder {
 }
 
 // countingStore counts the notification effects written, done or not.
-type countingStore struct {
-	store.Store
-	added atomic.Int32
-}
-
-type countingTx struct {
-	store.Tx
-	s *countingStore
-}
-
-func (s *countingStore) Update(ctx context.Context, fn func(store.Tx) error) error {
-	return s.Store.Update(ctx, func(tx store.Tx) error { return fn(countingTx{tx, s}) })
-}
-
-func (tx countingTx) AddEffect(ctx context.Context, ef *store.Effect) error {
-	if ef.Kind == EffectHTTPNotify {
-		tx.s.added.Add(1)
-	}
-	return tx.Tx.AddEffect(ctx, ef)
-}
-
-func (tx countingTx) QueueEffect(ctx context.Context, ef *store.Effect) error {
-	if ef.Kind == EffectHTTPNotify {
-		tx.s.added.Add(1)
-	}
-	return tx.Tx.QueueEffect(ctx, ef)
-}
+type countingStore = enginetest.CountingStore
 
 // pendingNotifications lists the notification effects not yet done.
 func pendingNotifications(t *testing.T, s store.Store) []*store.Effect {
-	t.Helper()
-	var out []*store.Effect
-	err := s.View(context.Background(), func(tx store.Tx) error {
-		all, err := tx.PendingEffects(context.Background(), "", 0)
-		for _, ef := range all {
-			if ef.Kind == EffectHTTPNotify {
-				out = append(out, ef)
-			}
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return enginetest.Pending(t, s, EffectHTTPNotify)
 }
 
 // notifyHarness is a workflow harness whose store counts notification
@@ -80,7 +40,7 @@ func pendingNotifications(t *testing.T, s store.Store) []*store.Effect {
 func notifyHarness(t *testing.T, configure ...func(*Options)) (*harness, *countingStore) {
 	var cs *countingStore
 	h := newHarness(t, append([]func(*Options){func(o *Options) {
-		cs = &countingStore{Store: o.Store}
+		cs = &countingStore{Store: o.Store, Kind: EffectHTTPNotify}
 		o.Store = cs
 	}}, configure...)...)
 	return h, cs
@@ -249,7 +209,7 @@ func TestWorkflowNotifications(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("notifications\n got %q\nwant %q", got, want)
 			}
-			if n := int(cs.added.Load()); n != len(want) {
+			if n := int(cs.Added()); n != len(want) {
 				t.Errorf("%d notification effects written, want %d", n, len(want))
 			}
 		})
@@ -268,7 +228,7 @@ func TestNotificationNoURL(t *testing.T) {
 		if j := h.wait(id); j.Status != store.JobSucceeded {
 			t.Fatalf("job %s", j.Status)
 		}
-		if n := cs.added.Load(); n != 0 {
+		if n := cs.Added(); n != 0 {
 			t.Errorf("properties %q: %d notification effects written, want none", kv, n)
 		}
 	}
@@ -454,7 +414,7 @@ func TestNotificationRestart(t *testing.T) {
 	if got := r.Delivered(); !reflect.DeepEqual(got, want) {
 		t.Errorf("after restart delivered %q, want %q", got, want)
 	}
-	if n := cs.added.Load(); n != 4 {
+	if n := cs.Added(); n != 4 {
 		t.Errorf("%d notification effects written, want 4 (the restart adds none)", n)
 	}
 }
