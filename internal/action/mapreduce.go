@@ -934,7 +934,7 @@ func (h *hadoopRun) run(ctx context.Context) (mrOutcome, int) {
 	}
 	for _, c := range h.job.Prepare {
 		text, exit, err := h.run1(ctx, nil, c[0], c[1:]...)
-		if ctx.Err() != nil {
+		if killedWith(ctx, exit, err) {
 			return fail("killed")
 		}
 		if err != nil || exit != 0 {
@@ -945,7 +945,7 @@ func (h *hadoopRun) run(ctx context.Context) (mrOutcome, int) {
 	if err != nil {
 		return fail("running [%s %s]: %v", h.job.Mapred, strings.Join(h.job.Argv, " "), err)
 	}
-	if ctx.Err() != nil {
+	if killedWith(ctx, exit, err) {
 		return fail("killed")
 	}
 	if exit != 0 {
@@ -969,7 +969,7 @@ func (h *hadoopRun) run(ctx context.Context) (mrOutcome, int) {
 	}
 	for {
 		status, exit, err := h.command(ctx, nil, "job", "-status", id)
-		if ctx.Err() != nil {
+		if killedWith(ctx, exit, err) {
 			return fail("killed")
 		}
 		if err != nil || exit != 0 {
@@ -998,6 +998,22 @@ func (h *hadoopRun) run(ctx context.Context) (mrOutcome, int) {
 		case <-time.After(poll):
 		}
 	}
+}
+
+// killedWith reports whether the tool is being killed, after a command
+// that ended with exit and err. A command ended by a signal (err nil,
+// exit < 0) most likely got the SIGTERM that Kill sends the whole process
+// group, which reaches the tool too, a moment later through its signal
+// handler: it waits up to a second for that, so that the Hadoop job is
+// killed rather than the command's end taken for a failure.
+func killedWith(ctx context.Context, exit int, err error) bool {
+	if ctx.Err() == nil && err == nil && exit < 0 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+	return ctx.Err() != nil
 }
 
 // command runs `mapred ARGS...` in the working directory, copying its
