@@ -95,6 +95,8 @@ type LauncherPID struct {
 	// which outlives the program: the program leads a group of its own,
 	// PGID, known once it has started (0 before).
 	Supervised bool `json:"supervised,omitempty"`
+
+	claimLen int // bytes of the claim line in the pid file (pidfile.go)
 }
 
 // LaunchStatus is how the program ended.
@@ -155,7 +157,7 @@ func RunLauncher(args []string, stdout, stderr io.Writer) int {
 	if g, err := syscall.Getpgid(0); err == nil {
 		pid.PGID = g
 	}
-	claimed, err := claimPID(dir, pid)
+	claimed, err := claimPID(dir, &pid)
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return launcherFailed
@@ -181,41 +183,6 @@ func RunLauncher(args []string, stdout, stderr io.Writer) int {
 		return launcherFailed
 	}
 	return launcherOK
-}
-
-// claimPID creates the pid file unless it exists, atomically: the file is
-// written under a temporary name and hard-linked into place, and link
-// fails when the name is taken.
-//
-// The temporary file is the executor's pid reserve when this launcher can
-// take it (rename is atomic: one launcher gets it), so that claiming needs
-// no new block on a full disk; a fresh file otherwise.
-func claimPID(dir string, pid LauncherPID) (bool, error) {
-	data, _ := json.Marshal(pid)
-	tmp := filepath.Join(dir, fmt.Sprintf(".pid.tmp%d", pid.PID))
-	if os.Rename(filepath.Join(dir, pidReserveFile), tmp) != nil || overwriteReserve(tmp, tmp, data) != nil {
-		f, err := os.CreateTemp(dir, ".pid.tmp*")
-		if err != nil {
-			return false, err
-		}
-		os.Remove(tmp)
-		tmp = f.Name()
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			os.Remove(tmp)
-			return false, err
-		}
-		if err := f.Close(); err != nil {
-			os.Remove(tmp)
-			return false, err
-		}
-	}
-	defer os.Remove(tmp)
-	err := os.Link(tmp, filepath.Join(dir, PIDFile))
-	if errors.Is(err, fs.ErrExist) {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 // runProgram runs the program of spec in dir and waits for it. The
@@ -275,9 +242,7 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 	if pid.Supervised {
 		pid.PGID = cmd.Process.Pid
 	}
-	if data, err := json.Marshal(pid); err == nil {
-		_ = writePIDStarted(dir, data)
-	}
+	_ = recordStarted(dir, *pid)
 	if started != nil {
 		started()
 	}

@@ -176,7 +176,7 @@ func (s *processExecutor) Start(ctx context.Context, a *Context) (Result, error)
 	}
 	// Everything the launcher will write is allocated now, while a full
 	// disk can still fail the start cleanly (nothing has run).
-	if err := reserveLauncherFiles(dir, s.opts.MaxOutput); err != nil {
+	if err := reserveLauncherFiles(dir, s.opts.MaxOutput, s.sup != nil); err != nil {
 		return Result{ExternalID: dir}, beforeLaunch(dir, "reserving the launcher's files", Errorf(Transient, CodeIO, "reserving the launcher's files: %v", err))
 	}
 	if runAs != nil {
@@ -185,11 +185,7 @@ func (s *processExecutor) Start(ctx context.Context, a *Context) (Result, error)
 			return Result{ExternalID: dir}, Errorf(Transient, CodeIO, "giving the working directory to user [%s]: %v", runAs.User, err)
 		}
 	}
-	data, _ := json.MarshalIndent(spec, "", "  ")
-	if err := writeFileAtomic(filepath.Join(dir, SpecFile), data); err != nil {
-		return Result{ExternalID: dir}, beforeLaunch(dir, "writing launch spec", Errorf(Transient, CodeIO, "writing launch spec: %v", err))
-	}
-	if err := s.launch(dir, a.Notify); err != nil {
+	if err := s.launch(dir, spec, a.Notify); err != nil {
 		return Result{ExternalID: dir}, err
 	}
 	return Result{ExternalID: dir, ExternalStatus: "RUNNING"}, nil
@@ -217,12 +213,13 @@ func mentionsNoSpace(err error) bool {
 	return strings.Contains(msg, syscall.ENOSPC.Error()) || strings.Contains(msg, syscall.EDQUOT.Error())
 }
 
-// launch hands the step to the supervisor or, failing that, starts a
+// launch hands the step to the supervisor (the spec travels in the
+// request) or, failing that, writes the spec to launch.json and starts a
 // launcher for it in its own process group and watches it.
-func (s *processExecutor) launch(dir string, notify func()) error {
+func (s *processExecutor) launch(dir string, spec *LaunchSpec, notify func()) error {
 	var supErr error
 	if s.sup != nil {
-		claimed, err := s.sup.start(dir, notify)
+		claimed, err := s.sup.start(dir, spec, notify)
 		if err == nil {
 			if claimed {
 				s.watchForeign(dir, notify)
@@ -230,6 +227,16 @@ func (s *processExecutor) launch(dir string, notify func()) error {
 			return nil
 		}
 		supErr = err
+	}
+	data, _ := json.MarshalIndent(spec, "", "  ")
+	if err := writeFileAtomic(filepath.Join(dir, SpecFile), data); err != nil {
+		err = Errorf(Transient, CodeIO, "writing launch spec: %v", err)
+		if supErr != nil {
+			// The supervisor may have claimed the directory after all:
+			// it is not removed; the retried Start finds out.
+			return err
+		}
+		return beforeLaunch(dir, "writing launch spec", err)
 	}
 	argv, err := s.opts.launcher()
 	if err != nil {
@@ -445,17 +452,11 @@ func LocalExternalID(externalID, dir string) (short string, ok bool) {
 	if p, found := readPID(dir); found {
 		return "local:" + strconv.Itoa(p.PID), true
 	}
-	attempt := filepath.Base(dir)
-	return "local:" + filepath.Base(filepath.Dir(dir)) + "/" + attempt, true
-}
-
-func readPID(dir string) (LauncherPID, bool) {
-	var p LauncherPID
-	b, err := readOwn(filepath.Join(dir, PIDFile))
-	if err != nil || json.Unmarshal(b, &p) != nil || p.PID <= 0 {
-		return p, false
+	if parent := filepath.Dir(dir); filepath.Base(filepath.Dir(parent)) == "actions" {
+		// actions/<id>/<attempt>, as earlier versions laid it out
+		return "local:" + filepath.Base(parent) + "/" + filepath.Base(dir), true
 	}
-	return p, true
+	return "local:" + filepath.Base(dir), true
 }
 
 // readOwn reads a file the launcher wrote. Anything else under its name —

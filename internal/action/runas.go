@@ -77,7 +77,7 @@ func runAsOf(name string) (*RunAs, error) {
 // only when the server owns it.
 func giveWorkDir(dir string, r *RunAs) error {
 	own := map[string]bool{SpecFile: true, PIDFile: true, StatusFile: true, StdoutFile: true, StderrFile: true,
-		launcherLog: true, pidReserveFile: true, pidStartedReserveFile: true, statusReserveFile: true}
+		launcherLog: true, pidReserveFile: true, statusReserveFile: true}
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -85,7 +85,11 @@ func testShellRunAsUser(t *testing.T, opts Options) {
 		t.Fatalf("result %+v; want OK with user=%s", res, testUser)
 	}
 	uid, _ := strconv.Atoi(u.Uid)
-	for name, wantUID := range map[string]int{"written": uid, ".": uid, StatusFile: 0, PIDFile: 0, SpecFile: 0} {
+	owners := map[string]int{"written": uid, ".": uid, StatusFile: 0, PIDFile: 0, StdoutFile: 0}
+	if opts.SupervisorDir == "" {
+		owners[SpecFile] = 0 // the supervisor gets the spec in its request
+	}
+	for name, wantUID := range owners {
 		fi, err := os.Stat(filepath.Join(a.WorkDir, name))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

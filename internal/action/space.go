@@ -25,13 +25,12 @@ const (
 	// writes the status into it in place and renames it.
 	statusReserveFile = ".status.reserve"
 	// pidReserveFile is renamed by the launcher that claims the run, so
-	// that claiming needs no new disk block.
+	// that claiming needs no new disk block. It also holds the room for
+	// the second line of the pid file, written once the program runs (its
+	// pid, and its process group when supervised: what Kill needs), so
+	// that a full disk cannot keep the group unknown (pidfile.go).
 	pidReserveFile = ".pid.reserve"
 	pidReserveSize = 4096
-	// pidStartedReserveFile is the room for the pid file rewritten once
-	// the program runs (its pid, and its process group when supervised:
-	// what Kill needs), so that a full disk cannot keep the group unknown.
-	pidStartedReserveFile = ".pid2.reserve"
 )
 
 // CodeDiskFull is the error code of an action step that could not write
@@ -72,9 +71,18 @@ func statusReserveSize(maxOutput int) int {
 }
 
 // reserveLauncherFiles creates what the launcher writes in dir, so that a
-// full disk shows here, before anything ran, and not after.
-func reserveLauncherFiles(dir string, maxOutput int) error {
-	for _, name := range []string{StdoutFile, StderrFile, launcherLog} {
+// full disk shows here, before anything ran, and not after. Every file
+// made here is a new inode, which is most of a short step's cost on
+// ext4 (docs/benchmarks.md): a supervised step makes no launcher.log.
+func reserveLauncherFiles(dir string, maxOutput int, supervised bool) error {
+	names := []string{StdoutFile, StderrFile}
+	if !supervised {
+		// The per-step launcher's own output goes there; the supervisor
+		// has a log of its own, and notes for a step's log (writeLauncherNotes,
+		// a fall-back to the launcher) create it when there are any.
+		names = append(names, launcherLog)
+	}
+	for _, name := range names {
 		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE, 0o644)
 		if err != nil {
 			return err
@@ -83,10 +91,8 @@ func reserveLauncherFiles(dir string, maxOutput int) error {
 			return err
 		}
 	}
-	for _, name := range []string{pidReserveFile, pidStartedReserveFile} {
-		if err := writeZeros(filepath.Join(dir, name), pidReserveSize); err != nil {
-			return err
-		}
+	if err := writeZeros(filepath.Join(dir, pidReserveFile), pidReserveSize); err != nil {
+		return err
 	}
 	return writeZeros(filepath.Join(dir, statusReserveFile), statusReserveSize(maxOutput))
 }
@@ -154,15 +160,6 @@ var writeStatus = func(dir string, data []byte) error {
 		return nil
 	}
 	return writeFileAtomic(filepath.Join(dir, StatusFile), data)
-}
-
-// writePIDStarted replaces the pid file with data, in its reserve when
-// there is one.
-func writePIDStarted(dir string, data []byte) error {
-	if err := overwriteReserve(filepath.Join(dir, pidStartedReserveFile), filepath.Join(dir, PIDFile), data); err == nil {
-		return nil
-	}
-	return writeFileAtomic(filepath.Join(dir, PIDFile), data)
 }
 
 // statusRetryWait is how long the launcher waits before its next attempt

@@ -68,7 +68,7 @@ func TestRecordStatus(t *testing.T) {
 // its outcome.
 func TestWriteStatusUsesReserve(t *testing.T) {
 	dir := t.TempDir()
-	if err := reserveLauncherFiles(dir, 0); err != nil {
+	if err := reserveLauncherFiles(dir, 0, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeStatus(dir, []byte(`{"exitCode":0}`)); err != nil {

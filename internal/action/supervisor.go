@@ -51,7 +51,7 @@ import (
 // supervisorProtocol is the version of the supervisor protocol; change it
 // whenever requests or replies change meaning. A variable so that tests
 // can play an old supervisor.
-var supervisorProtocol = 1
+var supervisorProtocol = 2
 
 // Files of the supervisor's directory.
 const (
@@ -72,11 +72,14 @@ const maxSocketPath = 107
 // supRequest is what a client asks.
 type supRequest struct {
 	V int `json:"v"`
-	// Op is "run" (claim Dir and run its launch.json), "wait" (answer
+	// Op is "run" (claim Dir and run Spec there), "wait" (answer
 	// when the program of Dir ends), "ping" or "quit" (stop listening;
 	// exit once the running programs have ended).
 	Op  string `json:"op"`
 	Dir string `json:"dir,omitempty"`
+	// Spec is what to run. It travels in the request rather than in
+	// Dir/launch.json (protocol 1): a file less per step (version 2).
+	Spec *LaunchSpec `json:"spec,omitempty"`
 	// Env is the environment the program starts from: the server's, as
 	// the per-step launcher inherited it, not the supervisor's.
 	Env []string `json:"env,omitempty"`
@@ -380,15 +383,11 @@ func (s *supervisor) run(req supRequest, reply func(supReply)) {
 		reply(supReply{Event: "error", Error: "work directory must be an absolute clean path"})
 		return
 	}
-	var spec LaunchSpec
-	b, err := os.ReadFile(filepath.Join(dir, SpecFile))
-	if err == nil {
-		err = json.Unmarshal(b, &spec)
-	}
-	if err != nil {
-		reply(supReply{Event: "error", Error: "reading launch spec: " + err.Error()})
+	if req.Spec == nil {
+		reply(supReply{Event: "error", Error: "run without a launch spec"})
 		return
 	}
+	spec := *req.Spec
 	s.mu.Lock()
 	if s.running[dir] != nil {
 		s.mu.Unlock()
@@ -407,7 +406,7 @@ func (s *supervisor) run(req supRequest, reply func(supReply)) {
 	}()
 
 	pid := s.pid
-	claimed, err := claimPID(dir, pid)
+	claimed, err := claimPID(dir, &pid)
 	if err != nil {
 		reply(supReply{Event: "error", Error: err.Error()})
 		return

@@ -170,12 +170,12 @@ func (c *supervisorClient) call(req supRequest, spawn bool, timeout time.Duratio
 // start asks the supervisor to run the step prepared in dir. notify is
 // called once the outcome is recorded, or when the supervisor is gone.
 // claimed reports that another launcher owned dir already.
-func (c *supervisorClient) start(dir string, notify func()) (claimed bool, err error) {
+func (c *supervisorClient) start(dir string, spec *LaunchSpec, notify func()) (claimed bool, err error) {
 	build := ""
 	if argv, err := c.argv(); err == nil {
 		build = buildOf(argv[0])
 	}
-	conn, dec, rep, err := c.call(supRequest{Op: "run", Dir: dir, Env: os.Environ(), Build: build}, true, supervisorReplyTimeout)
+	conn, dec, rep, err := c.call(supRequest{Op: "run", Dir: dir, Spec: spec, Env: os.Environ(), Build: build}, true, supervisorReplyTimeout)
 	if err != nil {
 		return false, err
 	}

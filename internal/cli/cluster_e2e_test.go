@@ -767,7 +767,12 @@ func clusterCheckMarks(text string, servers []*clusterServer, jobs []string, ste
 			errorf("mark %q: not in a server's data directory", line)
 			continue
 		}
-		if got := filepath.Base(filepath.Dir(m.dir)); got != m.job+"@"+m.step {
+		// actions/<job>@<step>.<attempt> (action.WorkDir)
+		got := filepath.Base(m.dir)
+		if i := strings.LastIndexByte(got, '.'); i > 0 {
+			got = got[:i]
+		}
+		if got != m.job+"@"+m.step {
 			errorf("mark %q: work directory of action %s", line, got)
 		}
 		byStep[m.job+" "+m.step] = append(byStep[m.job+" "+m.step], m)
@@ -838,7 +843,7 @@ func TestClusterCheckMarks(t *testing.T) {
 	b := &clusterServer{name: "b", dir: "/d/b"}
 	servers := []*clusterServer{a, b}
 	mark := func(s *clusterServer, job, step string, at time.Duration) string {
-		return fmt.Sprintf("%s %s %s/actions/%s@%s/0 %.6f\n", job, step, s.dir, job, step, float64(t0.Add(at).UnixNano())/1e9)
+		return fmt.Sprintf("%s %s %s/actions/%s@%s.0 %.6f\n", job, step, s.dir, job, step, float64(t0.Add(at).UnixNano())/1e9)
 	}
 	tests := []struct {
 		name      string
@@ -860,9 +865,9 @@ func TestClusterCheckMarks(t *testing.T) {
 			mark(b, "j1", "s2", 15*time.Second), []string{"ran again although a was alive"}, 0},
 		{"same directory", mark(a, "j1", "s1", 9500*time.Millisecond) + mark(a, "j1", "s1", 11*time.Second) +
 			mark(a, "j1", "s2", 15*time.Second), []string{"ran twice from a's data directory"}, 0},
-		{"elsewhere", "j1 s1 /tmp/x/actions/j1@s1/0 1.0\n" + mark(a, "j1", "s2", 0),
+		{"elsewhere", "j1 s1 /tmp/x/actions/j1@s1.0 1.0\n" + mark(a, "j1", "s2", 0),
 			[]string{"not in a server's data directory", "step j1 s1 left no mark"}, 0},
-		{"wrong action", mark(a, "j1", "s1", 0) + "j1 s2 /d/a/actions/j1@s1/0 1.0\n", []string{"work directory of action j1@s1"}, 0},
+		{"wrong action", mark(a, "j1", "s1", 0) + "j1 s2 /d/a/actions/j1@s1.0 1.0\n", []string{"work directory of action j1@s1"}, 0},
 	}
 	for _, tt := range tests {
 		r := clusterCheckMarks(tt.text, servers, []string{"j1"}, 2)

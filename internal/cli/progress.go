@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 )
@@ -107,7 +108,7 @@ func (p *progress) note(t engine.Transition) {
 // stderrTail prints the last lines of a failed step's stderr and where its
 // full stdout and stderr are kept; steps that run no process have none.
 func (p *progress) stderrTail(a *store.Action) {
-	dir := filepath.Join(p.dataDir, "actions", a.ID, strconv.Itoa(a.Attempt))
+	dir := action.WorkDir(p.dataDir, a.ID, a.Attempt)
 	errPath := filepath.Join(dir, "stderr")
 	tail, err := engine.TailFile(errPath, engine.StderrTailLines)
 	if err != nil {

@@ -56,7 +56,7 @@ func TestRunProgress(t *testing.T) {
 		regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d ok +fs +OK -> boom$`),
 		regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d boom +shell +started$`),
 		regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d boom +shell +ERROR \[JA018\] .*exit code \[3\] -> fail$`),
-		regexp.MustCompile(`full stderr in ` + regexp.QuoteMeta(kept[1]) + `/actions/\S+@boom/0/stderr, stdout in \S+/stdout`),
+		regexp.MustCompile(`full stderr in ` + regexp.QuoteMeta(kept[1]) + `/actions/\S+@boom\.0/stderr, stdout in \S+/stdout`),
 		regexp.MustCompile(`(?m)^ +err line 12$`),
 		regexp.MustCompile(`(?m)^ +err line 3$`),
 	} {

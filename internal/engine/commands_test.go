@@ -156,7 +156,7 @@ func TestUserRetry(t *testing.T) {
 		t.Fatalf("work dirs %v, want one per attempt", dirs)
 	}
 	for i, d := range dirs {
-		if want := filepath.Join(h.dir, "actions", id+"@a", strconv.Itoa(i)); d != want {
+		if want := filepath.Join(h.dir, "actions", id+"@a."+strconv.Itoa(i)); d != want {
 			t.Errorf("work dir of attempt %d = %s, want %s", i, d, want)
 		}
 		if _, err := os.Stat(d); err == nil {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -244,17 +243,13 @@ func testCrashRecovery(t *testing.T, dsn string, shell bool) {
 	if shell {
 		// One supervisor ran every step, across the three servers.
 		pids := map[int][]string{}
-		files, _ := filepath.Glob(filepath.Join(dir, "actions", "*", "0", action.PIDFile))
+		files, _ := filepath.Glob(filepath.Join(dir, "actions", "*.0", action.PIDFile))
 		for _, f := range files {
-			var p action.LauncherPID
-			b, err := os.ReadFile(f)
-			if err == nil {
-				err = json.Unmarshal(b, &p)
+			p, ok := action.ReadLauncherPID(filepath.Dir(f))
+			if !ok || !p.Supervised {
+				t.Errorf("%s: %+v, %v; want a supervised step", f, p, ok)
 			}
-			if err != nil || !p.Supervised {
-				t.Errorf("%s: %+v, %v; want a supervised step", f, p, err)
-			}
-			pids[p.PID] = append(pids[p.PID], filepath.Base(filepath.Dir(filepath.Dir(f))))
+			pids[p.PID] = append(pids[p.PID], filepath.Base(filepath.Dir(f)))
 		}
 		if len(files) != len(names) || len(pids) != 1 {
 			t.Errorf("%d pid files for %d steps, supervisors: %v", len(files), len(names), pids)

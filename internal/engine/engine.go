@@ -26,8 +26,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
@@ -658,8 +656,8 @@ func transitionOf(st *jobState, ch *change) Transition {
 }
 
 // ActionDir is the work directory of an action's attempt under the data
-// directory: <data>/actions/<action id>/<attempt>. Process actions keep
+// directory (action.WorkDir). Process actions keep
 // their stdout and stderr there.
 func (e *Engine) ActionDir(a *store.Action) string {
-	return filepath.Join(e.opts.DataDir, "actions", a.ID, strconv.Itoa(a.Attempt))
+	return action.WorkDir(e.opts.DataDir, a.ID, a.Attempt)
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -40,13 +39,9 @@ func TestShellSupervisorDies(t *testing.T) {
 
 	h.eventually("the program to run", func() bool { _, err := os.Stat(gate); return err == nil })
 	pidOf := func(node string) action.LauncherPID {
-		var p action.LauncherPID
-		b, err := os.ReadFile(filepath.Join(h.dir, "actions", id+"@"+node, "0", action.PIDFile))
-		if err == nil {
-			err = json.Unmarshal(b, &p)
-		}
-		if err != nil || !p.Supervised || p.PGID <= 0 {
-			t.Fatalf("pid file of %s: %+v, %v; want a supervised step", node, p, err)
+		p, ok := action.ReadLauncherPID(action.WorkDir(h.dir, id+"@"+node, 0))
+		if !ok || !p.Supervised || p.PGID <= 0 {
+			t.Fatalf("pid file of %s: %+v, %v; want a supervised step", node, p, ok)
 		}
 		return p
 	}

@@ -314,7 +314,7 @@ func (s *Server) runConsole(id string, run int) string {
 	if s.opts.BaseURL == "" || s.opts.DataDir == "" {
 		return ""
 	}
-	if _, err := os.Stat(filepath.Join(s.opts.DataDir, "actions", id, itoa(run), "stdout")); err != nil {
+	if _, err := os.Stat(filepath.Join(action.WorkDir(s.opts.DataDir, id, run), "stdout")); err != nil {
 		return ""
 	}
 	return s.opts.BaseURL + "/console/action/" + url.PathEscape(id) + "/stdout?attempt=" + itoa(run)
@@ -386,7 +386,7 @@ func (s *Server) fillConsole(aj *engine.ActionJSON, a *store.Action) {
 }
 
 func (s *Server) actionDir(a *store.Action) string {
-	return filepath.Join(s.opts.DataDir, "actions", a.ID, itoa(a.Attempt))
+	return action.WorkDir(s.opts.DataDir, a.ID, a.Attempt)
 }
 
 // jobStatus returns the status of any kind of id.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 )
@@ -284,7 +285,7 @@ func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) 
 			if err != nil || n < 0 || n > a.Attempt {
 				return errParamValue("attempt", v)
 			}
-			dir = filepath.Join(s.opts.DataDir, "actions", a.ID, itoa(n))
+			dir = action.WorkDir(s.opts.DataDir, a.ID, n)
 		}
 		f, err := os.Open(filepath.Join(dir, stream))
 		if err != nil && !os.IsNotExist(err) {
