@@ -112,7 +112,11 @@ type jobState struct {
 	lastSeq int64
 }
 
-func loadState(j *store.Job, acts []*store.Action, options func(*conf.Config) workflow.Options) (*jobState, error) {
+// loadState builds a job's state from its records, parsing its stored
+// definition; parsed, when not nil, is that definition parsed already (by
+// the submission that stores it) with the options the stored
+// configuration gives.
+func loadState(j *store.Job, acts []*store.Action, options func(*conf.Config) workflow.Options, parsed ...*workflow.App) (*jobState, error) {
 	extra, err := decodeExtra(j.State)
 	if err != nil {
 		return nil, fmt.Errorf("engine: job %s: corrupt state: %w", j.ID, err)
@@ -127,7 +131,12 @@ func loadState(j *store.Job, acts []*store.Action, options func(*conf.Config) wo
 	if err := c.CheckExpansion(conf.ExpandLimits{}); err != nil {
 		return nil, fmt.Errorf("engine: job %s: stored configuration: %w", j.ID, err)
 	}
-	app, err := workflow.Parse([]byte(j.Definition), options(c))
+	var app *workflow.App
+	if len(parsed) > 0 && parsed[0] != nil {
+		app = parsed[0]
+	} else {
+		app, err = workflow.Parse([]byte(j.Definition), options(c))
+	}
 	if err != nil {
 		// It parsed at submission; a failure now means the store was
 		// edited or the parser changed. Parse leniently to let the job

@@ -124,12 +124,20 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 	if err != nil {
 		return "", err
 	}
+	fjBefore, _ := props.Get(workflow.PropValidateForkJoin)
 	params, err := app.ApplyParameters(props.Has)
 	if err != nil {
 		return "", err
 	}
 	for _, p := range params {
 		props.Set(p.Name, p.Value)
+	}
+	// The job's state below uses this parse instead of parsing the
+	// definition again (the largest part of a short job's engine cost),
+	// unless a parameter default changed a parser option.
+	reuse := app
+	if fjAfter, _ := props.Get(workflow.PropValidateForkJoin); fjAfter != fjBefore {
+		reuse = nil
 	}
 	if err := e.CheckExpansion(props); err != nil {
 		return "", err
@@ -208,7 +216,7 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 			job.ID = j.ID
 			return nil
 		}
-		if st, err = loadState(&j, nil, e.parseOptions); err != nil {
+		if st, err = loadState(&j, nil, e.parseOptions, reuse); err != nil {
 			return err
 		}
 		if err := st.startJob(e); err != nil {
@@ -247,6 +255,14 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 		return existing, nil
 	}
 	if ch != nil {
+		// Kept, so that the start just dispatched does not load and
+		// parse the job again; unless something loaded it meanwhile (a
+		// sweep of pending effects), whose copy is as good and in use.
+		e.mu.Lock()
+		if e.jobs[st.job.ID] == nil {
+			e.jobs[st.job.ID] = st
+		}
+		e.mu.Unlock()
 		e.committed(st, ch)
 	}
 	return job.ID, nil
