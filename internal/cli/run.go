@@ -113,6 +113,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	e, err := engine.New(engine.Options{
 		Store: s, Actions: reg, DataDir: dir, DefaultUser: currentUser(),
 		PollInterval: 500 * time.Millisecond,
+		StartSettle:  engine.DefaultStartSettle,
 		Logf:         func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
 		OnTransition: prog.note,
 	})

@@ -242,6 +242,7 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		Expand:                    conf.DefaultExpandLimits,
 		LeaseValid:                leaseValid(member),
 		MaxRunningActions:         cfg.Int("gozie.actions.max.concurrent", 0),
+		StartSettle:               time.Duration(cfg.Int("gozie.actions.start.settle.ms", int(engine.DefaultStartSettle/time.Millisecond))) * time.Millisecond,
 	})
 	if err != nil {
 		return err

@@ -118,7 +118,8 @@ func crashHelper(dir string) int {
 		}
 		action.RegisterBuiltins(reg, action.Options{Launcher: []string{self}, SupervisorDir: filepath.Join(dir, "launcher")})
 	}
-	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, PollInterval: 20 * time.Millisecond, DefaultUser: "crash"})
+	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, PollInterval: 20 * time.Millisecond, DefaultUser: "crash",
+		StartSettle: DefaultStartSettle}) // as gozie server runs: crashes while a start settles too
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

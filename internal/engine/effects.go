@@ -224,9 +224,19 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	if a.Type != "sub-workflow" && !e.slots.acquire(ctx, a.ID) {
 		return nil // shutting down: the effect stays pending
 	}
+	var ended chan struct{}
+	if e.opts.StartSettle > 0 && a.Type != "sub-workflow" {
+		ended = make(chan struct{})
+		e.mu.Lock()
+		e.settling[a.ID] = ended
+		e.mu.Unlock()
+	}
 	e.sem <- struct{}{}
 	res, startErr := guard(func() (action.Result, error) { return exec.Start(ctx, actx) })
 	<-e.sem
+	if ended != nil {
+		res = e.settleStart(ctx, exec, actx, a.ID, ended, res, startErr)
+	}
 	if ctx.Err() != nil {
 		return nil // shutting down: the effect stays pending for the next start
 	}
@@ -273,6 +283,46 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		}
 	}
 	return nil
+}
+
+// settleStart waits up to StartSettle for the program a Start left running to
+// end (its Notify closes ended) and returns the outcome of a Check then,
+// so that the start and the end are committed together; otherwise, or
+// when the Check does not report the end, it returns res as it was. Until
+// the commit the start effect is pending, as during Start itself: a crash
+// performs it again and the executor reports on the run it started.
+func (e *Engine) settleStart(ctx context.Context, exec action.Executor, actx *action.Context, id string, ended chan struct{}, res action.Result, startErr error) action.Result {
+	defer func() {
+		e.mu.Lock()
+		if e.settling[id] == ended {
+			delete(e.settling, id)
+		}
+		e.mu.Unlock()
+	}()
+	if startErr != nil || res.Done || res.ExternalID == "" {
+		return res
+	}
+	timeout := make(chan struct{})
+	stop := e.clock.AfterFunc(e.opts.StartSettle, func() { close(timeout) })
+	defer stop()
+	select {
+	case <-ended:
+	case <-timeout:
+		return res
+	case <-ctx.Done():
+		return res
+	}
+	end, err := guard(func() (action.Result, error) { return exec.Check(ctx, actx, res.ExternalID) })
+	if err != nil || !end.Done {
+		return res // the usual path: RUNNING now, the check after the commit
+	}
+	if end.ExternalID == "" {
+		end.ExternalID = res.ExternalID
+	}
+	if end.TrackerURI == "" {
+		end.TrackerURI = res.TrackerURI
+	}
+	return end
 }
 
 // commitUnlock commits st and unlocks it.
@@ -369,6 +419,10 @@ func (e *Engine) Callback(ctx context.Context, actionID, status string) error {
 func (e *Engine) notify(jobID, actionID string) {
 	e.mu.Lock()
 	e.notified[actionID] = true
+	if ch := e.settling[actionID]; ch != nil {
+		close(ch)
+		delete(e.settling, actionID)
+	}
 	e.mu.Unlock()
 	e.enqueueCheck(jobID, actionID)
 }

@@ -67,6 +67,14 @@ type Options struct {
 	// MaxRunningActions bounds the actions this engine runs at a time
 	// (slots.go); further starts wait. 0 means no bound.
 	MaxRunningActions int
+	// StartSettle is how long a start whose program is running may wait
+	// for it to end before the RUNNING state is committed (on Clock). A
+	// program that ends within it (a short shell step) has its start and
+	// its end committed in one transaction instead of two, about half of
+	// a short step's store work; a longer one shows RUNNING that much
+	// later. 0 commits RUNNING at once. gozie server and gozie run use
+	// DefaultStartSettle.
+	StartSettle time.Duration
 	// SystemID is the id segment after the timestamp; default
 	// "oozie-<os user>" cut to 10 characters, as Oozie.
 	SystemID string
@@ -155,6 +163,7 @@ type Engine struct {
 	endRetryNext map[string]*store.Effect
 	checks       map[string]int             // checks in flight: 1 running, 2 running and asked again
 	notified     map[string]bool            // Notify calls that came before the start was committed
+	settling     map[string]chan struct{}   // starts waiting for their program's end (StartSettle), closed by Notify
 	contexts     map[string]*action.Context // per action id, the context of its current attempt
 	closed       bool
 
@@ -237,6 +246,7 @@ func New(opts Options) (*Engine, error) {
 		inflight: map[string]bool{}, endRetryNext: map[string]*store.Effect{},
 		checks:   map[string]int{},
 		notified: map[string]bool{},
+		settling: map[string]chan struct{}{},
 		contexts: map[string]*action.Context{},
 		held:     map[int64]bool{},
 		retrying: map[int64]*effectRetry{},
@@ -654,6 +664,11 @@ func transitionOf(st *jobState, ch *change) Transition {
 	}
 	return t
 }
+
+// DefaultStartSettle is the StartSettle of gozie server
+// (gozie.actions.start.settle.ms) and gozie run: long enough for a trivial
+// program to end, short next to any step worth watching.
+const DefaultStartSettle = 20 * time.Millisecond
 
 // ActionDir is the work directory of an action's attempt under the data
 // directory (action.WorkDir). Process actions keep

@@ -43,6 +43,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.notification.retry.interval.s", "60", "wait before the first retry of a notification, doubled for each next one, in seconds"},
 	{"gozie.shutdown.timeout.s", "30", "how long a graceful shutdown waits for requests in flight"},
 	{"gozie.actions.max.concurrent", "0", "most actions this server runs at a time (sub-workflows not counted); further starts wait with their actions in PREP. 0: no bound"},
+	{"gozie.actions.start.settle.ms", "20", "how long a started step may run before its RUNNING state is committed: a step that ends sooner has its start and end committed in one transaction. 0: commit RUNNING at once"},
 	{"gozie.server.id", "", "this server's name among several sharing one PostgreSQL store (default <host>:<port>); a server started again under the same id takes its jobs back at once"},
 	{"gozie.server.lease.s", "20", "several servers: how long a server's heartbeats may stop before another server takes its jobs over, in seconds"},
 	{"gozie.server.spread", "true", "several servers: pass a new submission to a live server with clearly fewer unfinished jobs (false: keep every submission where it arrives)"},
