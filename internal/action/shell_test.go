@@ -367,22 +367,28 @@ func writeTgz(t *testing.T, path string, files map[string]string) {
 	zw.Close()
 }
 
+// BenchmarkShellTrue is one shell step running `true`, start to outcome,
+// in both launch modes: the executor's own cost beyond the program's.
 func BenchmarkShellTrue(b *testing.B) {
-	e := NewShell(testLauncher(b))
-	root := b.TempDir()
-	body := actionBody(b, "<shell "+shellNS+"><exec>true</exec></shell>")
-	notified := make(chan struct{}, 1)
-	for i := 0; b.Loop(); i++ {
-		a := &Context{ActionID: "b@" + strconv.Itoa(i), Element: body, WorkDir: filepath.Join(root, strconv.Itoa(i)),
-			Notify: func() { notified <- struct{}{} }}
-		res, err := e.Start(context.Background(), a)
-		if err != nil {
-			b.Fatal(err)
-		}
-		<-notified
-		if res, err = e.Check(context.Background(), a, res.ExternalID); err != nil || !res.Done || res.Status != OK {
-			b.Fatalf("%+v %v", res, err)
-		}
+	for _, mode := range launchModes {
+		b.Run(mode.name, func(b *testing.B) {
+			e := NewShell(mode.opts(b))
+			root := b.TempDir()
+			body := actionBody(b, "<shell "+shellNS+"><exec>true</exec></shell>")
+			notified := make(chan struct{}, 1)
+			for i := 0; b.Loop(); i++ {
+				a := &Context{ActionID: "b@" + strconv.Itoa(i), Element: body, WorkDir: filepath.Join(root, strconv.Itoa(i)),
+					Notify: func() { notified <- struct{}{} }}
+				res, err := e.Start(context.Background(), a)
+				if err != nil {
+					b.Fatal(err)
+				}
+				<-notified
+				if res, err = e.Check(context.Background(), a, res.ExternalID); err != nil || !res.Done || res.Status != OK {
+					b.Fatalf("%+v %v", res, err)
+				}
+			}
+		})
 	}
 }
 
