@@ -505,31 +505,90 @@ func (e *Engine) forget(id string) {
 	e.mu.Unlock()
 }
 
-// commit writes the job's pending changes and effects in one transaction,
-// then performs the new effects. st.mu must be held.
+// queuedChange is a change waiting for the job's commit in progress.
+type queuedChange struct {
+	ch   *change
+	err  error
+	done chan struct{}
+}
+
+// errStaleState fails changes queued behind a change whose commit failed:
+// they were made on a state the store never got.
+var errStaleState = errors.New("engine: an earlier change of the job failed to commit")
+
+// commit writes the job's pending changes and effects, then performs the
+// new effects. st.mu must be held; it is released while the store writes,
+// so that other transitions of the job (the paths of a wide fork ending
+// together) are made meanwhile: they wait for that commit and are written
+// together in the next transaction, one commit instead of one each. A
+// change is acknowledged only once it is committed, and its effects are
+// dispatched only then. The changes written are copies taken under the
+// lock, so the transitions that go on meanwhile never race the writes.
 func (e *Engine) commit(ctx context.Context, st *jobState) error {
 	if !st.changed() {
 		return nil
 	}
-	ch := e.takeChange(st)
-	err := e.store.Update(ctx, func(tx store.Tx) error { return ch.write(ctx, tx) })
-	if err != nil {
-		// ErrNotOwner included: the job went to another server, and the
-		// state is dropped just the same.
-		// The in-memory state is ahead of the store now: drop it, so the
-		// next event reloads what was really committed.
+	me := &queuedChange{ch: e.takeChange(st), done: make(chan struct{})}
+	st.queue = append(st.queue, me)
+	if st.committing {
+		st.mu.Unlock()
+		<-me.done
+		st.mu.Lock()
+		return me.err
+	}
+	st.committing = true
+	var failed error
+	for len(st.queue) > 0 && failed == nil {
+		batch := st.queue
+		st.queue = nil
+		st.mu.Unlock()
+		err := e.store.Update(ctx, func(tx store.Tx) error {
+			for _, q := range batch {
+				if err := q.ch.write(ctx, tx); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		st.mu.Lock()
+		if err != nil {
+			// ErrNotOwner included: the job went to another server, and
+			// the state is dropped just the same. The in-memory state is
+			// ahead of the store now: drop it, so the next event reloads
+			// what was really committed.
+			failed = err
+			e.forget(st.job.ID)
+			st.stale = true
+			for _, q := range batch {
+				q.err = err
+				close(q.done)
+			}
+			break
+		}
+		for _, q := range batch {
+			e.committed(st, q.ch)
+			close(q.done)
+		}
+	}
+	for _, q := range st.queue {
+		q.err = fmt.Errorf("%w: %w", errStaleState, failed)
+		close(q.done)
+	}
+	st.queue = nil
+	st.committing = false
+	if st.ended && failed == nil {
 		e.forget(st.job.ID)
 		st.stale = true
-		return err
+		e.wake(st.job.ID)
 	}
-	e.committed(st, ch)
-	return nil
+	return me.err
 }
 
 // change is what one commit writes: the job row when it changed, the
 // changed records, new and done effects, log lines.
 type change struct {
 	job      *store.Job // nil when only records changed
+	jobAt    store.Job  // the job as of this change (a copy)
 	dirty    []*store.Action
 	effects  []*store.Effect
 	done     []int64
@@ -546,12 +605,22 @@ func (e *Engine) takeChange(st *jobState) *change {
 	if st.jobDirty {
 		st.job.LastModTime = now
 		st.job.State = st.extra.encode()
+	}
+	ch.jobAt = *st.job
+	if st.jobDirty {
 		// The job row carries the definition and configuration, which
 		// can be large: it is written only when the job itself changed,
 		// not for every action transition.
-		ch.job = st.job
+		ch.job = &ch.jobAt
 	}
-	ch.dirty = st.takeDirty()
+	// Copies: commit writes them without the job's lock.
+	live := st.takeDirty()
+	ch.dirty = make([]*store.Action, len(live))
+	for i, a := range live {
+		a.LastModTime = now
+		c := *a
+		ch.dirty[i] = &c
+	}
 	e.queueNotifications(st, ch.dirty, now)
 	ch.logs = st.takeLogs(now, ch.dirty, e.ActionDir)
 	ch.effects, ch.done, ch.deleted = st.effects, st.done, st.deleted
@@ -572,7 +641,6 @@ func (ch *change) write(ctx context.Context, tx store.Tx) error {
 		}
 	}
 	for _, a := range ch.dirty {
-		a.LastModTime = ch.modified
 		if err := tx.PutAction(ctx, a); err != nil {
 			return err
 		}
@@ -614,13 +682,19 @@ func (e *Engine) committed(st *jobState, ch *change) {
 		}
 	}
 	if e.opts.OnTransition != nil && len(ch.logs) > 0 {
-		e.opts.OnTransition(transitionOf(st, ch))
+		e.opts.OnTransition(transitionOf(ch))
 	}
 	e.dispatch(ch.effects)
-	if store.Terminal(st.job.Status) {
-		e.forget(st.job.ID)
-		st.stale = true
-		e.wake(st.job.ID)
+	if store.Terminal(ch.jobAt.Status) {
+		// Forgotten once the changes queued behind this one are
+		// written too (commit), so that nobody reloads the job without
+		// them meanwhile.
+		st.ended = true
+		if !st.committing {
+			e.forget(st.job.ID)
+			st.stale = true
+			e.wake(st.job.ID)
+		}
 	}
 }
 
@@ -650,8 +724,8 @@ type Transition struct {
 	Logs    []store.LogEntry
 }
 
-func transitionOf(st *jobState, ch *change) Transition {
-	t := Transition{Job: *st.job}
+func transitionOf(ch *change) Transition {
+	t := Transition{Job: ch.jobAt}
 	logged := map[string]bool{}
 	for _, l := range ch.logs {
 		t.Logs = append(t.Logs, *l)

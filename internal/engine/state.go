@@ -84,6 +84,12 @@ func decodeExtra(s string) (jobExtra, error) {
 type jobState struct {
 	mu    sync.Mutex
 	stale bool // the store may hold something else: reload
+	// committing says a goroutine is writing this job's changes (commit
+	// releases mu meanwhile); queue holds the changes made since, which
+	// it writes next, together (engine.go, commit).
+	committing bool
+	queue      []*queuedChange
+	ended      bool // a committed change ended the job: forget it once the queue is written
 
 	job      *store.Job
 	extra    jobExtra
