@@ -78,6 +78,10 @@ type launchers struct {
 	// procs are the launchers this process started or watches, by working
 	// directory; done is closed when the launcher has exited.
 	procs map[string]*launchProc
+	// prep are the work directories PrepareDir works on (closed when it
+	// is done) or that Start has taken (closed at once): a directory is
+	// prepared at most once, and never while or after it is started.
+	prep map[string]chan struct{}
 }
 
 type launchProc struct {
@@ -86,7 +90,7 @@ type launchProc struct {
 }
 
 func newLaunchers(opts Options) *launchers {
-	l := &launchers{opts: opts, procs: make(map[string]*launchProc)}
+	l := &launchers{opts: opts, procs: make(map[string]*launchProc), prep: make(map[string]chan struct{})}
 	if opts.SupervisorDir != "" {
 		// An unusable directory (a socket path too long) leaves the
 		// per-step launcher, which works anywhere.
@@ -133,6 +137,66 @@ func (o Options) toolCommand(name string, args ...string) (exec string, argv []s
 	return l[0], argv, nil
 }
 
+// DirPreparer is an executor whose work directory can be made before the
+// action's start is committed: nothing in it runs anything or touches the
+// job's data, so the engine makes it while the commit that decides the
+// start is in flight (the files are new inodes, a measurable part of a
+// short step). A directory that exists is left alone.
+type DirPreparer interface {
+	PrepareDir(dir string)
+}
+
+// PrepareDir makes dir and the launcher's reserved files (the part of
+// Start that only allocates), unless dir exists or Start has taken it.
+// Errors are left for Start to meet and report.
+func (s *processExecutor) PrepareDir(dir string) {
+	s.mu.Lock()
+	if _, taken := s.prep[dir]; taken || s.procs[dir] != nil {
+		s.mu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	s.prep[dir] = done
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.prep, dir)
+		s.mu.Unlock()
+		close(done)
+	}()
+	if _, err := os.Lstat(dir); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if mkdirAll(dir, 0o755) != nil {
+		return
+	}
+	_ = reserveLauncherFiles(dir, s.opts.MaxOutput, s.sup != nil)
+}
+
+// takeDir waits for a PrepareDir of dir in progress and keeps any from
+// starting until Start returns (the release function).
+func (s *processExecutor) takeDir(dir string) (release func()) {
+	mine := make(chan struct{})
+	for {
+		s.mu.Lock()
+		busy, ok := s.prep[dir]
+		if !ok {
+			s.prep[dir] = mine
+			s.mu.Unlock()
+			return func() {
+				s.mu.Lock()
+				if s.prep[dir] == mine {
+					delete(s.prep, dir)
+				}
+				s.mu.Unlock()
+				close(mine)
+			}
+		}
+		s.mu.Unlock()
+		<-busy
+	}
+}
+
 // Start prepares the working directory (prepare block, files, archives,
 // action configuration) and starts the launcher detached in its own process
 // group, so that the program survives a server crash. When a launcher has
@@ -158,6 +222,7 @@ func (s *processExecutor) Start(ctx context.Context, a *Context) (Result, error)
 	if a.Element == nil {
 		return Result{}, Errorf(ErrorKindError, CodeSchema, "%s action without body", a.Type)
 	}
+	defer s.takeDir(dir)()
 	var runAs *RunAs
 	if s.opts.RunAsUser {
 		if runAs, err = runAsOf(a.User); err != nil {

@@ -91,10 +91,21 @@ func reserveLauncherFiles(dir string, maxOutput int, supervised bool) error {
 			return err
 		}
 	}
-	if err := writeZeros(filepath.Join(dir, pidReserveFile), pidReserveSize); err != nil {
+	if err := ensureZeros(filepath.Join(dir, pidReserveFile), pidReserveSize); err != nil {
 		return err
 	}
-	return writeZeros(filepath.Join(dir, statusReserveFile), statusReserveSize(maxOutput))
+	return ensureZeros(filepath.Join(dir, statusReserveFile), statusReserveSize(maxOutput))
+}
+
+// ensureZeros makes path a reserve of n bytes unless it is one already
+// (made ahead by PrepareDir): a private regular file of that size.
+func ensureZeros(path string, n int) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(n) && ownedBySelf(fi) {
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Nlink == 1 {
+			return nil
+		}
+	}
+	return writeZeros(path, n)
 }
 
 // writeZeros writes a file of n zero bytes: written, not truncated to size,

@@ -541,6 +541,9 @@ func (e *Engine) commit(ctx context.Context, st *jobState) error {
 	for len(st.queue) > 0 && failed == nil {
 		batch := st.queue
 		st.queue = nil
+		for _, q := range batch {
+			e.prepareStarts(st, q.ch)
+		}
 		st.mu.Unlock()
 		err := e.store.Update(ctx, func(tx store.Tx) error {
 			for _, q := range batch {
@@ -662,6 +665,33 @@ func (ch *change) write(ctx context.Context, tx store.Tx) error {
 		}
 	}
 	return nil
+}
+
+// prepareStarts has the work directories of the actions a change starts
+// made while the change commits (action.DirPreparer): they hold nothing
+// that runs or that a crash could leave half done, and making them is
+// much of a short step's cost. st.mu must be held.
+func (e *Engine) prepareStarts(st *jobState, ch *change) {
+	if e.opts.DataDir == "" {
+		return
+	}
+	for _, ef := range ch.effects {
+		if ef.Kind != store.EffectStart || !ef.NotBefore.IsZero() {
+			continue
+		}
+		a := st.actions[nodeName(ef.ActionID)]
+		if a == nil || a.Attempt != ef.Attempt {
+			continue
+		}
+		x, ok := e.actions.Lookup(a.Type)
+		if !ok {
+			continue
+		}
+		if p, ok := x.(action.DirPreparer); ok {
+			dir := e.ActionDir(a)
+			e.goSafe(func() { p.PrepareDir(dir) })
+		}
+	}
 }
 
 // committed follows a change's commit: it drops what ended actions no
