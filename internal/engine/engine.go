@@ -174,6 +174,7 @@ type Engine struct {
 	logged   map[string]time.Time   // last line of each rate-limited failure
 
 	slots    *slots   // bound on running actions (slots.go)
+	batch    *batcher // several jobs' commits in one transaction (batch.go)
 	notifier notifier // HTTP notification deliveries (notifysend.go)
 
 	// The coordinator engine, when attached (coordinators.go), and its
@@ -254,6 +255,7 @@ func New(opts Options) (*Engine, error) {
 		logged:   map[string]time.Time{},
 		sem:      make(chan struct{}, opts.MaxConcurrentStarts),
 		slots:    newSlots(opts.MaxRunningActions),
+		batch:    &batcher{store: opts.Store},
 	}
 	e.started = e.clock.Now()
 	e.ctx, e.cancel = context.WithCancel(context.Background())
@@ -545,7 +547,7 @@ func (e *Engine) commit(ctx context.Context, st *jobState) error {
 			e.prepareStarts(st, q.ch)
 		}
 		st.mu.Unlock()
-		err := e.store.Update(ctx, func(tx store.Tx) error {
+		err := e.batch.update(ctx, func(tx store.Tx) error {
 			for _, q := range batch {
 				if err := q.ch.write(ctx, tx); err != nil {
 					return err
