@@ -99,8 +99,9 @@ func newBenchEnv(b *testing.B, backend string, shell bool) *benchEnv {
 		action.RegisterBuiltins(reg, action.Options{Launcher: []string{self}, SupervisorDir: supDir})
 		b.Cleanup(func() { _ = action.StopSupervisor(supDir, 20*time.Second) })
 	}
+	// StartSettle as gozie server and gozie run have it.
 	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, DefaultUser: "bench", Logf: b.Logf,
-		PollInterval: 500 * time.Millisecond})
+		PollInterval: 500 * time.Millisecond, StartSettle: DefaultStartSettle})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -188,26 +189,30 @@ func BenchmarkNoopForkJoin1000(b *testing.B) {
 
 // BenchmarkShellSequential100 runs 100 sequential shell `true` steps.
 func BenchmarkShellSequential100(b *testing.B) {
-	env := newBenchEnv(b, "sqlite", true)
-	app := env.app(b, "seq", linearApp(100, "shell", shellTrue))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		env.runOnce(b, app)
-	}
-	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
-	reportRSS(b)
+	backends(b, func(b *testing.B, backend string) {
+		env := newBenchEnv(b, backend, true)
+		app := env.app(b, "seq", linearApp(100, "shell", shellTrue))
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			env.runOnce(b, app)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
+		reportRSS(b)
+	})
 }
 
 // BenchmarkShellParallel100 runs 1 -> 100 parallel shell `true` -> join.
 func BenchmarkShellParallel100(b *testing.B) {
-	env := newBenchEnv(b, "sqlite", true)
-	app := env.app(b, "par", forkApp(100, shellTrue))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		env.runOnce(b, app)
-	}
-	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
-	reportRSS(b)
+	backends(b, func(b *testing.B, backend string) {
+		env := newBenchEnv(b, backend, true)
+		app := env.app(b, "par", forkApp(100, shellTrue))
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			env.runOnce(b, app)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
+		reportRSS(b)
+	})
 }
 
 // BenchmarkShell50RunsOf10 runs a 10-step shell workflow 50 times at once.

@@ -415,6 +415,21 @@ func (e *Engine) Job(ctx context.Context, id string) (*store.Job, []*store.Actio
 	return j, acts, err
 }
 
+// JobRecord returns a workflow job's record without its actions: what a
+// status poll (show=status) or a wait needs, one row instead of the job's
+// every action with its configuration.
+func (e *Engine) JobRecord(ctx context.Context, id string) (*store.Job, error) {
+	var j *store.Job
+	err := e.store.View(ctx, func(tx store.Tx) (err error) {
+		j, err = tx.Job(ctx, id)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errorf(CodeJobNotFound, "Job does not exist [%s]", id)
+	}
+	return j, err
+}
+
 // Wait blocks until the job ends (SUCCEEDED, KILLED or FAILED) or ctx is
 // done, and returns the job as it ended.
 func (e *Engine) Wait(ctx context.Context, id string) (*store.Job, error) {
@@ -423,7 +438,7 @@ func (e *Engine) Wait(ctx context.Context, id string) (*store.Job, error) {
 		e.mu.Lock()
 		e.waiters[id] = append(e.waiters[id], ch)
 		e.mu.Unlock()
-		j, _, err := e.Job(ctx, id)
+		j, err := e.JobRecord(ctx, id)
 		if err != nil {
 			return nil, err
 		}

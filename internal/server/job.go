@@ -87,7 +87,7 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 		var def string
 		switch kind {
 		case kindWf:
-			j, _, err := s.engine.Job(ctx, id)
+			j, err := s.engine.JobRecord(ctx, id)
 			if err != nil {
 				return err
 			}
@@ -393,7 +393,7 @@ func (s *Server) actionDir(a *store.Action) string {
 func (s *Server) jobStatus(ctx context.Context, id, kind string) (string, error) {
 	switch kind {
 	case kindWf:
-		j, _, err := s.engine.Job(ctx, id)
+		j, err := s.engine.JobRecord(ctx, id)
 		if err != nil {
 			return "", err
 		}
@@ -600,7 +600,7 @@ func (s *Server) authorize(ctx context.Context, user, id, kind string) error {
 	var owner, group, acl string
 	code, what := "E0508", "WF"
 	if kind == kindWf {
-		j, _, err := s.engine.Job(ctx, id)
+		j, err := s.engine.JobRecord(ctx, id)
 		if err != nil {
 			return err
 		}

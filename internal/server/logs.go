@@ -174,7 +174,7 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, id, kind, show 
 	var user, group, app string
 	switch idKind(jobID) {
 	case kindWf:
-		j, _, err := s.engine.Job(ctx, jobID)
+		j, err := s.engine.JobRecord(ctx, jobID)
 		if err != nil {
 			return err
 		}
