@@ -219,6 +219,23 @@ func (c *supervisorClient) wait(dir string) bool {
 	return rep.Event == "exited"
 }
 
+// WarmSupervisor starts the launch supervisor of dir (Options.
+// SupervisorDir, the default launcher) unless one listens there already,
+// so that the first step does not wait for it to start. `gozie run` calls
+// it while it opens its store; an error only means the first step starts
+// the supervisor itself (or uses the per-step launcher).
+func WarmSupervisor(dir string) error {
+	c, err := newSupervisorClient(dir, Options{}.launcher)
+	if err != nil {
+		return err
+	}
+	conn, err := c.connect(true)
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}
+
 // StopSupervisor asks the launch supervisor of dir (Options.
 // SupervisorDir) to stop listening and to exit once the programs it runs
 // have ended, and waits up to wait for it to exit. It is not an error

@@ -97,18 +97,29 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	supDir := filepath.Join(dir, "launcher")
+	// The supervisor starts while the store opens, rather than when the
+	// first step needs it (a start of the gozie binary, a good part of a
+	// short run).
+	warmed := make(chan struct{})
+	go func() {
+		defer close(warmed)
+		_ = action.WarmSupervisor(supDir)
+	}()
+	// The job has ended (or been killed) when this returns: the
+	// supervisor has nothing left to watch. Deferred before the engine's
+	// Close, so it runs after it.
+	defer func() {
+		<-warmed
+		_ = action.StopSupervisor(supDir, 10*time.Second)
+	}()
 	s, err := sqlite.Open(ctx, filepath.Join(dir, "gozie.db"))
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitFail
 	}
 	defer s.Close()
-	supDir := filepath.Join(dir, "launcher")
 	reg := runRegistry(cfg, supDir)
-	// The job has ended (or been killed) when this returns: the
-	// supervisor has nothing left to watch. Deferred before the engine's
-	// Close, so it runs after it.
-	defer func() { _ = action.StopSupervisor(supDir, 10*time.Second) }()
 	prog := newProgress(stderr, dir)
 	e, err := engine.New(engine.Options{
 		Store: s, Actions: reg, DataDir: dir, DefaultUser: currentUser(),
