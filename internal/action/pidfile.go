@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // The pid file (launcher.pid) is how a run is claimed and how its
@@ -84,19 +83,11 @@ func recordStarted(dir string, pid LauncherPID) error {
 // private regular file of this user (see overwriteReserve), without
 // truncating it: the rest of a reserve stays allocated for later lines.
 func writeInReserve(path string, off int64, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
+	f, err := openOwn(path, os.O_WRONLY, false)
 	if err != nil {
 		return err
 	}
-	fi, err := f.Stat()
-	if err == nil {
-		if st, ok := fi.Sys().(*syscall.Stat_t); !fi.Mode().IsRegular() || !ownedBySelf(fi) || (ok && st.Nlink != 1) {
-			err = fmt.Errorf("%s is not a private regular file", path)
-		}
-	}
-	if err == nil {
-		_, err = f.WriteAt(data, off)
-	}
+	_, err = f.WriteAt(data, off)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -189,23 +189,19 @@ func BenchmarkNoopForkJoin1000(b *testing.B) {
 
 // BenchmarkShellSequential100 runs 100 sequential shell `true` steps.
 func BenchmarkShellSequential100(b *testing.B) {
-	backends(b, func(b *testing.B, backend string) {
-		env := newBenchEnv(b, backend, true)
-		app := env.app(b, "seq", linearApp(100, "shell", shellTrue))
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			env.runOnce(b, app)
-		}
-		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
-		reportRSS(b)
-	})
+	benchShellShape(b, "seq", linearApp(100, "shell", shellTrue))
 }
 
 // BenchmarkShellParallel100 runs 1 -> 100 parallel shell `true` -> join.
 func BenchmarkShellParallel100(b *testing.B) {
+	benchShellShape(b, "par", forkApp(100, shellTrue))
+}
+
+// benchShellShape runs the workflow xml of shell steps on every store.
+func benchShellShape(b *testing.B, name, xml string) {
 	backends(b, func(b *testing.B, backend string) {
 		env := newBenchEnv(b, backend, true)
-		app := env.app(b, "par", forkApp(100, shellTrue))
+		app := env.app(b, name, xml)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			env.runOnce(b, app)
