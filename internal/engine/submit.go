@@ -206,9 +206,15 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 		}
 		j := *job
 		j.ID = formatJobID(n, e.started, e.opts.SystemID, "W")
-		if err := tx.PutJob(ctx, &j); err != nil {
-			return err
+		if !start {
+			if err := tx.PutJob(ctx, &j); err != nil {
+				return err
+			}
 		}
+		// Started at once, the job row is written by the start's change
+		// below, RUNNING: one row version instead of a PREP one replaced
+		// in the same transaction (on PostgreSQL, every index entry of
+		// the job twice).
 		if err := tx.AppendLog(ctx, submitLog(&j)); err != nil {
 			return err
 		}
@@ -222,6 +228,7 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 		if err := st.startJob(e); err != nil {
 			return err
 		}
+		st.jobDirty = true // the job row is not written yet
 		ch = e.takeChange(st)
 		job.ID = j.ID
 		return ch.write(ctx, tx)
