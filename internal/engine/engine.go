@@ -596,7 +596,9 @@ func (e *Engine) commit(ctx context.Context, st *jobState) error {
 	}
 	st.queue = nil
 	st.committing = false
-	if st.ended && failed == nil {
+	if st.ended {
+		// The end is committed (a later failure dropped the state
+		// already): waiters of the job learn it either way.
 		e.forget(st.job.ID)
 		st.stale = true
 		e.wake(st.job.ID)
