@@ -460,6 +460,11 @@ func TestConsoleCoordControls(t *testing.T) {
 	e := newEnv(t)
 	app := filepath.Join(e.dir, "coord-hourly")
 	copyDir(t, "../../examples/apps/coord-hourly", app)
+	// Action 1 waits for an input, so that the kill below finds it
+	// unfinished: with its data ready, its workflow could end first.
+	if err := os.Remove(filepath.Join(app, "data", "2026", "01", "01", "01", "_SUCCESS")); err != nil {
+		t.Fatal(err)
+	}
 	coord := e.submit("joe", "start", "oozie.coord.application.path", app, "appDir", app,
 		"nameNode", "file:///", "jobTracker", "local", "queueName", "default")
 	actStatus := func(n string) string {
