@@ -547,14 +547,10 @@ func (b *bench) submit(ctx context.Context, base string, props map[string]string
 	// `gozie job -run` does. The retries are counted for the table.
 	var data []byte
 	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v2/jobs?action=start&user.name=bench", strings.NewReader(sb.String()))
-		if err != nil {
-			return "", err
-		}
-		req.Header.Set("Content-Type", "application/xml;charset=UTF-8")
-		data, err = b.do(req, http.StatusCreated)
-		var st statusError
-		if errors.As(err, &st) && st.code == http.StatusServiceUnavailable && attempt < 10 {
+		var err error
+		data, err = benchserver.Call(ctx, b.http, http.MethodPost, base+"/v2/jobs?action=start&user.name=bench", benchserver.XML, sb.String(), http.StatusCreated)
+		var st *benchserver.StatusError
+		if errors.As(err, &st) && st.Code == http.StatusServiceUnavailable && attempt < 10 {
 			b.retries.Add(1)
 			if err := sleep(ctx, time.Duration(100<<min(attempt, 4))*time.Millisecond); err != nil {
 				return "", err
@@ -575,36 +571,8 @@ func (b *bench) submit(ctx context.Context, base string, props map[string]string
 	return out.ID, nil
 }
 
-func (b *bench) do(req *http.Request, want int) ([]byte, error) {
-	resp, err := b.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != want {
-		return nil, statusError{resp.StatusCode, fmt.Sprintf("%s %s: %s: %.300s", req.Method, req.URL.Path, resp.Status, data)}
-	}
-	return data, nil
-}
-
-// statusError is an answer of an unexpected HTTP status.
-type statusError struct {
-	code int
-	msg  string
-}
-
-func (e statusError) Error() string { return e.msg }
-
 func (b *bench) get(ctx context.Context, s *benchserver.Server, path string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.Base+path, nil)
-	if err != nil {
-		return err
-	}
-	data, err := b.do(req, http.StatusOK)
+	data, err := benchserver.Call(ctx, b.http, http.MethodGet, s.Base+path, "", "", http.StatusOK)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gozie/gozie/bench/benchserver"
 )
 
 // client issues the benchmark's requests against one server.
@@ -30,30 +31,7 @@ func newClient(base string, conns int) *client {
 // do sends one request and reads the whole answer, which is part of what
 // a client waits for; anything but want is an error carrying the body.
 func (c *client) do(ctx context.Context, method, path, contentType, body string, want int) ([]byte, error) {
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
-	if err != nil {
-		return nil, err
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != want {
-		return data, fmt.Errorf("%s %s: HTTP %d: %.200s", method, path, resp.StatusCode, data)
-	}
-	return data, nil
+	return benchserver.Call(ctx, c.http, method, c.base+path, contentType, body, want)
 }
 
 // jobInfo asks for a random job's info, as `oozie job -info` does.

@@ -465,26 +465,11 @@ func (s *server) get(ctx context.Context, path string) ([]byte, error) {
 }
 
 func (s *server) do(ctx context.Context, method, path, body string, want int) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, s.Base+path, strings.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
+	ct := ""
 	if body != "" {
-		req.Header.Set("Content-Type", "application/xml;charset=UTF-8")
+		ct = benchserver.XML
 	}
-	resp, err := s.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != want {
-		return nil, fmt.Errorf("%s %s: %s: %.300s", method, path, resp.Status, data)
-	}
-	return data, nil
+	return benchserver.Call(ctx, s.http, method, s.Base+path, ct, body, want)
 }
 
 // runAll submits n runs of the application at app (action=start) from
