@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // StatusError is an answer of another HTTP status than the one wanted;
@@ -49,3 +50,43 @@ func Call(ctx context.Context, hc *http.Client, method, url, contentType, body s
 
 // XML is the content type of the REST API's job submissions.
 const XML = "application/xml;charset=UTF-8"
+
+// Fan runs fn(0) … fn(n-1) on workers goroutines, as many clients would,
+// and returns the first error (after which no further call starts) or the
+// context's.
+func Fan(ctx context.Context, n, workers int, fn func(i int) error) error {
+	next := make(chan int)
+	errc := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				if err := fn(i); err != nil {
+					errc <- err
+					return
+				}
+			}
+		})
+	}
+	var err error
+feed:
+	for i := range n {
+		select {
+		case next <- i:
+		case err = <-errc:
+			break feed
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err == nil {
+		select {
+		case err = <-errc:
+		default:
+		}
+	}
+	return err
+}

@@ -44,7 +44,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
@@ -495,43 +494,11 @@ func (b *bench) submitAll(ctx context.Context, servers []*benchserver.Server, pr
 		}
 	}()
 	ids := make([]string, n)
-	next := make(chan int)
-	errc := make(chan error, clients)
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				id, err := b.submit(ctx, servers[i%len(servers)].Base, props)
-				if err != nil {
-					errc <- err
-					return
-				}
-				ids[i] = id
-			}
-		}()
-	}
-	var err error
-feed:
-	for i := range n {
-		select {
-		case next <- i:
-		case err = <-errc:
-			break feed
-		case <-ctx.Done():
-			err = ctx.Err()
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if err == nil {
-		select {
-		case err = <-errc:
-		default:
-		}
-	}
+	err := benchserver.Fan(ctx, n, clients, func(i int) error {
+		id, err := b.submit(ctx, servers[i%len(servers)].Base, props)
+		ids[i] = id
+		return err
+	})
 	return ids, err
 }
 

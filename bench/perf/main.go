@@ -35,7 +35,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -482,50 +481,21 @@ func (s *server) runAll(ctx context.Context, limit time.Duration, app string, n,
 	conf := "<configuration><property><name>oozie.wf.application.path</name><value>file://" + app +
 		"</value></property></configuration>"
 	ids := make([]string, n)
-	next := make(chan int)
-	errc := make(chan error, clients)
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				data, err := s.do(ctx, http.MethodPost, "/v2/jobs?action=start&user.name=perf", conf, http.StatusCreated)
-				if err != nil {
-					errc <- err
-					return
-				}
-				var out struct {
-					ID string `json:"id"`
-				}
-				if err := json.Unmarshal(data, &out); err != nil || out.ID == "" {
-					errc <- fmt.Errorf("submit: no job id in %.200s", data)
-					return
-				}
-				ids[i] = out.ID
-			}
-		}()
-	}
-feed:
-	for i := range n {
-		select {
-		case next <- i:
-		case err := <-errc:
-			close(next)
-			wg.Wait()
+	err := benchserver.Fan(ctx, n, clients, func(i int) error {
+		data, err := s.do(ctx, http.MethodPost, "/v2/jobs?action=start&user.name=perf", conf, http.StatusCreated)
+		if err != nil {
 			return err
-		case <-ctx.Done():
-			break feed
 		}
-	}
-	close(next)
-	wg.Wait()
-	select {
-	case err := <-errc:
-		return err
-	default:
-	}
-	if err := ctx.Err(); err != nil {
+		var out struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(data, &out); err != nil || out.ID == "" {
+			return fmt.Errorf("submit: no job id in %.200s", data)
+		}
+		ids[i] = out.ID
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	// Jobs end roughly in the order they were submitted: each poll reads
