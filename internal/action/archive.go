@@ -31,15 +31,33 @@ func unpackArchive(dir, appDir, entry string) error {
 		return Errorf(Transient, CodeIO, "%v", err)
 	}
 	lower := strings.ToLower(src)
+	kind := ""
 	switch {
 	case strings.HasSuffix(lower, ".zip") || strings.HasSuffix(lower, ".jar"):
-		err = unzip(src, dst)
+		kind = "zip"
 	case strings.HasSuffix(lower, ".tar.gz") || strings.HasSuffix(lower, ".tgz"):
-		err = untar(src, dst, true)
+		kind = "tgz"
 	case strings.HasSuffix(lower, ".tar"):
-		err = untar(src, dst, false)
+		kind = "tar"
 	default:
-		err = os.Symlink(src, dst)
+		if err := os.Symlink(src, dst); err != nil {
+			return Errorf(Transient, CodeIO, "linking archive [%s]: %v", entry, err)
+		}
+		return nil
+	}
+	// Opened once, without blocking and only when it is a regular file
+	// of bounded size (a FIFO would hang the start, and the shutdown
+	// waiting for it); with RunAsUser, with the job user's rights.
+	f, fi, err := openJobFile(src, maxArchiveFile)
+	if err != nil {
+		return stagingError("unpacking archive", entry, err)
+	}
+	defer f.Close()
+	switch kind {
+	case "zip":
+		err = unzip(f, fi.Size(), dst)
+	default:
+		err = untar(f, dst, kind == "tgz")
 	}
 	if err != nil {
 		return Errorf(ErrorKindError, CodeIO, "unpacking archive [%s]: %v", entry, err)
@@ -75,12 +93,11 @@ func writeEntry(p string, r io.Reader, mode os.FileMode, budget *int64) error {
 	return err
 }
 
-func unzip(src, dst string) error {
-	zr, err := zip.OpenReader(src)
+func unzip(src io.ReaderAt, size int64, dst string) error {
+	zr, err := zip.NewReader(src, size)
 	if err != nil {
 		return err
 	}
-	defer zr.Close()
 	budget := int64(maxArchiveBytes)
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
@@ -112,13 +129,8 @@ func unzip(src, dst string) error {
 	return nil
 }
 
-func untar(src, dst string, gz bool) error {
-	f, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var r io.Reader = f
+func untar(f io.Reader, dst string, gz bool) error {
+	r := f
 	if gz {
 		zr, err := gzip.NewReader(f)
 		if err != nil {

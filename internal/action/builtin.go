@@ -18,7 +18,7 @@ func registerBuiltin(actionType string, b builtin) {
 }
 
 func init() {
-	registerBuiltin("fs", func(*launchers) Executor { return NewFS() })
+	registerBuiltin("fs", func(l *launchers) Executor { return fsExecutor{runAsUser: l.opts.RunAsUser} })
 	registerBuiltin("shell", func(l *launchers) Executor { return newProcess(l, shellProgram{l.opts}) })
 }
 

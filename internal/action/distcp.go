@@ -216,7 +216,7 @@ type distcpReport struct {
 
 func (distcpProgram) result(dir string, _ *Context, st LaunchStatus) Result {
 	r := defaultResult(dir, st, distcpMain)
-	b, err := os.ReadFile(filepath.Join(dir, distcpCountersFile))
+	b, err := readJobRecord(filepath.Join(dir, distcpCountersFile))
 	if err != nil {
 		// hadoop distcp: the MapReduce job ids it printed are the
 		// action's external children.
@@ -236,28 +236,17 @@ func (distcpProgram) result(dir string, _ *Context, st LaunchStatus) Result {
 	return r
 }
 
-var hadoopJobID = regexp.MustCompile(`\bjob_[0-9]+_[0-9]+\b`)
+var hadoopJobID = regexp.MustCompile(`\b(job_[0-9]+_[0-9]+)\b`)
 
 // hadoopJobIDs picks the distinct MapReduce job ids out of a tool's
 // output files, in order of appearance.
 func hadoopJobIDs(files ...string) []string {
-	var ids []string
-	seen := map[string]bool{}
-	for _, f := range files {
-		b, _ := readOwn(f)
-		for _, id := range hadoopJobID.FindAllString(string(b), -1) {
-			if !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
-		}
-	}
-	return ids
+	return scanIDs(files, []*regexp.Regexp{hadoopJobID})
 }
 
 // lastLine returns the last non-empty line of a file, for error messages.
 func lastLine(path string) string {
-	b, _ := readOwn(path)
+	b, _, _ := readOwnTail(path, 4096)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	s := strings.TrimSpace(lines[len(lines)-1])
 	if len(s) > 500 {

@@ -24,10 +24,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/osuser"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
@@ -349,12 +349,13 @@ func (e emailExecutor) readAttachments(ctx context.Context, a *Context, paths []
 	if err != nil {
 		return nil, Errorf(ErrorKindError, CodeEmailTransport, "%s: [%s] is not a number", emailAttachMax, e.conf(emailAttachMax))
 	}
-	var runAs *RunAs
-	if e.opts.RunAsUser {
-		if runAs, err = runAsOf(a.User); err != nil {
-			return nil, err
-		}
+	runAs, err := runAsIf(e.opts, a.User)
+	if err != nil {
+		return nil, err
 	}
+	// The files are opened with the job user's permission checks: the
+	// server must not mail out what the user could not read.
+	ctx = osuser.NewContext(ctx, runAs)
 	var appDir string
 	var files []emailFile
 	for _, p := range paths {
@@ -369,11 +370,6 @@ func (e emailExecutor) readAttachments(ctx context.Context, a *Context, paths []
 				}
 			}
 			local = filepath.Join(appDir, local)
-		}
-		if runAs != nil {
-			if local, err = readableBy(local, runAs); err != nil {
-				return nil, Errorf(ErrorKindError, CodeEmailAttachment, "cannot attach [%s]: %v", p, err)
-			}
 		}
 		// A limit of one byte more than what is left lets an empty file
 		// through when the budget is spent, and a bigger one is refused
@@ -398,57 +394,6 @@ func (e emailExecutor) readAttachments(ctx context.Context, a *Context, paths []
 		files = append(files, emailFile{name: filepath.Base(local), data: data})
 	}
 	return files, nil
-}
-
-// readableBy resolves symbolic links in p and checks by the permission
-// bits (not ACLs) that r may search every directory above the file and
-// read it. It returns the resolved path, which is what is then read.
-func readableBy(p string, r *RunAs) (string, error) {
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", err
-	}
-	real, err = filepath.Abs(real)
-	if err != nil {
-		return "", err
-	}
-	for dir := filepath.Dir(real); ; dir = filepath.Dir(dir) {
-		fi, err := os.Stat(dir)
-		if err != nil {
-			return "", err
-		}
-		if !permits(fi, r, 0o1) {
-			return "", fmt.Errorf("user [%s] may not enter directory [%s]", r.User, dir)
-		}
-		if dir == filepath.Dir(dir) {
-			break
-		}
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", err
-	}
-	if !permits(fi, r, 0o4) {
-		return "", fmt.Errorf("user [%s] may not read [%s]", r.User, real)
-	}
-	return real, nil
-}
-
-// permits applies the owner, group or other permission bit (1 search, 4
-// read) of fi that applies to r.
-func permits(fi os.FileInfo, r *RunAs, bit os.FileMode) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return false
-	}
-	mode := fi.Mode().Perm()
-	switch {
-	case st.Uid == r.UID:
-		return mode&(bit<<6) != 0
-	case st.Gid == r.GID || slices.Contains(r.Groups, st.Gid):
-		return mode&(bit<<3) != 0
-	}
-	return mode&bit != 0
 }
 
 // messageID makes a unique Message-ID in the sender's domain.

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/mail"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -500,7 +501,7 @@ func TestEmailRunAsUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to own files the job's user cannot read")
 	}
-	if _, err := lookupUser("nobody"); err != nil {
+	if _, err := user.Lookup("nobody"); err != nil {
 		t.Skip("no user nobody")
 	}
 	dir := t.TempDir()
@@ -536,8 +537,8 @@ func TestEmailRunAsUser(t *testing.T) {
 	a.User = "nobody"
 	_, err := e.Start(context.Background(), a)
 	var xe *ExecError
-	if !errors.As(err, &xe) || xe.Code != CodeEmailAttachment || !strings.Contains(xe.Msg, "may not read") {
-		t.Fatalf("error %v, want EM008 saying nobody may not read it", err)
+	if !errors.As(err, &xe) || xe.Code != CodeEmailAttachment || !strings.Contains(xe.Msg, "permission denied") {
+		t.Fatalf("error %v, want EM008 saying nobody may not read it (permission denied)", err)
 	}
 	if n := len(srv.Messages()); n != 1 {
 		t.Fatalf("%d messages, want 1", n)

@@ -81,7 +81,12 @@ const (
 	fsJournalFile = "fs-journal"
 )
 
-type fsExecutor struct{}
+// fsExecutor runs the fs action inside the server. With runAsUser (the
+// server's gozie.launch.as.user) every command runs with the job user's
+// permission checks (osuser.Do), as Oozie's fs action runs with the user's
+// identity on HDFS: a job cannot make the server, running as root, change
+// what its user could not.
+type fsExecutor struct{ runAsUser bool }
 
 // NewFS returns the executor of the fs action. It is synchronous, as the
 // specification says: Start runs every command and returns Done.
@@ -108,7 +113,7 @@ type fsOutcome struct {
 // Start validates every path of the action, then runs the commands in
 // document order. A failure is returned as an *ExecError with the codes
 // listed above; the Result then carries only the ExternalID.
-func (fsExecutor) Start(ctx context.Context, a *Context) (Result, error) {
+func (e fsExecutor) Start(ctx context.Context, a *Context) (Result, error) {
 	res := Result{ExternalID: "-", ExternalStatus: "OK", Done: true, Status: OK} // "-" as Oozie's synchronous actions: no external job
 	if res.ExternalID == "" {
 		res.ExternalID = "-"
@@ -116,7 +121,11 @@ func (fsExecutor) Start(ctx context.Context, a *Context) (Result, error) {
 	if out, ok := readFSOutcome(a.WorkDir); ok {
 		return fsReport(res, out)
 	}
-	err := runFS(ctx, a)
+	runAs, err := runAsIf(Options{RunAsUser: e.runAsUser}, a.User)
+	if err != nil {
+		return Result{ExternalID: res.ExternalID}, err
+	}
+	err = runFS(ctx, a, runAs)
 	var out fsOutcome
 	if err != nil {
 		var xe *ExecError
@@ -174,7 +183,7 @@ func (e fsExecutor) Check(_ context.Context, a *Context, externalID string) (Res
 // Kill does nothing: the commands ran inside Start.
 func (fsExecutor) Kill(context.Context, *Context, string) error { return nil }
 
-func runFS(ctx context.Context, a *Context) error {
+func runFS(ctx context.Context, a *Context, runAs *RunAs) error {
 	if a.Element == nil {
 		return Errorf(ErrorKindError, CodeSchema, "fs action without body")
 	}
@@ -215,7 +224,7 @@ func runFS(ctx context.Context, a *Context) error {
 		// A command that began but was not recorded as done may have
 		// done all or part of its work before the crash: Oozie's recovery
 		// rule, a move whose source is already gone passes.
-		if err := execFS(c, state == fsBegun, max); err != nil {
+		if err := asUser(runAs, func() error { return execFS(c, state == fsBegun, max) }); err != nil {
 			return err
 		}
 		if fsCrashHook != nil && fsCrashHook(i, true) {

@@ -1,7 +1,9 @@
 package action
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,13 +96,16 @@ func gitEnv(dir string, a *Context) ([]string, error) {
 		}
 		src = filepath.Join(appDir, src)
 	}
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return nil, Errorf(ErrorKindError, CodeFileNotFound, "git key-path [%s]: %v", kp, err)
-	}
+	// A key is a small regular file: /dev/zero or a FIFO named as one
+	// must not make the server read for ever. With RunAsUser this runs
+	// with the job user's rights, so a key only root may read is refused.
 	key := filepath.Join(dir, gitKeyFile)
-	if err := os.WriteFile(key, data, 0o600); err != nil {
-		return nil, Errorf(Transient, CodeIO, "copying the git key: %v", err)
+	_ = os.Remove(key) // from an earlier start of this attempt
+	if err := copyJobFile(src, key, maxKeyBytes, 0o600); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, Errorf(ErrorKindError, CodeFileNotFound, "git key-path [%s]: %v", kp, err)
+		}
+		return nil, stagingError("git key-path", kp, err)
 	}
 	ssh := "ssh -i " + shellQuote(key) + " -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new"
 	return append(env, "GIT_SSH_COMMAND="+ssh), nil

@@ -3,8 +3,6 @@ package action
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -52,8 +50,9 @@ func (p javaProgram) build(dir string, a *Context) (*LaunchSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	writeLauncherNotes(dir, jvm.Notes)
-	return jvm.launchSpec(body.Child("capture-output") != nil, p.opts.MaxOutput), nil
+	spec := jvm.launchSpec(body.Child("capture-output") != nil, p.opts.MaxOutput)
+	spec.Notes = jvm.Notes
+	return spec, nil
 }
 
 // result reads the outcome as Oozie's launcher reports it (Oozie 5
@@ -105,15 +104,10 @@ const stderrTailBytes = 1 << 20
 // find or load main class X" / "Main method not found" reports), "" when
 // the program ended otherwise.
 func uncaughtException(stderrPath string) string {
-	f, err := os.Open(stderrPath)
+	b, _, err := readOwnTail(stderrPath, stderrTailBytes)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > stderrTailBytes {
-		_, _ = f.Seek(fi.Size()-stderrTailBytes, io.SeekStart)
-	}
-	b, _ := io.ReadAll(io.LimitReader(f, stderrTailBytes))
 	lines := strings.Split(strings.TrimRight(string(bytes.ToValidUTF8(b, []byte("?"))), "\r\n"), "\n")
 	const thrown = `Exception in thread "main" `
 	for i := len(lines) - 1; i >= 0; i-- {

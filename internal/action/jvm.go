@@ -665,7 +665,7 @@ func writeLauncherNotes(dir string, notes []string) {
 	if len(notes) == 0 {
 		return
 	}
-	f, err := openOwn(filepath.Join(dir, launcherLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, false)
+	f, err := createOwn(filepath.Join(dir, launcherLog), os.O_APPEND, 0o644)
 	if err != nil {
 		return // notes are a courtesy; the action runs without them
 	}
@@ -678,7 +678,7 @@ func writeLauncherNotes(dir string, notes []string) {
 // readChildIDs reads the external child ids a program wrote to
 // oozie.action.externalChildIDs (comma separated).
 func readChildIDs(dir string) []string {
-	b, err := readOwn(filepath.Join(dir, childIDsFile))
+	b, err := readJobRecord(filepath.Join(dir, childIDsFile))
 	if err != nil {
 		return nil
 	}

@@ -80,6 +80,14 @@ type LaunchSpec struct {
 	// RunAs, when set, is the user the program runs as (the launcher
 	// itself runs as the server's user, root, and records the outcome).
 	RunAs *RunAs `json:"runAs,omitempty"`
+	// Environ, when set, is the environment the program starts from
+	// (stepEnv of the server's, for the per-step launcher; the supervisor
+	// gets it in its request instead).
+	Environ []string `json:"environ,omitempty"`
+	// Notes are lines for the step's launcher log that building the spec
+	// produced (ignored settings, ...); the executor writes them, as the
+	// server, once the job's own work is staged.
+	Notes []string `json:"-"`
 }
 
 // LauncherPID identifies a running launcher and its process group.
@@ -140,7 +148,10 @@ func RunLauncher(args []string, stdout, stderr io.Writer) int {
 		return launcherFailed
 	}
 	var spec LaunchSpec
-	b, err := os.ReadFile(filepath.Join(dir, SpecFile))
+	// The spec says whom to run the program as: it is used only when it
+	// is the executor's own file, never a file the job's user put under
+	// its name in a directory the user owns.
+	b, err := readOwn(filepath.Join(dir, SpecFile))
 	if err == nil {
 		err = json.Unmarshal(b, &spec)
 	}
@@ -186,8 +197,8 @@ func RunLauncher(args []string, stdout, stderr io.Writer) int {
 }
 
 // runProgram runs the program of spec in dir and waits for it. The
-// program's environment is base (os.Environ() when nil) with the spec's
-// additions. Once the program runs, the pid file is rewritten with its pid
+// program's environment is base (else the spec's Environ, else stepEnv
+// of the launcher's own) with the spec's additions. Once the program runs, the pid file is rewritten with its pid
 // (and, supervised, its process group) and started is called; it is not
 // called when the program could not be started.
 func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, started func()) LaunchStatus {
@@ -200,10 +211,14 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 	}
 	env := base
 	if env == nil {
-		env = os.Environ()
+		env = spec.Environ
+	}
+	if env == nil {
+		// A spec from elsewhere: never the launcher's own secrets.
+		env = stepEnv(os.Environ(), "")
 	}
 	if spec.RunAs != nil {
-		env = spec.RunAs.env(env)
+		env = runAsEnv(spec.RunAs, env)
 	}
 	env = append(env, spec.Env...)
 	path, err := resolveExec(dir, spec.Exec, env)
@@ -230,7 +245,7 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 	cmd.Stdout, cmd.Stderr = out, errf
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	if spec.RunAs != nil {
-		cmd.SysProcAttr = spec.RunAs.credential()
+		cmd.SysProcAttr = credential(spec.RunAs)
 	}
 	// A supervised program leads a group of its own: Kill signals that
 	// group, never the supervisor and the other steps it runs.
@@ -269,11 +284,22 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 	}
 	src, name := out, spec.Exec
 	if spec.CaptureFile != "" {
-		// Never followed through a link: with RunAs the job's user owns
-		// the directory and could point the name at a file of root's.
-		f, err := os.OpenFile(filepath.Join(dir, spec.CaptureFile), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+		// The program wrote it as the job's user: it is opened with that
+		// user's rights, never through a link, never waiting on a FIFO,
+		// and read within the output limit.
+		var f *os.File
+		err := asUser(spec.RunAs, func() (err error) {
+			f, err = os.OpenFile(filepath.Join(dir, spec.CaptureFile), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+			return err
+		})
 		if errors.Is(err, fs.ErrNotExist) {
 			return st
+		}
+		if err == nil {
+			if fi, serr := f.Stat(); serr != nil || !fi.Mode().IsRegular() {
+				f.Close()
+				err = fmt.Errorf("%s is not a regular file", spec.CaptureFile)
+			}
 		}
 		if err != nil {
 			st.ErrorCode, st.Error = CodeLauncher, fmt.Sprintf("reading captured output: %v", err)

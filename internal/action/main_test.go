@@ -10,8 +10,9 @@ import (
 )
 
 // launcherEnv makes the test binary act as `gozie launch`, so that the
-// shell executor can be tested without building gozie.
-const launcherEnv = "GOZIE_TEST_LAUNCHER"
+// shell executor can be tested without building gozie. Built-in tools run
+// as steps, which never get GOZIE_* variables (stepEnv): hence the name.
+const launcherEnv = "GZTEST_LAUNCHER"
 
 // Fault injection into the launcher process (a child of the tests, so
 // package variables cannot be set from the test itself).

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/url"
 	"os"
 	"os/exec"
@@ -419,34 +418,10 @@ func (p mapReduceProgram) result(dir string, a *Context, st LaunchStatus) Result
 	return r
 }
 
-// readOutcome reads the tool's outcome file. With RunAsUser the tool ran
-// as the job's user and the file is that user's: it is read only when it
-// is a regular file of that user with no other link, never through a
-// symbolic link, so that a job cannot make the server read another file.
-func (p mapReduceProgram) readOutcome(dir string, a *Context) ([]byte, error) {
-	path := filepath.Join(dir, mrResultFile)
-	b, err := readOwn(path)
-	if err == nil || !p.opts.RunAsUser || a.User == "" {
-		return b, err
-	}
-	ra, err := runAsOf(a.User)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.Mode().IsRegular() || !ok || st.Uid != ra.UID || st.Nlink != 1 {
-		return nil, fs.ErrNotExist
-	}
-	return io.ReadAll(io.LimitReader(f, 16<<20))
+// readOutcome reads the tool's outcome file (readJobRecord: with
+// RunAsUser the tool ran as the job's user and the file is that user's).
+func (p mapReduceProgram) readOutcome(dir string, _ *Context) ([]byte, error) {
+	return readJobRecord(filepath.Join(dir, mrResultFile))
 }
 
 // writeOutcome records a tool's outcome in the working directory.

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+
 	"io/fs"
 	"os"
 	"os/exec"
@@ -209,7 +209,7 @@ func (s *processExecutor) Start(ctx context.Context, a *Context) (Result, error)
 	if err != nil {
 		return Result{}, Errorf(NonTransient, CodeIO, "%v", err)
 	}
-	if exists(filepath.Join(dir, StatusFile)) || exists(filepath.Join(dir, PIDFile)) {
+	if ownExists(filepath.Join(dir, StatusFile)) || ownExists(filepath.Join(dir, PIDFile)) {
 		s.watchForeign(dir, a.Notify)
 		return s.Check(ctx, a, dir)
 	}
@@ -223,11 +223,9 @@ func (s *processExecutor) Start(ctx context.Context, a *Context) (Result, error)
 		return Result{}, Errorf(ErrorKindError, CodeSchema, "%s action without body", a.Type)
 	}
 	defer s.takeDir(dir)()
-	var runAs *RunAs
-	if s.opts.RunAsUser {
-		if runAs, err = runAsOf(a.User); err != nil {
-			return Result{}, err
-		}
+	runAs, err := runAsIf(s.opts, a.User)
+	if err != nil {
+		return Result{}, err
 	}
 	if err := mkdirAll(dir, 0o755); err != nil {
 		if IsNoSpace(err) {
@@ -235,21 +233,31 @@ func (s *processExecutor) Start(ctx context.Context, a *Context) (Result, error)
 		}
 		return Result{}, Errorf(Transient, CodeIO, "creating working directory: %v", err)
 	}
-	spec, err := s.prog.build(dir, a)
-	if err != nil {
-		return Result{ExternalID: dir}, beforeLaunch(dir, "preparing the action", err)
-	}
-	// Everything the launcher will write is allocated now, while a full
-	// disk can still fail the start cleanly (nothing has run).
+	// Everything the launcher will write is allocated first: while a full
+	// disk can still fail the start cleanly (nothing has run), and, with
+	// RunAsUser, while the directory is still the server's.
 	if err := reserveLauncherFiles(dir, s.opts.MaxOutput, s.sup != nil); err != nil {
 		return Result{ExternalID: dir}, beforeLaunch(dir, "reserving the launcher's files", Errorf(Transient, CodeIO, "reserving the launcher's files: %v", err))
 	}
 	if runAs != nil {
-		spec.RunAs = runAs
-		if err := giveWorkDir(dir, runAs); err != nil {
-			return Result{ExternalID: dir}, Errorf(Transient, CodeIO, "giving the working directory to user [%s]: %v", runAs.User, err)
+		if err := giveDir(dir, runAs); err != nil {
+			return Result{ExternalID: dir}, Errorf(Transient, CodeIO, "giving the working directory to user [%s]: %v", runAs.Name, err)
 		}
 	}
+	// The job's own work — its <prepare> block, staging the files it
+	// names, reading its key — is done with the job user's rights, so
+	// that the server never changes or reads for a job what its user
+	// could not.
+	var spec *LaunchSpec
+	err = asUser(runAs, func() (err error) {
+		spec, err = s.prog.build(dir, a)
+		return err
+	})
+	if err != nil {
+		return Result{ExternalID: dir}, beforeLaunch(dir, "preparing the action", err)
+	}
+	spec.RunAs = runAs
+	writeLauncherNotes(dir, spec.Notes)
 	if err := s.launch(dir, spec, a.Notify); err != nil {
 		return Result{ExternalID: dir}, err
 	}
@@ -282,9 +290,12 @@ func mentionsNoSpace(err error) bool {
 // request) or, failing that, writes the spec to launch.json and starts a
 // launcher for it in its own process group and watches it.
 func (s *processExecutor) launch(dir string, spec *LaunchSpec, notify func()) error {
+	// The program starts from the server's environment without the
+	// server's secrets (stepEnv).
+	env := stepEnv(os.Environ(), s.opts.site(launchEnvKeep))
 	var supErr error
 	if s.sup != nil {
-		claimed, err := s.sup.start(dir, spec, notify)
+		claimed, err := s.sup.start(dir, spec, env, notify)
 		if err == nil {
 			if claimed {
 				s.watchForeign(dir, notify)
@@ -293,7 +304,9 @@ func (s *processExecutor) launch(dir string, spec *LaunchSpec, notify func()) er
 		}
 		supErr = err
 	}
-	data, _ := json.MarshalIndent(spec, "", "  ")
+	withEnv := *spec
+	withEnv.Environ = env
+	data, _ := json.MarshalIndent(&withEnv, "", "  ")
 	if err := writeFileAtomic(filepath.Join(dir, SpecFile), data); err != nil {
 		err = Errorf(Transient, CodeIO, "writing launch spec: %v", err)
 		if supErr != nil {
@@ -307,7 +320,7 @@ func (s *processExecutor) launch(dir string, spec *LaunchSpec, notify func()) er
 	if err != nil {
 		return Errorf(NonTransient, CodeIO, "finding the launcher: %v", err)
 	}
-	logf, err := openOwn(filepath.Join(dir, launcherLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, false)
+	logf, err := createOwn(filepath.Join(dir, launcherLog), os.O_APPEND, 0o644)
 	if err != nil {
 		return Errorf(Transient, CodeIO, "%v", err)
 	}
@@ -343,7 +356,7 @@ func (s *processExecutor) launch(dir string, spec *LaunchSpec, notify func()) er
 // server process ends. The launcher is not a child of this process, so it
 // can only be polled; polling is a latency aid, the engine polls Check too.
 func (s *processExecutor) watchForeign(dir string, notify func()) {
-	if notify == nil || exists(filepath.Join(dir, StatusFile)) {
+	if notify == nil || ownExists(filepath.Join(dir, StatusFile)) {
 		return
 	}
 	pid, ok := readPID(dir)
@@ -371,7 +384,7 @@ func (s *processExecutor) watchForeign(dir string, notify func()) {
 		t := time.NewTicker(250 * time.Millisecond)
 		defer t.Stop()
 		for range t.C {
-			if !alive(pid) || exists(filepath.Join(dir, StatusFile)) {
+			if !alive(pid) || ownExists(filepath.Join(dir, StatusFile)) {
 				break
 			}
 		}
@@ -467,7 +480,21 @@ func (s *processExecutor) finished(dir string, a *Context, st LaunchStatus, err 
 		return Result{ExternalID: dir, Done: true, ExternalStatus: "FAILED/KILLED", Status: Error, ErrorCode: CodeLauncher,
 			ErrorMessage: "unreadable launcher status: " + err.Error()}
 	}
-	return s.prog.result(dir, a, st)
+	// What the program wrote is read with the job user's rights.
+	runAs, rerr := runAsIf(s.opts, a.User)
+	if rerr != nil {
+		var xe *ExecError
+		errors.As(rerr, &xe)
+		return Result{ExternalID: dir, Done: true, ExternalStatus: "FAILED/KILLED", Status: Error, ErrorCode: xe.Code, ErrorMessage: xe.Msg}
+	}
+	var r Result
+	if err := asUser(runAs, func() error {
+		r = s.prog.result(dir, a, st)
+		return nil
+	}); err != nil {
+		return Result{ExternalID: dir, Done: true, ExternalStatus: "FAILED/KILLED", Status: Error, ErrorCode: CodeIO, ErrorMessage: err.Error()}
+	}
+	return r
 }
 
 // defaultResult reads a launch status the way most programs want it: a
@@ -524,28 +551,6 @@ func LocalExternalID(externalID, dir string) (short string, ok bool) {
 	return "local:" + filepath.Base(dir), true
 }
 
-// readOwn reads a file the launcher wrote. Anything else under its name —
-// a link, a file of another user (the job's user owns the directory with
-// RunAsUser) — counts as absent: the launcher will replace it.
-func readOwn(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, fs.ErrNotExist
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || !ownedBySelf(fi) {
-		return nil, fs.ErrNotExist
-	}
-	return io.ReadAll(f)
-}
-
 // Kill sends SIGTERM to the launcher's process group (the program and all
 // it started), waits up to KillGrace for the group to go, then sends
 // SIGKILL. An action that has ended is left alone.
@@ -554,7 +559,7 @@ func (s *processExecutor) Kill(ctx context.Context, a *Context, externalID strin
 	if dir == "" {
 		dir = a.WorkDir
 	}
-	if exists(filepath.Join(dir, StatusFile)) {
+	if ownExists(filepath.Join(dir, StatusFile)) {
 		return nil
 	}
 	pgid := 0
@@ -562,7 +567,7 @@ func (s *processExecutor) Kill(ctx context.Context, a *Context, externalID strin
 		if pid.Supervised && pid.PGID == 0 && alive(pid) {
 			// Claimed, the program about to start: its group is known
 			// in a moment.
-			if pid = waitPGID(ctx, dir, pid); exists(filepath.Join(dir, StatusFile)) {
+			if pid = waitPGID(ctx, dir, pid); ownExists(filepath.Join(dir, StatusFile)) {
 				return nil
 			}
 			if pid.PGID == 0 {
@@ -576,6 +581,13 @@ func (s *processExecutor) Kill(ctx context.Context, a *Context, externalID strin
 			if g, err := syscall.Getpgid(pid.ChildPID); err == nil && g == pid.PGID {
 				pgid = pid.PGID
 			}
+		}
+	}
+	if pgid == 0 && s.sup != nil {
+		// The pid file may be gone or replaced (the job's user owns the
+		// directory): the supervisor knows the groups of its programs.
+		if g, ok := s.sup.group(dir); ok {
+			pgid = g
 		}
 	}
 	if pgid == 0 {
@@ -611,7 +623,7 @@ func (s *processExecutor) Kill(ctx context.Context, a *Context, externalID strin
 // program's group, the status is written or a few seconds have passed.
 func waitPGID(ctx context.Context, dir string, pid LauncherPID) LauncherPID {
 	deadline := time.Now().Add(5 * time.Second)
-	for pid.PGID == 0 && time.Now().Before(deadline) && ctx.Err() == nil && !exists(filepath.Join(dir, StatusFile)) {
+	for pid.PGID == 0 && time.Now().Before(deadline) && ctx.Err() == nil && !ownExists(filepath.Join(dir, StatusFile)) {
 		time.Sleep(time.Millisecond) // the supervisor is forking the program
 		if p, ok := readPID(dir); ok {
 			pid = p
@@ -646,7 +658,7 @@ func exists(p string) bool {
 
 // tail returns the last lines of a log for error messages.
 func tail(p string) string {
-	b, _ := readOwn(p)
+	b, _, _ := readOwnTail(p, 4096)
 	s := strings.TrimSpace(string(b))
 	if len(s) > 500 {
 		s = "..." + s[len(s)-500:]

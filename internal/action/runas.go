@@ -4,10 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/user"
-	"path/filepath"
-	"strconv"
 	"syscall"
+
+	"github.com/gozie/gozie/internal/osuser"
 )
 
 // CodeRunAsUser is the error of an action that must run as its job's user
@@ -18,84 +17,57 @@ import (
 // suspended (START_MANUAL) until someone fixes the user or kills the job.
 const CodeRunAsUser = "JA002"
 
-// RunAs is the identity the launcher gives the program when the server runs
-// processes as the job's user.
-type RunAs struct {
-	User   string   `json:"user"`
-	UID    uint32   `json:"uid"`
-	GID    uint32   `json:"gid"`
-	Groups []uint32 `json:"groups,omitempty"`
-	Home   string   `json:"home,omitempty"`
-}
-
-// lookupUser is user.Lookup, a variable for tests.
-var lookupUser = user.Lookup
+// RunAs is the identity of the job's user when the server runs processes
+// and file-system work as that user: the program gets it as its
+// credential, and the server's own work for the job (prepare, fs, staging
+// files, reading what the job names) runs through osuser.Do with it.
+type RunAs = osuser.User
 
 // runAsOf resolves a job's user to the uid, gid and supplementary groups
-// the program will run with. root is refused: running a step as root is
-// what the server does without this option, so asking for it per job is
-// almost always a mistake (a job submitted by root through a proxy, a
-// default user) that would hand out the server's full power.
+// the work will run with; osuser.Lookup refuses root and unknown users,
+// which are JA002 here.
 func runAsOf(name string) (*RunAs, error) {
-	if name == "" {
+	u, err := osuser.Lookup(name)
+	switch {
+	case err == nil:
+		return u, nil
+	case errors.Is(err, osuser.ErrNoUser):
 		return nil, Errorf(NonTransient, CodeRunAsUser, "cannot run the action as the job's user: the job has no user")
-	}
-	u, err := lookupUser(name)
-	if err != nil {
-		var unknown user.UnknownUserError
-		if errors.As(err, &unknown) {
-			return nil, Errorf(NonTransient, CodeRunAsUser, "cannot run the action as user [%s]: no such user on this host", name)
-		}
+	case errors.Is(err, osuser.ErrUnknown), errors.Is(err, osuser.ErrRoot):
 		return nil, Errorf(NonTransient, CodeRunAsUser, "cannot run the action as user [%s]: %v", name, err)
 	}
-	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
-	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
-	if err1 != nil || err2 != nil {
-		return nil, Errorf(NonTransient, CodeRunAsUser, "cannot run the action as user [%s]: uid %q, gid %q are not numeric", name, u.Uid, u.Gid)
-	}
-	if uid == 0 {
-		return nil, Errorf(NonTransient, CodeRunAsUser, "cannot run the action as user [%s]: actions never run as root when gozie.launch.as.user is set", name)
-	}
-	r := &RunAs{User: u.Username, UID: uint32(uid), GID: uint32(gid), Home: u.HomeDir}
-	gids, err := u.GroupIds()
-	if err != nil {
-		return nil, Errorf(NonTransient, CodeRunAsUser, "cannot run the action as user [%s]: groups: %v", name, err)
-	}
-	for _, g := range gids {
-		if n, err := strconv.ParseUint(g, 10, 32); err == nil {
-			r.Groups = append(r.Groups, uint32(n))
-		}
-	}
-	return r, nil
+	return nil, Errorf(NonTransient, CodeRunAsUser, "cannot run the action as user [%s]: %v", name, err)
 }
 
-// giveWorkDir makes the work directory and what prepare put in it the
-// user's, so that the program can write its outputs there. The launcher's
-// own files (its spec, pid and status reserves, stdout, stderr, its log)
-// stay the server's: the launcher writes them as root and opens them
-// without following links, and the executor trusts a pid or status file
-// only when the server owns it.
-func giveWorkDir(dir string, r *RunAs) error {
-	own := map[string]bool{SpecFile: true, PIDFile: true, StatusFile: true, StdoutFile: true, StderrFile: true,
-		launcherLog: true, pidReserveFile: true, statusReserveFile: true}
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if filepath.Dir(p) == dir && own[d.Name()] {
-			return nil
-		}
-		return os.Lchown(p, int(r.UID), int(r.GID))
-	})
+// runAsIf is runAsOf when opts asks for it, else nil: the server's own
+// identity.
+func runAsIf(opts Options, name string) (*RunAs, error) {
+	if !opts.RunAsUser {
+		return nil, nil
+	}
+	return runAsOf(name)
+}
+
+// asUser runs fn with r's file-system permission checks (osuser.Do); a
+// nil r runs fn as the server.
+func asUser(r *RunAs, fn func() error) error { return osuser.Do(r, fn) }
+
+// giveDir makes the work directory itself the user's before anything is
+// staged in it, so that what the job's own work creates there (as the
+// user, through asUser) and what its program writes are the user's. The
+// launcher's files were reserved in it before, by the server: they stay
+// the server's, and the launcher opens them without following links.
+func giveDir(dir string, r *RunAs) error {
+	return os.Lchown(dir, int(r.UID), int(r.GID))
 }
 
 // credential is the process credential of the program.
-func (r *RunAs) credential() *syscall.SysProcAttr {
+func credential(r *RunAs) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: r.UID, Gid: r.GID, Groups: r.Groups}}
 }
 
-// env replaces the identity variables of env with the user's.
-func (r *RunAs) env(env []string) []string {
+// runAsEnv replaces the identity variables of env with r's.
+func runAsEnv(r *RunAs, env []string) []string {
 	out := make([]string, 0, len(env)+3)
 	for _, kv := range env {
 		switch {
@@ -104,7 +76,7 @@ func (r *RunAs) env(env []string) []string {
 		}
 		out = append(out, kv)
 	}
-	out = append(out, "USER="+r.User, "LOGNAME="+r.User)
+	out = append(out, "USER="+r.Name, "LOGNAME="+r.Name)
 	if r.Home != "" {
 		out = append(out, "HOME="+r.Home)
 	}
@@ -113,32 +85,6 @@ func (r *RunAs) env(env []string) []string {
 
 func hasName(kv, name string) bool {
 	return len(kv) > len(name) && kv[:len(name)] == name && kv[len(name)] == '='
-}
-
-// openOwn opens one of the launcher's own files for writing, refusing
-// what the job's user could have put under its name in a directory that
-// user owns (RunAsUser): a symbolic link, a hard link (more than one
-// name), a file of someone else. trunc empties it only once it is known
-// to be ours.
-func openOwn(path string, flag int, trunc bool) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err == nil {
-		if st, ok := fi.Sys().(*syscall.Stat_t); !fi.Mode().IsRegular() || !ownedBySelf(fi) || (ok && st.Nlink != 1) {
-			err = &os.PathError{Op: "open", Path: path, Err: errors.New("not a private regular file of the launcher")}
-		}
-	}
-	if err == nil && trunc {
-		err = f.Truncate(0)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }
 
 // ownedBySelf reports whether the file at p is owned by this process's

@@ -2,6 +2,8 @@ package action
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,6 +209,21 @@ func sourceOf(appDir, entry string) (src, name string, err error) {
 	return src, name, nil
 }
 
+// stagingError classifies a failure to stage a file the job names: a
+// file that is not regular or too large, or that the job's user may not
+// read, is the job's mistake (the error transition), anything else
+// transient.
+func stagingError(what, src string, err error) error {
+	var re *fsys.ReadError
+	switch {
+	case errors.As(err, &re):
+		return Errorf(ErrorKindError, CodeIO, "%s [%s]: %v", what, src, re)
+	case errors.Is(err, fs.ErrPermission):
+		return Errorf(ErrorKindError, CodeFSAccess, "%s [%s]: %v", what, src, err)
+	}
+	return Errorf(Transient, CodeIO, "%s [%s]: %v", what, src, err)
+}
+
 // linkFile makes a <file> entry visible in the working directory under its
 // link name. The executable itself is copied when it lacks the execute bit
 // (files uploaded to HDFS lose it), rather than changing the user's file.
@@ -219,13 +236,11 @@ func linkFile(dir, appDir, entry, execName string) error {
 	if err := os.RemoveAll(dst); err != nil {
 		return Errorf(Transient, CodeIO, "%v", err)
 	}
-	if fi, err := os.Stat(src); err == nil && name == execName && fi.Mode().IsRegular() && fi.Mode()&0o100 == 0 {
-		data, err := os.ReadFile(src)
-		if err == nil {
-			err = os.WriteFile(dst, data, 0o755)
-		}
-		if err != nil {
-			return Errorf(Transient, CodeIO, "copying [%s]: %v", src, err)
+	if fi, err := os.Stat(src); err == nil && name == execName && fi.Mode()&0o100 == 0 {
+		// Streamed, bounded and only from a regular file: a job must not
+		// make the server read a FIFO, a device or a huge sparse file.
+		if err := copyJobFile(src, dst, maxStagedCopy, 0o755); err != nil {
+			return stagingError("copying", src, err)
 		}
 		return nil
 	}

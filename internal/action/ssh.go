@@ -476,6 +476,8 @@ func (s *sshExecutor) run(ctx context.Context, host, script string) (sshReply, e
 	}
 	cmd := exec.CommandContext(ctx, path, append(args, "--", host, "/bin/sh -s")...)
 	cmd.Stdin = strings.NewReader(script)
+	// ssh may pass variables on (SendEnv): never the server's secrets.
+	cmd.Env = stepEnv(os.Environ(), s.opts.site(launchEnvKeep))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	runErr := cmd.Run()

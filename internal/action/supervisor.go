@@ -51,7 +51,7 @@ import (
 // supervisorProtocol is the version of the supervisor protocol; change it
 // whenever requests or replies change meaning. A variable so that tests
 // can play an old supervisor.
-var supervisorProtocol = 2
+var supervisorProtocol = 3
 
 // Files of the supervisor's directory.
 const (
@@ -73,8 +73,11 @@ const maxSocketPath = 107
 type supRequest struct {
 	V int `json:"v"`
 	// Op is "run" (claim Dir and run Spec there), "wait" (answer
-	// when the program of Dir ends), "ping" or "quit" (stop listening;
-	// exit once the running programs have ended).
+	// when the program of Dir ends), "group" (the process group of the
+	// program of Dir), "ping" or "quit" (stop listening; exit once the
+	// running programs have ended). Version 3 added "group" and made
+	// Env the program's whole environment, cleaned of the server's
+	// secrets by the client.
 	Op  string `json:"op"`
 	Dir string `json:"dir,omitempty"`
 	// Spec is what to run. It travels in the request rather than in
@@ -99,6 +102,8 @@ type supReply struct {
 	V     int    `json:"v"`
 	Event string `json:"event"`
 	PID   int    `json:"pid,omitempty"`
+	// PGID answers "group": the program's process group.
+	PGID  int    `json:"pgid,omitempty"`
 	Error string `json:"error,omitempty"`
 }
 
@@ -115,6 +120,10 @@ type supervisor struct {
 	lock    *os.File
 	sockIno uint64
 	running map[string]chan struct{} // programs by work directory; closed when recorded
+	// groups are the process groups of the running programs, by work
+	// directory: Kill finds a program's group here when the pid file in
+	// a directory its job's user owns was destroyed.
+	groups  map[string]int
 	conns   int
 	idle    time.Time // when the supervisor last had nothing to do
 	stopped bool
@@ -148,7 +157,7 @@ func RunSupervisor(dir string, stderr io.Writer) int {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 
 	self, _ := os.Executable()
-	s := &supervisor{dir: dir, logw: stderr, build: buildOf(self), stopc: make(chan struct{}), running: map[string]chan struct{}{},
+	s := &supervisor{dir: dir, logw: stderr, build: buildOf(self), stopc: make(chan struct{}), running: map[string]chan struct{}{}, groups: map[string]int{},
 		pid: LauncherPID{PID: os.Getpid(), Start: procStart(os.Getpid()), Supervised: true}, idle: time.Now()}
 	busy, err := s.listen()
 	if busy {
@@ -364,6 +373,15 @@ func (s *supervisor) serve(c *net.UnixConn) {
 		}
 		<-ch
 		reply(supReply{Event: "exited"})
+	case "group":
+		s.mu.Lock()
+		g := s.groups[req.Dir]
+		s.mu.Unlock()
+		if g == 0 {
+			reply(supReply{Event: "unknown"})
+			return
+		}
+		reply(supReply{Event: "ok", PGID: g})
 	case "run":
 		if req.Build != "" && s.build != "" && req.Build != s.build {
 			s.stop("a client runs another build")
@@ -400,6 +418,7 @@ func (s *supervisor) run(req supRequest, reply func(supReply)) {
 	defer func() {
 		s.mu.Lock()
 		delete(s.running, dir)
+		delete(s.groups, dir)
 		s.idle = time.Now()
 		s.mu.Unlock()
 		close(done)
@@ -415,7 +434,12 @@ func (s *supervisor) run(req supRequest, reply func(supReply)) {
 		reply(supReply{Event: "claimed"})
 		return
 	}
-	st := runProgram(dir, &spec, &pid, req.Env, func() { reply(supReply{Event: "started"}) })
+	st := runProgram(dir, &spec, &pid, req.Env, func() {
+		s.mu.Lock()
+		s.groups[dir] = pid.PGID
+		s.mu.Unlock()
+		reply(supReply{Event: "started"})
+	})
 	data, _ := json.MarshalIndent(st, "", "  ")
 	// Retried for as long as the disk is full: this process is alive, so
 	// the step is seen running until its outcome is on disk.

@@ -167,15 +167,16 @@ func (c *supervisorClient) call(req supRequest, spawn bool, timeout time.Duratio
 	return nil, nil, supReply{}, err
 }
 
-// start asks the supervisor to run the step prepared in dir. notify is
+// start asks the supervisor to run the step prepared in dir, its program
+// starting from the environment env. notify is
 // called once the outcome is recorded, or when the supervisor is gone.
 // claimed reports that another launcher owned dir already.
-func (c *supervisorClient) start(dir string, spec *LaunchSpec, notify func()) (claimed bool, err error) {
+func (c *supervisorClient) start(dir string, spec *LaunchSpec, env []string, notify func()) (claimed bool, err error) {
 	build := ""
 	if argv, err := c.argv(); err == nil {
 		build = buildOf(argv[0])
 	}
-	conn, dec, rep, err := c.call(supRequest{Op: "run", Dir: dir, Spec: spec, Env: os.Environ(), Build: build}, true, supervisorReplyTimeout)
+	conn, dec, rep, err := c.call(supRequest{Op: "run", Dir: dir, Spec: spec, Env: env, Build: build}, true, supervisorReplyTimeout)
 	if err != nil {
 		return false, err
 	}
@@ -217,6 +218,17 @@ func (c *supervisorClient) wait(dir string) bool {
 	}
 	conn.Close()
 	return rep.Event == "exited"
+}
+
+// group asks the supervisor for the process group of the program it runs
+// in dir; false when it runs none there (or none listens).
+func (c *supervisorClient) group(dir string) (int, bool) {
+	conn, _, rep, err := c.call(supRequest{Op: "group", Dir: dir}, false, 5*time.Second)
+	if err != nil {
+		return 0, false
+	}
+	conn.Close()
+	return rep.PGID, rep.Event == "ok" && rep.PGID > 0
 }
 
 // WarmSupervisor starts the launch supervisor of dir (Options.

@@ -3,6 +3,7 @@ package action
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -66,6 +67,17 @@ const (
 // childIDs returns the external ids found in the program's stdout and
 // stderr, each once, in the order of first appearance.
 func childIDs(dir string, patterns []*regexp.Regexp) []string {
+	return scanIDs([]string{filepath.Join(dir, StdoutFile), filepath.Join(dir, StderrFile)}, patterns)
+}
+
+// outputScanBytes bounds how much of each output file is searched for
+// ids: a program printing without end must not keep the server reading.
+// Tools print the ids of their jobs as they submit them, near the start.
+const outputScanBytes = 64 << 20
+
+// scanIDs returns the first submatch of patterns found in the files (the
+// launcher's own, opened as OpenOutput does), each once, in order.
+func scanIDs(files []string, patterns []*regexp.Regexp) []string {
 	var ids []string
 	seen := map[string]bool{}
 	search := func(b []byte) {
@@ -78,12 +90,12 @@ func childIDs(dir string, patterns []*regexp.Regexp) []string {
 			}
 		}
 	}
-	for _, name := range []string{StdoutFile, StderrFile} {
-		f, err := os.Open(filepath.Join(dir, name))
+	for _, name := range files {
+		f, err := OpenOutput(name)
 		if err != nil {
 			continue
 		}
-		r := bufio.NewReaderSize(f, scanChunk)
+		r := bufio.NewReaderSize(io.LimitReader(f, outputScanBytes), scanChunk)
 		var carry []byte // the end of the previous piece of a long line
 		for {
 			piece, err := r.ReadSlice('\n')

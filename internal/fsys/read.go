@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/gozie/gozie/internal/osuser"
 )
 
 // Default size bounds of ReadFileLimit's callers. They live here so that the
@@ -64,46 +66,71 @@ func (e *ReadError) Unwrap() error { return e.Err }
 // readChunk is how much ReadFileLimit reads between checks of the context.
 const readChunk = 64 << 10
 
-// ReadFileLimit reads the regular file p (a plain path or file:// URI) whole,
-// refusing before reading anything a path that is not a regular file (a
-// FIFO would block forever, /dev/zero never ends) or whose size is over max
-// bytes, and stopping with ctx.Err() when ctx is done. max <= 0 means no
-// limit. The file is opened without blocking and checked again after
-// opening, so replacing it by a FIFO between the two steps does not hang the
-// caller, and a file growing while it is read is still cut at max.
-func ReadFileLimit(ctx context.Context, p string, max int64) ([]byte, error) {
+// OpenRegular opens the regular file p (a plain path or file:// URI) for
+// reading, refusing before reading anything a path that is not a regular
+// file (a FIFO would block forever, /dev/zero never ends) or whose size is
+// over max bytes (max <= 0: no limit), with a *ReadError. The file is
+// opened without blocking and checked again once open, so replacing it by
+// a FIFO between the two steps does not hang the caller.
+//
+// When ctx carries a user (osuser.NewContext: the server acts for a job's
+// user), the file is looked up and opened with that user's permission
+// checks; what is read afterwards comes through the open descriptor.
+func OpenRegular(ctx context.Context, p string, max int64) (*os.File, os.FileInfo, error) {
 	local, err := Local(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	fi, err := os.Stat(local)
+	var f *os.File
+	err = osuser.Do(osuser.FromContext(ctx), func() error {
+		fi, err := os.Stat(local)
+		if err != nil {
+			return err
+		}
+		if err := checkRegular(p, fi, max); err != nil {
+			return err
+		}
+		f, err = openNoBlock(local)
+		return err
+	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = checkRegular(p, fi, max)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+func checkRegular(p string, fi os.FileInfo, max int64) error {
 	if !fi.Mode().IsRegular() {
-		return nil, &ReadError{Path: p, Mode: fi.Mode(), Err: ErrNotRegular}
+		return &ReadError{Path: p, Mode: fi.Mode(), Err: ErrNotRegular}
 	}
 	if max > 0 && fi.Size() > max {
-		return nil, &ReadError{Path: p, Size: fi.Size(), Limit: max, Err: ErrTooLarge}
+		return &ReadError{Path: p, Size: fi.Size(), Limit: max, Err: ErrTooLarge}
 	}
-	f, err := openNoBlock(local)
+	return nil
+}
+
+// ReadFileLimit reads the regular file p (a plain path or file:// URI)
+// whole, as OpenRegular opens it (with the user of ctx, when it carries
+// one), stopping with ctx.Err() when ctx is done. A file growing while it
+// is read is still cut at max.
+func ReadFileLimit(ctx context.Context, p string, max int64) ([]byte, error) {
+	f, fi, err := OpenRegular(ctx, p, max)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &ReadError{Path: p, Mode: fi.Mode(), Err: ErrNotRegular}
-	}
 	size := fi.Size()
-	if max > 0 && size > max {
-		return nil, &ReadError{Path: p, Size: size, Limit: max, Err: ErrTooLarge}
-	}
 	buf := make([]byte, 0, size+1)
 	for {
 		if err := ctx.Err(); err != nil {

@@ -25,7 +25,7 @@ import (
 
 // launcherEnv makes the test binary act as `gozie launch` for shell
 // actions.
-const launcherEnv = "GOZIE_TEST_LAUNCHER"
+const launcherEnv = "GZTEST_LAUNCHER" // not GOZIE_*: steps never get those (action.stepEnv)
 
 func TestMain(m *testing.M) {
 	// Children started as the shell launcher inherit launcherEnv; the
