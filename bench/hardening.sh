@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Hardening probes: the regression tests of every point of the hardening
 # issue (authentication, secrets, resource limits, store outages, atomic
-# submission, full disk, run-as-user), run point by point with -count=1 so
+# submission, full disk, run-as-user) and of the second security round
+# (lines 23.N: issue 23's points), run point by point with -count=1 so
 # nothing is cached, then the REST and parser fuzz targets for a bounded
 # time each. Everything stays on this machine: the servers the tests start
 # listen on loopback, PostgreSQL is reached at 127.0.0.1 (skipped where
@@ -32,6 +33,10 @@ probes=(
   "9 atomic submit+start, external id|./internal/engine/ ./internal/server/ ./internal/client/ ./internal/cli/|^(TestRunIsOneTransaction|TestExternalIDDeduplicates|TestExternalIDRace|TestStartIsAtomicOverREST|TestSubmitRetrying|TestJobRunResendsWithExternalID)$"
   "10 full disk never loses or repeats a step|./internal/action/ ./internal/engine/ ./internal/server/ ./internal/cli/|^(TestShellStatusDiskFull|TestShellStartDiskFull|TestShellLauncherGoneDiskFull|TestShellRealDiskFull|TestEndRetryDiskFull|TestShellOnFullDisk|TestServerOnFullDisk|TestServerStartOnFullDisk)$"
   "11 steps as the job's user|./internal/action/ ./internal/cli/|^(TestShellRunAsUser|TestShellRunAsUserRefused|TestCheckLaunchAsUser)$"
+  "23.1/3 file work as the job's user|./internal/osuser/ ./internal/action/ ./internal/engine/ ./internal/coordengine/|^(TestDoActsAsTheUser|TestRunAsFSAction|TestRunAsPrepare|TestRunAsNamedFiles|TestEmailRunAsUser|TestRunAsReadsTheJobsFilesAsItsUser|TestCoordRunAsChecksInputsAsItsUser)$"
+  "23.2 steps get no server secrets|./internal/action/|^(TestStepEnvironment|TestStepEnvRules)$"
+  "23.4 files a job names: regular, bounded|./internal/action/|^(TestNamedFilesBounded)$"
+  "23.7 links and FIFOs in work directories|./internal/action/ ./internal/server/|^(TestLauncherFilesReplaced|TestOutputFilesReplacedByTheStep)$"
 )
 
 printf '%-45s %-6s %6s %8s\n' "point" "result" "passed" "skipped"

@@ -4,41 +4,24 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gozie/gozie/internal/osuser/osusertest"
 )
 
-// testUser is the account the run-as tests create when it is missing.
-const testUser = "gozietest"
+// testUser is the account the run-as tests act as.
+const testUser = osusertest.Name
 
-// ensureTestUser returns the test account, creating it with useradd (and
-// removing it afterwards) when it does not exist; it skips the test when
-// that is not possible.
+// ensureTestUser returns the test account (osusertest creates it when
+// missing, or skips the test).
 func ensureTestUser(t *testing.T) *user.User {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("running a step as another user needs root")
-	}
-	if u, err := user.Lookup(testUser); err == nil {
-		return u
-	}
-	path, err := exec.LookPath("useradd")
-	if err != nil {
-		t.Skip("useradd is not available to create the test user " + testUser)
-	}
-	if out, err := exec.Command(path, "-M", "-r", "-s", "/bin/sh", testUser).CombinedOutput(); err != nil {
-		t.Skipf("useradd %s: %v: %s", testUser, err, out)
-	}
-	t.Cleanup(func() {
-		if p, err := exec.LookPath("userdel"); err == nil {
-			_ = exec.Command(p, testUser).Run()
-		}
-	})
+	osusertest.User(t)
 	u, err := user.Lookup(testUser)
 	if err != nil {
 		t.Fatal(err)
@@ -46,20 +29,9 @@ func ensureTestUser(t *testing.T) *user.User {
 	return u
 }
 
-// openDir is a temporary directory every user may traverse (t.TempDir is
-// private to root), as a server's data directory must be with RunAsUser.
-func openDir(t *testing.T) string {
-	t.Helper()
-	d, err := os.MkdirTemp("", "gozie-runas-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	if err := os.Chmod(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
+// openDir is a temporary directory every user may traverse, as a server's
+// data directory must be with RunAsUser.
+func openDir(t *testing.T) string { return osusertest.OpenDir(t) }
 
 // Fault point 11: with RunAsUser, the program runs as the job's user (id
 // -un seen through capture-output), can write in its working directory,

@@ -16,7 +16,7 @@ import (
 
 // runLauncherEnv makes this test binary act as `gozie launch` when the
 // shell executor starts it as the launcher (os.Executable() "launch" DIR).
-const runLauncherEnv = "GOZIE_CLI_TEST_AS_LAUNCHER"
+const runLauncherEnv = "GZTEST_CLI_AS_LAUNCHER" // not GOZIE_*: built-in tools run as steps, which never get those
 
 func TestMain(m *testing.M) {
 	if os.Getenv(runLauncherEnv) == "1" {

@@ -23,11 +23,11 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
@@ -386,33 +386,26 @@ func (c *Console) tail(w http.ResponseWriter, r *http.Request, rest string) {
 
 // readTail returns the last n bytes of a file (from a line start when it
 // cut the file) and whether it cut; a missing file is empty.
+//
+// The file is in a work directory the job's user may own: it is opened as
+// action.OpenOutput opens it (no link followed, no wait on a FIFO); a file
+// that was replaced shows as empty.
 func readTail(path string, n int64) (string, bool, error) {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
+	f, err := action.OpenOutput(path)
+	if err != nil {
 		return "", false, nil
 	}
-	if err != nil {
-		return "", false, err
-	}
 	defer f.Close()
-	st, err := f.Stat()
+	b, cut, err := action.TailOf(f, n)
 	if err != nil {
 		return "", false, err
 	}
-	off := int64(0)
-	if st.Size() > n {
-		off = st.Size() - n
-	}
-	b, err := io.ReadAll(io.NewSectionReader(f, off, st.Size()-off))
-	if err != nil {
-		return "", false, err
-	}
-	if off > 0 {
+	if cut {
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
 			b = b[i+1:]
 		}
 	}
-	return string(b), off > 0, nil
+	return string(b), cut, nil
 }
 
 // hasOutput reports whether an action ran a process (left a stdout file).
@@ -420,8 +413,12 @@ func (c *Console) hasOutput(a *store.Action) bool {
 	if c.opts.ActionDir == nil {
 		return false
 	}
-	_, err := os.Stat(filepath.Join(c.opts.ActionDir(a), "stdout"))
-	return err == nil
+	f, err := action.OpenOutput(filepath.Join(c.opts.ActionDir(a), "stdout"))
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
 }
 
 // ctxOf is the request context (a helper so page code reads shorter).

@@ -107,6 +107,12 @@ type Workflows interface {
 	// acknowledgement was lost).
 	Dispatch(effects []*store.Effect)
 	SweepJob(ctx context.Context, jobID string)
+	// JobUserContext and AsJobUser act with a job user's file-system
+	// rights when the server acts for its users (gozie.launch.as.user):
+	// the coordinator's files are read, and its inputs checked, as the
+	// coordinator's user.
+	JobUserContext(ctx context.Context, user string) (context.Context, error)
+	AsJobUser(user string, fn func() error) error
 }
 
 // Engine runs coordinator jobs.
@@ -262,7 +268,12 @@ func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error)
 		props.Set(engine.PropUser, e.defaultUser)
 	}
 	now := e.now()
-	if err := e.checkExpansion(props); err != nil {
+	err := e.checkExpansion(props)
+	if err != nil {
+		return "", err
+	}
+	user, _ := props.Get(engine.PropUser)
+	if ctx, err = e.wf.JobUserContext(ctx, user); err != nil {
 		return "", err
 	}
 	app, full, err := coord.Submit(props, coord.SubmitOptions{

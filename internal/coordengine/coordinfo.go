@@ -143,11 +143,20 @@ func (e *Engine) CoordDryrun(ctx context.Context, props *conf.Config) (string, e
 		props.Set(engine.PropUser, e.defaultUser)
 	}
 	opts := e.opts
+	user, _ := props.Get(engine.PropUser)
+	ctx, err := e.wf.JobUserContext(ctx, user)
+	if err != nil {
+		return "", err
+	}
+	exists := func(uri string) (ok bool, err error) {
+		err = e.wf.AsJobUser(user, func() (err error) { ok, err = opts.Exists(uri); return err })
+		return ok, err
+	}
 	res, err := coord.DryRun(props, coord.SubmitOptions{
 		ReadFile:            e.readFile(ctx),
 		Now:                 e.now(),
 		MinFrequencyMinutes: e.opts.MinFrequencyMinutes,
-	}, opts.Exists, DryRunActionLimit)
+	}, exists, DryRunActionLimit)
 	if err != nil {
 		return "", engine.CoordError(err)
 	}

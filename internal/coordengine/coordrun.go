@@ -501,7 +501,13 @@ func (e *Engine) checkInputs(c *coordChange, app *coord.App, props *conf.Config,
 			e.logf("gozie: %s: bad plan: %v", a.ID, err)
 			continue
 		}
-		r, err := app.CheckInputs(&p, props, opts.Exists, c.now)
+		// Done-flags are probed with the coordinator user's rights when
+		// the server acts for its users.
+		var r *coord.CheckResult
+		err := e.wf.AsJobUser(c.job.User, func() (err error) {
+			r, err = app.CheckInputs(&p, props, opts.Exists, c.now)
+			return err
+		})
 		if err != nil {
 			if a.ErrorMessage != err.Error() {
 				a.ErrorCode, a.ErrorMessage = coord.ErrorCode(err), err.Error()

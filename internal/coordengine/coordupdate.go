@@ -63,6 +63,9 @@ func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config,
 	if err := e.checkExpansion(props); err != nil {
 		return "", err
 	}
+	if ctx, err = e.wf.JobUserContext(ctx, j.User); err != nil {
+		return "", err
+	}
 	app, full, err := coord.Submit(props, coord.SubmitOptions{
 		ReadFile:            e.readFile(ctx),
 		Now:                 c.now,

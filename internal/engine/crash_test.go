@@ -29,7 +29,7 @@ const crashDSNEnv = "GOZIE_ENGINE_CRASH_HELPER_DSN"
 
 // benchLauncherEnv makes the test binary act as `gozie launch` when the
 // shell executor of the benchmarks starts it.
-const benchLauncherEnv = "GOZIE_ENGINE_TEST_AS_LAUNCHER"
+const benchLauncherEnv = "GZTEST_ENGINE_AS_LAUNCHER" // not GOZIE_*: steps never get those (built-in tools are steps)
 
 // crashShellEnv makes the crash helper run real shell actions through the
 // launch supervisor instead of shExec.

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"net/url"
 	"path/filepath"
 	"sort"
@@ -100,6 +101,9 @@ func (st *jobState) evaluator(e *Engine, node string) *el.Evaluator {
 			}, true
 		},
 		Callback: func(stateVar string) string { return e.callbackURL(ActionID(j.ID, node), stateVar) },
+		// fs:* functions probe the file system with the job user's
+		// rights when the server acts for the user.
+		FileDo: func(fn func() error) error { return e.AsJobUser(j.User, fn) },
 	}
 	return &el.Evaluator{Funcs: e.funcs, Vars: st.vars, Context: ctx, Now: e.clock.Now}
 }
@@ -127,8 +131,14 @@ func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, 
 	}
 	c := conf.New()
 	c.Merge(st.defaults)
+	uctx, err := e.JobUserContext(e.ctx, st.job.User)
+	if err != nil {
+		var ee *Error
+		errors.As(err, &ee)
+		return nil, action.Errorf(action.NonTransient, action.CodeRunAsUser, "%s", ee.Msg)
+	}
 	for _, x := range jobXMLOrder(st.app, body) {
-		jx, err := e.ReadConfFile(e.ctx, st.localPath(x))
+		jx, err := e.ReadConfFile(uctx, st.localPath(x))
 		if err != nil {
 			return nil, action.Errorf(action.ErrorKindError, "JA008", "job-xml [%s] of action [%s]: %v", x, a.Name, err)
 		}

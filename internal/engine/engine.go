@@ -121,6 +121,14 @@ type Options struct {
 	// ones a lost commit acknowledgement left behind (retry.go); default
 	// 30s.
 	SweepInterval time.Duration
+	// RunAsUser says that the server acts for each job's user
+	// (gozie.launch.as.user; the executors get the same flag): the
+	// application files a job names (workflow.xml, config-default.xml,
+	// <job-xml>, sub-workflow applications), its fs:* EL functions and
+	// its coordinator's input checks are read with that user's
+	// permission checks (osuser), so that a job cannot make the server,
+	// running as root, read or probe for it what its user could not.
+	RunAsUser bool
 	// LeaseValid, when set, reports whether this server's lease on its
 	// jobs is current (several servers sharing a store: see package
 	// cluster). An action is started only while it is, so that a server

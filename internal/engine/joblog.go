@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -134,20 +133,19 @@ func stderrNote(dir string) string {
 
 // TailFile returns the last n lines of a file, reading at most its last
 // 64 KiB so that a huge output costs no more than a small one.
+//
+// The file is an action's output in a work directory its job's user may
+// own: it is opened as action.OpenOutput opens it (no link followed, no
+// wait on a FIFO, only the launcher's own regular file).
 func TailFile(path string, n int) (string, error) {
-	f, err := os.Open(path)
+	f, err := action.OpenOutput(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	const most = 64 << 10
-	info, err := f.Stat()
+	buf, cut, err := action.TailOf(f, most)
 	if err != nil {
-		return "", err
-	}
-	off := max(0, info.Size()-most)
-	buf := make([]byte, info.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
 		return "", err
 	}
 	text := strings.TrimRight(string(buf), "\n")
@@ -155,7 +153,7 @@ func TailFile(path string, n int) (string, error) {
 		return "", nil
 	}
 	lines := strings.Split(text, "\n")
-	if off > 0 && len(lines) > 1 {
+	if cut && len(lines) > 1 {
 		lines = lines[1:] // the first line read is probably cut
 	}
 	if len(lines) > n {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 
+	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/osuser"
 )
 
 // CodeDefinitionTooLarge is Oozie's code for a workflow definition longer
@@ -48,6 +50,43 @@ func readFailure(err error) error {
 		return errorf(CodeDefinitionTooLarge, "Definition length of [%s] exceeded the maximum allowed length [%d] bytes", re.Path, re.Limit)
 	}
 	return errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)
+}
+
+// JobUserContext returns ctx carrying the identity of the job's user when
+// the server acts for it (Options.RunAsUser), so that what ReadDefinition
+// and ReadConfFile read with it is checked against that user's rights; an
+// unknown user (or root) is refused with JA002, as the actions would be.
+// Without RunAsUser it returns ctx.
+func (e *Engine) JobUserContext(ctx context.Context, user string) (context.Context, error) {
+	u, err := e.jobUser(user)
+	if err != nil {
+		return nil, err
+	}
+	return osuser.NewContext(ctx, u), nil
+}
+
+// jobUser is the identity the server acts with for user's jobs: nil
+// (the server's own) without Options.RunAsUser.
+func (e *Engine) jobUser(user string) (*osuser.User, error) {
+	if !e.opts.RunAsUser {
+		return nil, nil
+	}
+	u, err := osuser.Lookup(user)
+	if err != nil {
+		return nil, errorf(action.CodeRunAsUser, "cannot read the job's files as user [%s]: %v", user, err)
+	}
+	return u, nil
+}
+
+// AsJobUser runs fn with the job user's file-system permission checks
+// when the server acts for it (Options.RunAsUser), else as it is: the
+// coordinator engine's input checks run through it.
+func (e *Engine) AsJobUser(user string, fn func() error) error {
+	u, err := e.jobUser(user)
+	if err != nil {
+		return err
+	}
+	return osuser.Do(u, fn)
 }
 
 // CheckExpansion refuses a configuration whose ${var} expansion passes the

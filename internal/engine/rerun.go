@@ -66,6 +66,11 @@ func (e *Engine) Rerun(ctx context.Context, id string, props *conf.Config) error
 		return err
 	}
 	merged.Set(PropAppPath, shown)
+	// Read with the job user's rights when the server acts for it: the
+	// rerun runs as that user.
+	if ctx, err = e.JobUserContext(ctx, st.job.User); err != nil {
+		return err
+	}
 	data, err := e.ReadDefinition(ctx, defPath)
 	if err != nil {
 		return cannotRead(err)

@@ -101,6 +101,12 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 		return "", errorf(CodeNoAppPath, "Submission request does not have any application or lib path (%s is not set)", PropAppPath)
 	}
 	appPath = strings.TrimSpace(appPath)
+	// The application is read with its user's rights when the server
+	// acts for the user.
+	ctx, err := e.JobUserContext(ctx, userName)
+	if err != nil {
+		return "", err
+	}
 	root, defPath, shown, err := locateApp(appPath)
 	if err != nil {
 		return "", err

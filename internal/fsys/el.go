@@ -12,21 +12,29 @@ import (
 // A missing path gives false or -1 as the specification says; a path gozie
 // cannot reach (hdfs://) or a malformed glob is an EL error, because
 // answering false would silently send a decision down the wrong branch.
+//
+// When the call's context can run file work for the job (a DoFiles
+// method: the workflow engine's, which acts as the job's user when the
+// server runs steps as their users), the lookups run through it.
 func RegisterELFunctions(r *el.Registry) {
 	str := []el.Type{el.String}
 	r.Define("fs", "exists", str, func(c *el.Call) (any, error) {
-		m, err := Glob(c.Args[0].(string))
+		var m []string
+		err := doFiles(c, func() (err error) { m, err = Glob(c.Args[0].(string)); return err })
 		if err != nil {
 			return nil, err
 		}
 		return len(m) > 0, nil
 	})
 	r.Define("fs", "isDir", str, func(c *el.Call) (any, error) {
-		return IsDir(c.Args[0].(string))
+		var dir bool
+		err := doFiles(c, func() (err error) { dir, err = IsDir(c.Args[0].(string)); return err })
+		return dir, err
 	})
 	size := func(f func(string) (int64, error)) el.Func {
 		return func(c *el.Call) (any, error) {
-			n, err := f(c.Args[0].(string))
+			var n int64
+			err := doFiles(c, func() (err error) { n, err = f(c.Args[0].(string)); return err })
 			if err == nil {
 				return n, nil
 			}
@@ -40,4 +48,12 @@ func RegisterELFunctions(r *el.Registry) {
 	r.Define("fs", "dirSize", str, size(DirSize))
 	r.Define("fs", "fileSize", str, size(FileSize))
 	r.Define("fs", "blockSize", str, size(BlockSize))
+}
+
+// doFiles runs fn through the call context's DoFiles when it has one.
+func doFiles(c *el.Call, fn func() error) error {
+	if d, ok := c.Context.(interface{ DoFiles(func() error) error }); ok {
+		return d.DoFiles(fn)
+	}
+	return fn()
 }

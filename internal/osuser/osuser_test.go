@@ -1,59 +1,30 @@
-package osuser
+package osuser_test
 
 import (
 	"errors"
 	"os"
-	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/gozie/gozie/internal/osuser"
+	"github.com/gozie/gozie/internal/osuser/osusertest"
 )
-
-// testUser is the account these tests create when it is missing (the
-// action package's run-as tests use the same one).
-const testUser = "gozietest"
-
-func ensureTestUser(t *testing.T) *User {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("acting as another user needs root")
-	}
-	if _, err := user.Lookup(testUser); err != nil {
-		path, err := exec.LookPath("useradd")
-		if err != nil {
-			t.Skip("useradd is not available to create the test user " + testUser)
-		}
-		if out, err := exec.Command(path, "-M", "-r", "-s", "/bin/sh", testUser).CombinedOutput(); err != nil {
-			t.Skipf("useradd %s: %v: %s", testUser, err, out)
-		}
-		t.Cleanup(func() {
-			if p, err := exec.LookPath("userdel"); err == nil {
-				_ = exec.Command(p, testUser).Run()
-			}
-		})
-	}
-	u, err := Lookup(testUser)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
 
 func TestLookupRefuses(t *testing.T) {
 	cases := []struct {
 		name string
 		want error
 	}{
-		{"", ErrNoUser},
-		{"root", ErrRoot},
-		{"no-such-user-gozie", ErrUnknown},
+		{"", osuser.ErrNoUser},
+		{"root", osuser.ErrRoot},
+		{"no-such-user-gozie", osuser.ErrUnknown},
 	}
 	for _, c := range cases {
-		if _, err := Lookup(c.name); !errors.Is(err, c.want) {
-			t.Errorf("Lookup(%q) = %v, want %v", c.name, err, c.want)
+		if _, err := osuser.Lookup(c.name); !errors.Is(err, c.want) {
+			t.Errorf("osuser.Lookup(%q) = %v, want %v", c.name, err, c.want)
 		}
 	}
 }
@@ -61,13 +32,8 @@ func TestLookupRefuses(t *testing.T) {
 // Work done through Do gets the user's permission checks, and what it
 // creates is the user's; the caller's thread keeps root's rights.
 func TestDoActsAsTheUser(t *testing.T) {
-	u := ensureTestUser(t)
-	dir, err := os.MkdirTemp("", "gozie-osuser-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
+	u := osusertest.User(t)
+	dir := osusertest.OpenDir(t)
 	secret := filepath.Join(dir, "secret")
 	os.WriteFile(secret, []byte("root only"), 0o600)
 	mine := filepath.Join(dir, "mine")
@@ -87,7 +53,7 @@ func TestDoActsAsTheUser(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if err := Do(u, c.fn); !errors.Is(err, c.wantErr) {
+			if err := osuser.Do(u, c.fn); !errors.Is(err, c.wantErr) {
 				t.Fatalf("Do = %v, want %v", err, c.wantErr)
 			}
 		})
@@ -106,7 +72,7 @@ func TestDoActsAsTheUser(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = Do(u, func() error { _, err := os.ReadFile(secret); return err })
+			_ = osuser.Do(u, func() error { _, err := os.ReadFile(secret); return err })
 		}()
 	}
 	wg.Wait()
@@ -115,26 +81,26 @@ func TestDoActsAsTheUser(t *testing.T) {
 			t.Fatalf("root lost its rights after Do: %v", err)
 		}
 	}
-	if err := Do(nil, func() error { _, err := os.ReadFile(secret); return err }); err != nil {
-		t.Errorf("Do(nil) = %v, want the caller's rights", err)
+	if err := osuser.Do(nil, func() error { _, err := os.ReadFile(secret); return err }); err != nil {
+		t.Errorf("osuser.Do(nil) = %v, want the caller's rights", err)
 	}
 }
 
 func TestDoPanicReachesCaller(t *testing.T) {
-	u := ensureTestUser(t)
+	u := osusertest.User(t)
 	defer func() {
 		if p := recover(); p == nil || !strings.Contains(p.(string), "boom") {
 			t.Errorf("recovered %v, want the panic of fn", p)
 		}
 	}()
-	_ = Do(u, func() error { panic("boom") })
+	_ = osuser.Do(u, func() error { panic("boom") })
 }
 
 func TestDoNeedsRoot(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("checks the refusal of a server that is not root")
 	}
-	err := Do(&User{Name: "someone", UID: 12345, GID: 12345}, func() error { return nil })
+	err := osuser.Do(&osuser.User{Name: "someone", UID: 12345, GID: 12345}, func() error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "must run as root") {
 		t.Fatalf("Do = %v, want the root refusal", err)
 	}

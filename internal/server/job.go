@@ -314,7 +314,7 @@ func (s *Server) runConsole(id string, run int) string {
 	if s.opts.BaseURL == "" || s.opts.DataDir == "" {
 		return ""
 	}
-	if _, err := os.Stat(filepath.Join(action.WorkDir(s.opts.DataDir, id, run), "stdout")); err != nil {
+	if _, err := os.Lstat(filepath.Join(action.WorkDir(s.opts.DataDir, id, run), "stdout")); err != nil {
 		return ""
 	}
 	return s.opts.BaseURL + "/console/action/" + url.PathEscape(id) + "/stdout?attempt=" + itoa(run)
@@ -378,7 +378,7 @@ func (s *Server) fillConsole(aj *engine.ActionJSON, a *store.Action) {
 	if aj.ConsoleURL != nil || s.opts.BaseURL == "" || s.opts.DataDir == "" {
 		return
 	}
-	if _, err := os.Stat(filepath.Join(s.actionDir(a), "stdout")); err != nil {
+	if _, err := os.Lstat(filepath.Join(s.actionDir(a), "stdout")); err != nil {
 		return // not a process action (fs, control nodes): nothing to show
 	}
 	u := s.opts.BaseURL + "/console/action/" + url.PathEscape(a.ID) + "/stdout"

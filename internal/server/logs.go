@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -287,9 +286,12 @@ func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) 
 			}
 			dir = action.WorkDir(s.opts.DataDir, a.ID, n)
 		}
-		f, err := os.Open(filepath.Join(dir, stream))
-		if err != nil && !os.IsNotExist(err) {
-			return err
+		// Never through a link, never waiting on a FIFO: the job's user
+		// may own the work directory (action.OpenOutput). A file that
+		// was replaced is served as empty, like a missing one.
+		f, err := action.OpenOutput(filepath.Join(dir, stream))
+		if err != nil {
+			f = nil
 		}
 		w.Header().Set("Content-Type", textType)
 		if f != nil {

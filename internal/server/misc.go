@@ -156,6 +156,12 @@ func (s *Server) dryrunWorkflow(ctx context.Context, props *conf.Config) error {
 	if info.IsDir() {
 		def = filepath.Join(p, "workflow.xml")
 	}
+	// Read as the job's user would be when the server acts for its users.
+	user, _ := props.Get(engine.PropUser)
+	ctx, err = s.engine.JobUserContext(ctx, user)
+	if err != nil {
+		return err
+	}
 	data, err := s.engine.ReadDefinition(ctx, def)
 	if err != nil {
 		if engine.ErrorCode(err) != "" {

@@ -27,6 +27,18 @@ type ELContext struct {
 	// Callback returns the callback URL of the current action for a state
 	// variable (wf:callback).
 	Callback func(stateVar string) string
+	// FileDo runs the file-system work of an fs:* function for the job
+	// (with the job user's rights when the server acts for that user);
+	// nil runs it as it is.
+	FileDo func(fn func() error) error
+}
+
+// DoFiles runs fn through FileDo (fsys's fs:* functions call it).
+func (c *ELContext) DoFiles(fn func() error) error {
+	if c == nil || c.FileDo == nil {
+		return fn()
+	}
+	return c.FileDo(fn)
 }
 
 // NodeState is the recorded outcome of one executed node, as far as the
