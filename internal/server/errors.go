@@ -90,7 +90,9 @@ func toAPIError(err error) *apiError {
 		return errStoreUnavailable
 	}
 	if errors.Is(err, store.ErrNotOwner) {
-		return errJobElsewhere("", errors.New("the job moved to another server while the command ran"))
+		// Handlers that know the job say which (jobMoved); the store's
+		// own text stays in the server log.
+		return errJobElsewhere("", "the job moved to another server while the command ran")
 	}
 	var ee *engine.Error
 	if errors.As(err, &ee) {

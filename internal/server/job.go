@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"os"
@@ -453,9 +454,12 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 		return errParamValue("action", act)
 	}
 	// The server working the job authorizes, performs and audits the
-	// command (the audit line goes into the job's log, which only its
-	// owner writes).
+	// command. One it could not be passed to never reached the owner:
+	// this server audits the refusal.
 	if done, err := s.forward(w, r, id); done || err != nil {
+		if err != nil {
+			s.audit(r, c, id, act, err)
+		}
 		return err
 	}
 	if err := s.authorize(ctx, c.user, id, kind); err != nil {
@@ -463,6 +467,9 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 		return err
 	}
 	err := s.applyChange(w, r, c, id, kind, act)
+	if errors.Is(err, store.ErrNotOwner) {
+		err = errJobElsewhere(id, "the job moved to another server while the command ran")
+	}
 	s.audit(r, c, id, act, err)
 	return err
 }
