@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -102,7 +103,13 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 		default:
 			return errParamValue("show", show)
 		}
-		w.Header().Set("Content-Type", xmlType)
+		// The user's XML, as Oozie sends it (its client reads the body
+		// whatever the type), but never rendered by a browser: XHTML in
+		// it would run on the server's origin. A download, sandboxed
+		// (guard) and not sniffed.
+		h := w.Header()
+		h.Set("Content-Type", xmlType)
+		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": id + ".xml"}))
 		_, _ = w.Write([]byte(def))
 		return nil
 	case "log", "errorlog", "auditlog":

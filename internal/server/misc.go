@@ -17,7 +17,6 @@ import (
 // handleCallback serves /oozie/callback?id=<actionId>&status=<status>: no
 // authentication, answered at once (rest-api.md 8.3).
 func (s *Server) handleCallback(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("X-Frame-Options", "DENY")
 	s.metrics.callbacks.Add(1)
 	switch r.Method {
 	case http.MethodGet:
