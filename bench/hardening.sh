@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Hardening probes: the regression tests of every point of the hardening
 # issue (authentication, secrets, resource limits, store outages, atomic
-# submission, full disk, run-as-user), run point by point with -count=1 so
+# submission, full disk, run-as-user; issue 23 point 10: Host check,
+# security headers, cookie attributes, refused forwards audited, error
+# codes in bodies), run point by point with -count=1 so
 # nothing is cached, then the REST and parser fuzz targets for a bounded
 # time each. Everything stays on this machine: the servers the tests start
 # listen on loopback, PostgreSQL is reached at 127.0.0.1 (skipped where
@@ -32,6 +34,7 @@ probes=(
   "9 atomic submit+start, external id|./internal/engine/ ./internal/server/ ./internal/client/ ./internal/cli/|^(TestRunIsOneTransaction|TestExternalIDDeduplicates|TestExternalIDRace|TestStartIsAtomicOverREST|TestSubmitRetrying|TestJobRunResendsWithExternalID)$"
   "10 full disk never loses or repeats a step|./internal/action/ ./internal/engine/ ./internal/server/ ./internal/cli/|^(TestShellStatusDiskFull|TestShellStartDiskFull|TestShellLauncherGoneDiskFull|TestShellRealDiskFull|TestEndRetryDiskFull|TestShellOnFullDisk|TestServerOnFullDisk|TestServerStartOnFullDisk)$"
   "11 steps as the job's user|./internal/action/ ./internal/cli/|^(TestShellRunAsUser|TestShellRunAsUserRefused|TestCheckLaunchAsUser)$"
+  "23.10 Host, headers, cookie, audit, codes|./internal/server/ ./internal/store/postgres/ ./internal/redact/ ./internal/cli/|^(TestRefusedForwardIsAudited|TestCluster|TestHostHeaderCheck|TestHostCheckPeersRefreshed|TestHostCheckLearnsCanonicalName|TestServeUntilCancelled|TestSecurityHeaders|TestDefinitionNeverRendered|TestAuthCookieAttributes|TestAuthCookieSelection|TestOSEnvMasksKeys|TestEnvSecretName|TestErrorBodiesCarryCode)$"
 )
 
 printf '%-45s %-6s %6s %8s\n' "point" "result" "passed" "skipped"
