@@ -2,7 +2,7 @@
 # Hardening probes: the regression tests of every point of the hardening
 # issue (authentication, secrets, resource limits, store outages, atomic
 # submission, full disk, run-as-user) and of the second security round
-# (lines 23.N: issue 23's points), run point by point with -count=1 so
+# (lines 23.N: issue 23's point N), run point by point with -count=1 so
 # nothing is cached, then the REST and parser fuzz targets for a bounded
 # time each. Everything stays on this machine: the servers the tests start
 # listen on loopback, PostgreSQL is reached at 127.0.0.1 (skipped where
@@ -37,6 +37,7 @@ probes=(
   "23.2 steps get no server secrets|./internal/action/|^(TestStepEnvironment|TestStepEnvRules)$"
   "23.4 files a job names: regular, bounded|./internal/action/|^(TestNamedFilesBounded)$"
   "23.7 links and FIFOs in work directories|./internal/action/ ./internal/server/|^(TestLauncherFilesReplaced|TestOutputFilesReplacedByTheStep)$"
+  "23.10 Host, headers, cookie, audit, codes|./internal/server/ ./internal/store/postgres/ ./internal/redact/ ./internal/cli/|^(TestRefusedForwardIsAudited|TestCluster|TestHostHeaderCheck|TestHostCheckPeersRefreshed|TestHostCheckLearnsCanonicalName|TestServeUntilCancelled|TestSecurityHeaders|TestDefinitionNeverRendered|TestAuthCookieAttributes|TestAuthCookieSelection|TestOSEnvMasksKeys|TestEnvSecretName|TestErrorBodiesCarryCode)$"
 )
 
 printf '%-45s %-6s %6s %8s\n' "point" "result" "passed" "skipped"

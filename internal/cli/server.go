@@ -256,7 +256,8 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	})
 	logf("gozie: action types this server runs: %s", strings.Join(reg.Types(), ", "))
 	opts := server.Options{Engine: eng, Coordinators: coords, BaseURL: base, DataDir: dir, Auth: auth,
-		Config: cfg, Version: Version(), Logf: logf, Log: slogger, HTTP: httpLimits(cfg, logf)}
+		Config: cfg, Version: Version(), Logf: logf, Log: slogger, HTTP: httpLimits(cfg, logf),
+		AllowedHosts: cfg.List("gozie.http.allowed.hosts")}
 	if member != nil {
 		opts.Cluster = member
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -54,7 +55,7 @@ func TestServerCommandErrors(t *testing.T) {
 func TestServeUntilCancelled(t *testing.T) {
 	cfg, err := server.LoadConfig("", func(k string) string {
 		return map[string]string{"GOZIE_DATA": t.TempDir(), "GOZIE_HTTP_HOST": "127.0.0.1", "GOZIE_HTTP_PORT": "0",
-			"GOZIE_ADMIN_USERS": "root"}[k]
+			"GOZIE_ADMIN_USERS": "root", "GOZIE_HTTP_ALLOWED_HOSTS": "lb.example.net"}[k]
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +89,28 @@ func TestServeUntilCancelled(t *testing.T) {
 	res.Body.Close()
 	if err != nil || conf["gozie.data.dir"] != cfg["gozie.data.dir"] || !strings.HasSuffix(conf["gozie.base.url"], "/oozie") {
 		t.Fatalf("configuration: %v %v", conf, err)
+	}
+	// The Host check: the base URL's host (the host name, by default) and
+	// gozie.http.allowed.hosts are answered, other names refused.
+	base, _ := url.Parse(conf["gozie.base.url"])
+	for _, c := range []struct {
+		host string
+		want int
+	}{
+		{base.Host, http.StatusOK},
+		{"lb.example.net", http.StatusOK},
+		{"evil.example:" + base.Port(), http.StatusMisdirectedRequest},
+	} {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/oozie/versions", nil)
+		req.Host = c.host
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != c.want {
+			t.Errorf("Host %s: %d, want %d", c.host, res.StatusCode, c.want)
+		}
 	}
 	cancel()
 	if err := <-done; err != nil {

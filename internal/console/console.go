@@ -24,7 +24,6 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/gozie/gozie/internal/action"
@@ -59,6 +58,11 @@ type Options struct {
 	// Counters are the server's metrics by name (requests, errors, jobs
 	// submitted, ...), summed up on the system page.
 	Counters func() map[string]int64
+	// ErrorOf turns an error of the engine or the store into the status,
+	// Oozie code and message the REST API answers it with (logging what
+	// the message hides); nil shows an engine error's code and text and
+	// a generic E0307 for any other.
+	ErrorOf func(err error) (status int, code, msg string)
 	// ActionDir is the work directory of an action's run, where its
 	// stdout and stderr files are.
 	ActionDir func(*store.Action) string
@@ -96,6 +100,15 @@ func (noCoordinators) CoordJobList(ctx context.Context, f store.JobFilter) ([]an
 func (noCoordinators) CoordMissingDependencies(ctx context.Context, id, rangeType, scope string) ([]coordengine.MissingDependencies, error) {
 	return nil, nil
 }
+
+// pagePolicy is the Content-Security-Policy of the console's pages: their
+// own script, style sheet and images (the graph is the REST API's SVG)
+// and nothing else; no inline script or style.
+const pagePolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// rawPolicy is the policy of what the console serves as data (an
+// action's output): the REST API's, a sandbox that runs and loads nothing.
+const rawPolicy = "sandbox; default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // Console serves the console pages.
 type Console struct {
@@ -170,9 +183,9 @@ func jobURL(id string) string { return Prefix + "job/" + url.PathEscape(id) }
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.Path, Prefix)
 	h := w.Header()
-	// The pages load nothing from elsewhere: say so, so that an injected
-	// tag could not either.
-	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
+	// The pages load nothing from elsewhere and run no inline code: say
+	// so, so that an injected tag could not either.
+	h.Set("Content-Security-Policy", pagePolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
 	switch {
 	case strings.HasPrefix(rest, "static/"):
@@ -180,7 +193,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPut && strings.HasPrefix(rest, "job/"):
 		c.change(w, r, strings.TrimPrefix(rest, "job/"))
 	case r.Method != http.MethodGet && r.Method != http.MethodHead:
-		c.fail(w, r, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed here")
+		c.fail(w, r, failf(http.StatusMethodNotAllowed, codeInvalidResource, "Invalid resource [%s]: method %s not allowed here", r.URL.Path, r.Method))
 	case rest == "" || rest == "jobs":
 		c.jobs(w, r)
 	case rest == "system":
@@ -190,7 +203,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(rest, "tail/"):
 		c.tail(w, r, strings.TrimPrefix(rest, "tail/"))
 	default:
-		c.fail(w, r, http.StatusNotFound, "no console page "+r.URL.Path)
+		c.fail(w, r, failf(http.StatusNotFound, codeInvalidResource, "Invalid resource [%s]: no console page", r.URL.Path))
 	}
 }
 
@@ -207,32 +220,15 @@ func (c *Console) render(w http.ResponseWriter, status int, name string, p page)
 	p.ReadOnly = c.opts.ReadOnly
 	var b bytes.Buffer
 	if err := c.pages[name].Execute(&b, p); err != nil {
-		http.Error(w, "console: "+err.Error(), http.StatusInternalServerError)
+		f := failf(http.StatusInternalServerError, codeRuntime, "Runtime error [console page %s: %v]", name, err)
+		setErrorHeaders(w, f)
+		http.Error(w, f.msg, f.status)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(b.Bytes())
-}
-
-// fail renders an error page with the message (an Oozie error's code and
-// text when the engine refused).
-func (c *Console) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	c.render(w, status, "error", page{Title: "Error", Data: msg})
-}
-
-// engineFail renders an engine error: 404 for a job that does not exist.
-func (c *Console) engineFail(w http.ResponseWriter, r *http.Request, err error) {
-	status := http.StatusInternalServerError
-	var ee *engine.Error
-	if errors.As(err, &ee) {
-		status = http.StatusBadRequest
-		if ee.Code == engine.CodeJobNotFound || ee.Code == engine.CodeActionNotFound {
-			status = http.StatusNotFound
-		}
-	}
-	c.fail(w, r, status, err.Error())
 }
 
 // change hands the console's controls to the REST API as
@@ -246,11 +242,11 @@ func (c *Console) engineFail(w http.ResponseWriter, r *http.Request, err error) 
 // concurrency and pausetime.
 func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 	if c.opts.ReadOnly {
-		writeError(w, http.StatusForbidden, "the console is read-only (gozie.console.read.only=true)")
+		writeError(w, failf(http.StatusForbidden, codeNotAuthorized, "Not authorized, the console is read-only (gozie.console.read.only=true)"))
 		return
 	}
 	if c.opts.API == nil || id == "" || strings.Contains(id, "/") {
-		writeError(w, http.StatusBadRequest, "bad job id ["+id+"]")
+		writeError(w, failf(http.StatusBadRequest, codeParamValue, "Invalid parameter value, [id] = [%s]", id))
 		return
 	}
 	q := r.URL.Query()
@@ -268,7 +264,7 @@ func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 	case "kill", "suspend", "resume":
 	case "rerun-failed", "rerun-skip":
 		if !wf {
-			writeError(w, http.StatusBadRequest, act+" is for workflow jobs")
+			writeError(w, failf(http.StatusBadRequest, codeParamValue, "Invalid parameter value, [action] = [%s]: for workflow jobs only", act))
 			return
 		}
 		fwdQ.Set("action", "rerun")
@@ -280,7 +276,7 @@ func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 		}
 	case "coord-rerun", "ignore":
 		if !coord {
-			writeError(w, http.StatusBadRequest, act+" is for coordinator jobs")
+			writeError(w, failf(http.StatusBadRequest, codeParamValue, "Invalid parameter value, [action] = [%s]: for coordinator jobs only", act))
 			return
 		}
 		fwdQ.Set("type", q.Get("type"))
@@ -295,7 +291,7 @@ func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 		}
 	case "change":
 		if !coord {
-			writeError(w, http.StatusBadRequest, act+" is for coordinator jobs")
+			writeError(w, failf(http.StatusBadRequest, codeParamValue, "Invalid parameter value, [action] = [%s]: for coordinator jobs only", act))
 			return
 		}
 		// The form's fields become the REST API's value list.
@@ -306,12 +302,12 @@ func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 			}
 		}
 		if len(parts) == 0 {
-			writeError(w, http.StatusBadRequest, "nothing to change: give an end time, a concurrency or a pause time")
+			writeError(w, failf(http.StatusBadRequest, codeMissingParam, "Missing parameter [endtime, concurrency or pausetime]: nothing to change"))
 			return
 		}
 		fwdQ.Set("value", strings.Join(parts, ";"))
 	default:
-		writeError(w, http.StatusBadRequest, "unsupported console action ["+act+"]")
+		writeError(w, failf(http.StatusBadRequest, codeParamValue, "Invalid parameter value, [action] = [%s]: not a console action", act))
 		return
 	}
 	q = fwdQ
@@ -341,21 +337,12 @@ func confXML(kv ...string) string {
 	return b.String()
 }
 
-// writeError answers a console request the REST API's way: the
-// oozie-error-message header and a JSON body.
-func writeError(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("oozie-error-message", msg)
-	w.Header().Set("Content-Type", `application/json; charset="UTF-8"`)
-	w.WriteHeader(status)
-	_, _ = io.WriteString(w, `{"httpStatusCode":`+strconv.Itoa(status)+`,"errorMessage":`+strconv.Quote(msg)+"}")
-}
-
 // tail serves the last tailBytes of an action's stdout or stderr:
 // tail/<actionId>/stdout|stderr. Reading it needs what job info needs.
 func (c *Console) tail(w http.ResponseWriter, r *http.Request, rest string) {
 	id, stream, ok := strings.Cut(rest, "/")
 	if !ok || (stream != "stdout" && stream != "stderr") || !strings.Contains(id, "@") {
-		c.fail(w, r, http.StatusNotFound, "no action output "+rest)
+		c.fail(w, r, failf(http.StatusNotFound, codeInvalidResource, "Invalid resource [%s]: no action output", rest))
 		return
 	}
 	jobID, _, _ := strings.Cut(id, "@")
@@ -364,24 +351,26 @@ func (c *Console) tail(w http.ResponseWriter, r *http.Request, rest string) {
 		c.engineFail(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
 	for _, a := range acts {
 		if a.ID != id {
 			continue
 		}
-		if c.opts.ActionDir == nil {
-			return
+		var text string
+		if c.opts.ActionDir != nil {
+			if text, _, err = readTail(filepath.Join(c.opts.ActionDir(a), stream), tailBytes); err != nil {
+				c.engineFail(w, r, err)
+				return
+			}
 		}
-		text, _, err := readTail(filepath.Join(c.opts.ActionDir(a), stream), tailBytes)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
+		h := w.Header()
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+		h.Set("Cache-Control", "no-store")
+		// The output is the job's, not the console's.
+		h.Set("Content-Security-Policy", rawPolicy)
 		_, _ = io.WriteString(w, text)
 		return
 	}
-	c.fail(w, r, http.StatusNotFound, "Action does not exist ["+id+"]")
+	c.fail(w, r, failf(http.StatusNotFound, engine.CodeActionNotFound, "Action does not exist [%s]", id))
 }
 
 // readTail returns the last n bytes of a file (from a line start when it

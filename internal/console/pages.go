@@ -403,7 +403,7 @@ func (c *Console) coordinator(w http.ResponseWriter, r *http.Request, id string)
 	}
 	info := asCoordJSON(v)
 	if info == nil {
-		c.fail(w, r, http.StatusInternalServerError, "unreadable coordinator job "+id)
+		c.fail(w, r, failf(http.StatusInternalServerError, codeRuntime, "Runtime error [unreadable coordinator job %s]", id))
 		return
 	}
 	d.Total = info.Total

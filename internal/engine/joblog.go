@@ -18,8 +18,8 @@ const (
 	LevelWarn  = "WARN"
 	LevelError = "ERROR"
 	// LevelAudit marks the audit lines of user requests (show=auditlog);
-	// show=log leaves them out.
-	LevelAudit = "AUDIT"
+	// show=log leaves them out. The store writes them unfenced.
+	LevelAudit = store.LevelAudit
 )
 
 // jobLog derives a job's log lines from its state changes. Rather than

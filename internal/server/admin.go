@@ -66,6 +66,9 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 		env := map[string]string{}
 		for _, kv := range os.Environ() {
 			k, v, _ := strings.Cut(kv, "=")
+			if redact.EnvSecretName(k) {
+				v = redact.Mask
+			}
 			env[k] = maskValue(k, v)
 		}
 		writeJSON(w, env)

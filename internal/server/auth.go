@@ -228,15 +228,12 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (st
 			}
 		}
 	}
-	if c, err := r.Cookie(cookieName); err == nil && c.Value != "" {
-		if u, ok := a.verify(c.Value); ok {
-			return u, nil
-		}
+	if u, sent := a.cookieUser(r); u != "" {
+		return u, nil
+	} else if sent && r.Method == http.MethodOptions && !hasName {
 		// A stale, forged or no longer accepted cookie: the Java client
 		// re-authenticates on 401 (rest-api.md 0.2, cached token).
-		if r.Method == http.MethodOptions && !hasName {
-			return "", errAuthRequired("Authentication failed: invalid or expired " + cookieName + " token")
-		}
+		return "", errAuthRequired("Authentication failed: invalid or expired " + cookieName + " token")
 	}
 	switch scheme {
 	case "bearer":
@@ -252,7 +249,7 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (st
 	case "basic":
 		if u, p, ok := r.BasicAuth(); ok {
 			if want, found := a.opts.BasicUsers[u]; found && subtle.ConstantTimeCompare([]byte(want), []byte(p)) == 1 {
-				a.setCookie(w, u, MethodBasic)
+				a.setCookie(w, r, u, MethodBasic)
 				return u, nil
 			}
 		}
@@ -264,7 +261,7 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (st
 		if !validUserName(u) {
 			return "", errBadUserName(name)
 		}
-		a.setCookie(w, u, MethodSimple)
+		a.setCookie(w, r, u, MethodSimple)
 		return u, nil
 	}
 	if r.Method == http.MethodOptions && a.methods[MethodSimple] {
@@ -382,11 +379,37 @@ func (a *authenticator) token(u, method string) string {
 	return fields + "&s=" + a.sign(fields)
 }
 
-func (a *authenticator) setCookie(w http.ResponseWriter, u, method string) {
+// cookieUser returns the user of the first hadoop.auth cookie of the
+// request that verifies, and whether the request sent any. Every one is
+// tried in order: a browser sends the cookies of several paths or
+// domains, and a stale one listed first must not hide a good one.
+func (a *authenticator) cookieUser(r *http.Request) (user string, sent bool) {
+	for _, c := range r.CookiesNamed(cookieName) {
+		if c.Value == "" {
+			continue
+		}
+		sent = true
+		if u, ok := a.verify(c.Value); ok {
+			return u, true
+		}
+	}
+	return "", sent
+}
+
+// setCookie sends the user's hadoop.auth cookie: HttpOnly (no script
+// reads it), SameSite=Lax (another site's form or script cannot make the
+// browser send it with a job change; following a link to the console
+// still does), and Secure when the request came over TLS. The value is
+// quoted, as hadoop-auth writes it and Oozie's client reads it.
+func (a *authenticator) setCookie(w http.ResponseWriter, r *http.Request, u, method string) {
 	if !validUserName(u) {
 		return // never reached: callers validate; a cookie must not carry it
 	}
-	w.Header().Add("Set-Cookie", cookieName+`="`+a.token(u, method)+`"; Path=/; HttpOnly`)
+	attrs := "; Path=/; HttpOnly; SameSite=Lax"
+	if r.TLS != nil {
+		attrs += "; Secure"
+	}
+	w.Header().Add("Set-Cookie", cookieName+`="`+a.token(u, method)+`"`+attrs)
 }
 
 // verify checks a token's signature, expiry and method and returns its

@@ -25,7 +25,7 @@ func TestAuthHandshake(t *testing.T) {
 	}
 	second := e.do("OPTIONS", "/oozie/v2/jobs?user.name=joe", "", "")
 	cookie := second.header.Get("Set-Cookie")
-	re := regexp.MustCompile(`^hadoop\.auth="(u=joe&p=joe&t=simple&e=\d+&s=[^"]+)"; Path=/; HttpOnly$`)
+	re := regexp.MustCompile(`^hadoop\.auth="(u=joe&p=joe&t=simple&e=\d+&s=[^"]+)"; Path=/; HttpOnly; SameSite=Lax$`)
 	m := re.FindStringSubmatch(cookie)
 	if second.status != 200 || m == nil {
 		t.Fatalf("second OPTIONS: %d Set-Cookie %q", second.status, cookie)

@@ -86,7 +86,7 @@ func BenchmarkJobsList(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		i++
-		req := httptest.NewRequest("GET", fmt.Sprintf("/oozie/v2/jobs?len=50&offset=%d", 1+(i*50)%jobs), nil)
+		req := localRequest("GET", fmt.Sprintf("/oozie/v2/jobs?len=50&offset=%d", 1+(i*50)%jobs))
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
 		if w.Code != 200 {

@@ -35,15 +35,23 @@ const forwardedHeader = "X-Gozie-Forwarded-By"
 // errJobElsewhere is answered for a command on a job whose server is down
 // (its jobs move to a live server within the lease) or that moved while
 // the command ran: 503, so clients and load balancers try again. E0606 is
-// Oozie's error for a job lock it could not get in time.
-func errJobElsewhere(id string, err error) *apiError {
-	return errorf(http.StatusServiceUnavailable, "E0606", "Could not get lock [%s]: %v; retry shortly", id, err)
+// Oozie's error for a job lock it could not get in time. The message
+// names the job and, in why, the server working it, which is what an
+// operator looking at the refusal (or its audit line) needs to know.
+func errJobElsewhere(id, why string) *apiError {
+	return errorf(http.StatusServiceUnavailable, "E0606", "Could not get lock [%s]: %s; retry shortly", id, why)
+}
+
+// isJobElsewhere reports a refusal of errJobElsewhere.
+func isJobElsewhere(err error) bool {
+	var ae *apiError
+	return errors.As(err, &ae) && ae.code == "E0606"
 }
 
 // forward passes a request for job id to the server that works it, and
 // reports whether it did (the response is written then). A job this server
 // owns, a request already forwarded once, or a server without peers is
-// handled here.
+// handled here. A job whose server cannot be reached is errJobElsewhere.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, id string) (bool, error) {
 	if s.opts.Cluster == nil || r.Header.Get(forwardedHeader) != "" {
 		return false, nil
@@ -54,7 +62,8 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, id string) (boo
 		return false, nil // the handler answers E0604 as usual
 	}
 	if errors.Is(err, cluster.ErrOwnerDown) {
-		return true, errJobElsewhere(id, err)
+		// Route's error names the job and the owner's instance.
+		return true, errJobElsewhere(id, err.Error())
 	}
 	if err != nil || local {
 		return false, err
@@ -68,7 +77,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, id string) (boo
 func (s *Server) proxy(w http.ResponseWriter, r *http.Request, to, id string) error {
 	target, err := url.Parse(to)
 	if err != nil || target.Host == "" {
-		return errJobElsewhere(id, errors.New("the owning server's URL is not usable: "+to))
+		return errJobElsewhere(id, "the URL of the server working it is not usable: "+to)
 	}
 	var proxyErr error
 	proxy := &httputil.ReverseProxy{
@@ -87,9 +96,23 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, to, id string) er
 	proxy.ServeHTTP(w, r)
 	if proxyErr != nil {
 		s.opts.Logf("gozie: forward %s %s to %s: %v", r.Method, r.URL.Path, target.Host, proxyErr)
-		return errJobElsewhere(id, errors.New("the owning server did not answer"))
+		return errJobElsewhere(id, s.serverAt(r.Context(), to)+" working it did not answer")
 	}
 	return nil
+}
+
+// serverAt names the server whose base URL is to for a refusal: its
+// gozie.server.id and URL, or the URL alone when the live servers cannot
+// be read. Only refusals pay for the lookup.
+func (s *Server) serverAt(ctx context.Context, to string) string {
+	if live, err := s.opts.Cluster.Live(ctx); err == nil {
+		for _, srv := range live {
+			if srv.URL == to {
+				return "the server " + srv.Name + " (" + to + ")"
+			}
+		}
+	}
+	return "the server at " + to
 }
 
 // spread passes a new submission to a less loaded server when this one has
@@ -120,7 +143,10 @@ func (s *Server) spread(w http.ResponseWriter, r *http.Request) bool {
 // forwardCommand sends one job command (kill, suspend, resume) of a bulk
 // request to the server owning the job, with the caller's credentials, and
 // reports whether the job is another server's (then done is true and err
-// says whether the command failed there).
+// says whether the command failed there). A server that could not be
+// reached is errJobElsewhere: the owner never saw the command, so the
+// caller audits the refusal; any other error is the owner's answer, which
+// the owner audited.
 func (s *Server) forwardCommand(r *http.Request, id, act string) (bool, error) {
 	if s.opts.Cluster == nil || r.Header.Get(forwardedHeader) != "" {
 		return false, nil
@@ -129,12 +155,15 @@ func (s *Server) forwardCommand(r *http.Request, id, act string) (bool, error) {
 	if errors.Is(err, store.ErrNotFound) || (err == nil && local) {
 		return false, nil
 	}
+	if errors.Is(err, cluster.ErrOwnerDown) {
+		return true, errJobElsewhere(id, err.Error())
+	}
 	if err != nil {
 		return true, err
 	}
 	target, err := url.Parse(to)
 	if err != nil || target.Host == "" {
-		return true, fmt.Errorf("the owning server's URL is not usable: %q", to)
+		return true, errJobElsewhere(id, "the URL of the server working it is not usable: "+to)
 	}
 	q := url.Values{"action": {act}}
 	if u := r.URL.Query().Get("user.name"); u != "" {
@@ -156,7 +185,8 @@ func (s *Server) forwardCommand(r *http.Request, id, act string) (bool, error) {
 	s.metrics.forwarded.Add(1)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return true, err
+		s.opts.Logf("gozie: forward bulk %s %s to %s: %v", act, id, target.Host, err)
+		return true, errJobElsewhere(id, s.serverAt(r.Context(), to)+" working it did not answer")
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {

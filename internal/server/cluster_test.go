@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -163,5 +164,94 @@ func TestSubmissionsSpread(t *testing.T) {
 	r := a.do("POST", "/oozie/v2/jobs?action=dryrun&user.name=joe", "application/xml", confXML("oozie.wf.application.path", a.app("dry")))
 	if r.status/100 != 2 || a.srv.metrics.forwarded.Load() != 1 {
 		t.Errorf("dry run: %d, forwarded %d (want 1, the submission only)", r.status, a.srv.metrics.forwarded.Load())
+	}
+}
+
+// TestRefusedForwardIsAudited: a command for a job whose server could not
+// be reached was refused with 503 E0606 and left no trace in the job's
+// audit log (the owner audits commands, and it never saw this one), and a
+// callback was swallowed with 200. The refusal is now an audit line of
+// the job, and the 503 names the job and its server.
+func TestRefusedForwardIsAudited(t *testing.T) {
+	clk := &monoClock{now: time.Unix(1000, 0)}
+	envs, members := clusterEnvs(t, 2, clk)
+	a, b := envs[0], envs[1]
+	type command struct {
+		op, method, query, ct, body string
+		node                        bool // the id is an action's: <job>@prepare
+	}
+	commands := []command{
+		{op: "start", method: "PUT", query: "?action=start&user.name=joe"},
+		{op: "kill", method: "PUT", query: "?action=kill&user.name=joe"},
+		{op: "suspend", method: "PUT", query: "?action=suspend&user.name=joe"},
+		{op: "rerun", method: "PUT", query: "?action=rerun&user.name=joe", ct: "application/xml",
+			body: confXML("oozie.wf.rerun.failnodes", "true")},
+		{op: "callback", method: "GET", node: true},
+	}
+	phases := []struct {
+		name  string
+		owner string // what the message says of the owner
+		down  func()
+	}{
+		// a heartbeats but its HTTP server is gone: the proxy fails.
+		{"owner not answering", "s0", func() { a.ts.Close() }},
+		// a's heartbeats stopped for a lease: b does not even try.
+		{"owner's lease run out", "s0#", func() {
+			members[1].Tick(context.Background())
+			clk.add(20 * time.Second)
+		}},
+	}
+	jobs := map[string]string{}
+	for i, p := range phases {
+		for _, c := range commands {
+			jobs[p.name+c.op] = a.submit("joe", "", "oozie.wf.application.path", a.app("refused"))
+		}
+		// One more for a bulk kill, found by its name.
+		jobs[p.name+"bulk"] = a.submit("joe", "", "oozie.wf.application.path", a.app("bulk"+strconv.Itoa(i)))
+	}
+	for i, p := range phases {
+		p.down()
+		t.Run(p.name+"/bulk kill", func(t *testing.T) {
+			id := jobs[p.name+"bulk"]
+			r := b.do("PUT", "/oozie/v2/jobs?action=kill&jobtype=wf&filter=name%3Dbulk"+strconv.Itoa(i)+"&user.name=joe", "", "")
+			if r.status != http.StatusOK {
+				t.Fatalf("bulk kill: %d %s", r.status, r.body)
+			}
+			audit := string(b.do("GET", "/oozie/v2/job/"+id+"?show=auditlog", "", "").body)
+			want := "USER [joe] GROUP [-] APP [-] JOBID [" + id + "] OPERATION [kill] PARAMETER [" + id +
+				"] STATUS [FAILED] HTTPCODE [503] ERRORCODE [E0606] ERRORMESSAGE [E0606: Could not get lock [" + id + "]"
+			if !strings.Contains(audit, want) || !strings.Contains(audit, p.owner) {
+				t.Errorf("auditlog lacks\n  %s ... %s\nhas:\n%s", want, p.owner, audit)
+			}
+		})
+		for _, c := range commands {
+			t.Run(p.name+"/"+c.op, func(t *testing.T) {
+				id := jobs[p.name+c.op]
+				path := "/oozie/v2/job/" + id + c.query
+				param := id
+				if c.node {
+					param = id + "@prepare"
+					path = "/oozie/callback?id=" + param + "&status=OK"
+				}
+				r := b.do(c.method, path, c.ct, c.body)
+				msg := r.header.Get("oozie-error-message")
+				if r.status != http.StatusServiceUnavailable || r.header.Get("oozie-error-code") != "E0606" {
+					t.Fatalf("%d %q %s, want 503 E0606", r.status, msg, r.body)
+				}
+				if !strings.Contains(msg, "["+param+"]") || !strings.Contains(msg, p.owner) {
+					t.Errorf("message %q names neither %s nor its server %s", msg, param, p.owner)
+				}
+				audit := string(b.do("GET", "/oozie/v2/job/"+id+"?show=auditlog", "", "").body)
+				user := "joe"
+				if c.node {
+					user = "?" // callbacks are not authenticated
+				}
+				want := "USER [" + user + "] GROUP [-] APP [-] JOBID [" + id + "] OPERATION [" + c.op + "] PARAMETER [" + param +
+					"] STATUS [FAILED] HTTPCODE [503] ERRORCODE [E0606] ERRORMESSAGE [" + msg + "]"
+				if !strings.Contains(audit, " INFO oozieaudit - IP [127.0.0.1] "+want) {
+					t.Errorf("auditlog lacks\n  %s\nhas:\n%s", want, audit)
+				}
+			})
+		}
 	}
 }

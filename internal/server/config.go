@@ -71,6 +71,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.http.write.timeout.s", "120", "how long writing a response may take; job logs and action output extend it for every 64 KiB written"},
 	{"gozie.http.idle.timeout.s", "60", "how long a keep-alive connection may wait for its next request"},
 	{"gozie.http.max.header.bytes", "65536", "largest request line and headers, in bytes (431 above it)"},
+	{"gozie.http.allowed.hosts", "", "names, besides IP addresses, localhost, the host's names and the servers' base URL hosts, that requests may carry in their Host header (others are refused with 421, against DNS rebinding): comma list of names and .domains (a domain and every name below it); * allows any Host"},
 	{"gozie.definition.max.bytes", "", "largest workflow.xml, coordinator.xml or dataset include file, in bytes (E0736 above it); when blank, oozie.service.WorkflowAppService.WorkflowDefinitionMaxLength, else 100000"},
 	{"oozie.service.WorkflowAppService.WorkflowDefinitionMaxLength", "", "Oozie's name for the definition length limit, read when gozie.definition.max.bytes is blank"},
 	{"gozie.conf.file.max.bytes", "10485760", "largest config-default.xml or <job-xml> file, in bytes (E0736 above it)"},

@@ -236,12 +236,12 @@ func TestConsoleControls(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
-	ro.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/oozie/console/job/"+id, nil))
+	ro.Handler().ServeHTTP(rec, localRequest("GET", "/oozie/console/job/"+id))
 	if rec.Code != 200 || strings.Contains(rec.Body.String(), "data-action=") || !strings.Contains(rec.Body.String(), "read-only") {
 		t.Errorf("read-only page: %d, controls shown or no read-only badge", rec.Code)
 	}
 	rec = httptest.NewRecorder()
-	ro.Handler().ServeHTTP(rec, httptest.NewRequest("PUT", "/oozie/console/job/"+id+"?action=kill&user.name=joe", nil))
+	ro.Handler().ServeHTTP(rec, localRequest("PUT", "/oozie/console/job/"+id+"?action=kill&user.name=joe"))
 	if rec.Code != 403 || !strings.Contains(rec.Header().Get("oozie-error-message"), "read-only") {
 		t.Errorf("read-only kill: %d %v", rec.Code, rec.Header())
 	}
@@ -251,8 +251,8 @@ func TestConsoleControls(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"action=kill&user.name=bob", 401, "E0508"}, // not the owner: the REST API's authorization
-		{"action=rerun&user.name=joe", 400, ""},     // not a console action
+		{"action=kill&user.name=bob", 401, "E0508"},  // not the owner: the REST API's authorization
+		{"action=rerun&user.name=joe", 400, "E0303"}, // not a console action
 		{"action=suspend&user.name=joe", 200, ""},
 		{"action=resume&user.name=joe", 200, ""},
 		{"action=kill&user.name=joe", 200, ""},
@@ -334,7 +334,7 @@ func BenchmarkConsoleJobsPage(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				req := httptest.NewRequest("GET", fmt.Sprintf("/oozie/console/?%soffset=%d", bc.query, 1+(i*50)%bc.total), nil)
+				req := localRequest("GET", fmt.Sprintf("/oozie/console/?%soffset=%d", bc.query, 1+(i*50)%bc.total))
 				w := httptest.NewRecorder()
 				h.ServeHTTP(w, req)
 				if w.Code != 200 || !strings.Contains(w.Body.String(), fmt.Sprintf("of %d", bc.total)) {
@@ -410,7 +410,7 @@ func TestConsoleRerunSkip(t *testing.T) {
 		{"PUT", "/oozie/console/job/" + ok + "?action=rerun-skip&skip=left&user.name=joe"},
 	} {
 		rec := httptest.NewRecorder()
-		ro.Handler().ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, nil))
+		ro.Handler().ServeHTTP(rec, localRequest(tc.method, tc.path))
 		if tc.method == "GET" && (rec.Code != 200 || strings.Contains(rec.Body.String(), "rerun-form")) ||
 			tc.method == "PUT" && rec.Code != 403 {
 			t.Errorf("read-only %s %s: %d, form shown or not refused", tc.method, tc.path, rec.Code)
@@ -434,7 +434,7 @@ func TestConsoleRerunSkip(t *testing.T) {
 	}{
 		{"stranger", ok, "skip=left&user.name=bob", 401, "E0508"},
 		{"skip a node that failed", bad, "skip=step&user.name=joe", 400, "E0807"},
-		{"skip on a coordinator id", "0000000-260101000000000-oozie-x-C", "skip=a&user.name=joe", 400, ""},
+		{"skip on a coordinator id", "0000000-260101000000000-oozie-x-C", "skip=a&user.name=joe", 400, "E0303"},
 		{"skip prepare and right", ok, "skip=prepare&skip=right&user.name=joe", 200, ""},
 	} {
 		r := e.do("PUT", "/oozie/console/job/"+tc.job+"?action=rerun-skip&"+tc.query, "", "")
@@ -478,12 +478,12 @@ func TestConsoleCoordControls(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
-	ro.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/oozie/console/job/"+coord, nil))
+	ro.Handler().ServeHTTP(rec, localRequest("GET", "/oozie/console/job/"+coord))
 	if rec.Code != 200 || strings.Contains(rec.Body.String(), "coord-forms") {
 		t.Errorf("read-only coordinator page: %d, forms shown", rec.Code)
 	}
 	rec = httptest.NewRecorder()
-	ro.Handler().ServeHTTP(rec, httptest.NewRequest("PUT", "/oozie/console/job/"+coord+"?action=change&concurrency=2&user.name=joe", nil))
+	ro.Handler().ServeHTTP(rec, localRequest("PUT", "/oozie/console/job/"+coord+"?action=change&concurrency=2&user.name=joe"))
 	if rec.Code != 403 {
 		t.Errorf("read-only change: %d", rec.Code)
 	}
@@ -506,7 +506,7 @@ func TestConsoleCoordControls(t *testing.T) {
 		code        string
 	}{
 		{"change by a stranger", "action=change&concurrency=3&user.name=bob", 401, "E0509"},
-		{"change nothing", "action=change&user.name=joe", 400, ""},
+		{"change nothing", "action=change&user.name=joe", 400, "E0305"},
 		{"change a bad end time", "action=change&endtime=yesterday&user.name=joe", 400, "E1015"},
 		{"change", "action=change&concurrency=3&endtime=2026-01-01T05:00Z&user.name=joe", 200, ""},
 		{"rerun a waiting action", "action=coord-rerun&type=action&scope=2&user.name=joe", 400, "E1018"},

@@ -90,7 +90,9 @@ func toAPIError(err error) *apiError {
 		return errStoreUnavailable
 	}
 	if errors.Is(err, store.ErrNotOwner) {
-		return errJobElsewhere("", errors.New("the job moved to another server while the command ran"))
+		// Handlers that know the job say which (jobMoved); the store's
+		// own text stays in the server log.
+		return errJobElsewhere("", "the job moved to another server while the command ran")
 	}
 	var ee *engine.Error
 	if errors.As(err, &ee) {
@@ -135,15 +137,21 @@ func isStoreError(err error) bool {
 }
 
 // writeError sends an error as Oozie does: the code and message in the
-// oozie-error-* headers and the JSON body of its error page.
+// oozie-error-* headers and the JSON body of its error page, which also
+// carries the code (errorCode), so that whoever reads only the body
+// knows it: some messages do not start with their code (E0002, E1603).
+// An answer without an Oozie code (hadoop-auth's bare 401, a path outside
+// the servlets) has none in either place.
 func writeError(w http.ResponseWriter, err error) {
 	ae := toAPIError(err)
 	h := w.Header()
+	body := map[string]any{"httpStatusCode": ae.status, "errorMessage": html.EscapeString(ae.msg)}
 	if ae.code != "" {
 		h.Set("oozie-error-code", ae.code)
 		h.Set("oozie-error-message", oneLine(ae.msg))
+		body["errorCode"] = ae.code
 	}
-	writeJSONStatus(w, ae.status, map[string]any{"httpStatusCode": ae.status, "errorMessage": html.EscapeString(ae.msg)})
+	writeJSONStatus(w, ae.status, body)
 }
 
 func oneLine(s string) string {

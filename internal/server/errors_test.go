@@ -194,3 +194,86 @@ func TestLogFilterParse(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorBodiesCarryCode: error bodies had only httpStatusCode and
+// errorMessage, and some messages (safe mode, E1603, the console's
+// refusals and error pages) do not start with their code, so a client
+// reading the body could not tell the code. Every error response now
+// carries its Oozie code in the body as in the oozie-error-code header;
+// the REST API's keys stay. Answers without an Oozie code (hadoop-auth's
+// bare 401, a path outside every servlet) carry none in either.
+func TestErrorBodiesCarryCode(t *testing.T) {
+	e := newEnv(t)
+	ro := e.serverWith(t, func(o *Options) { o.Config = map[string]string{"gozie.console.read.only": "true"} }).Handler()
+	rw := e.srv.Handler()
+	missing := "0000099-260101000000000-oozie-test-W"
+	id := e.submit("joe", "", "oozie.wf.application.path", e.app("codes"))
+	cases := []struct {
+		name         string
+		h            http.Handler
+		method, path string
+		code         string
+		html         bool // a console page: the code is on the page
+	}{
+		{"unknown job", rw, "GET", "/oozie/v2/job/" + missing, "E0604", false},
+		{"bad offset", rw, "GET", "/oozie/v2/jobs?offset=abc", "E1603", false},
+		{"bad systemmode", rw, "PUT", "/oozie/v2/admin/status?systemmode=BAD&user.name=root", "E1603", false},
+		{"not authorized", rw, "PUT", "/oozie/v2/job/" + id + "?action=kill&user.name=bob", "E0508", false},
+		{"anonymous kill", rw, "PUT", "/oozie/v2/job/" + id + "?action=kill", "E0500", false},
+		{"callback without id", rw, "GET", "/oozie/callback?status=OK", "E0402", false},
+		{"console action output of a missing job", rw, "GET", "/oozie/console/action/" + missing + "@x/stdout", "E0604", false},
+		{"console change of a missing job", rw, "PUT", "/oozie/console/job/" + missing + "?action=kill&user.name=joe", "E0604", false},
+		{"console unsupported action", rw, "PUT", "/oozie/console/job/" + id + "?action=explode&user.name=joe", "E0303", false},
+		{"console ignore of a workflow", rw, "PUT", "/oozie/console/job/" + id + "?action=ignore&user.name=joe", "E0303", false},
+		{"console coordinator change without values", rw, "PUT", "/oozie/console/job/0000001-260101000000000-oozie-test-C?action=change&user.name=joe", "E0305", false},
+		{"console read-only", ro, "PUT", "/oozie/console/job/" + id + "?action=kill&user.name=joe", "E0500", false},
+		{"console page of a missing job", rw, "GET", "/oozie/console/job/" + missing, "E0604", true},
+		{"console page of a missing coordinator", rw, "GET", "/oozie/console/job/0000099-260101000000000-oozie-test-C", "E0604", true},
+		{"console unknown page", rw, "GET", "/oozie/console/nope", "E0301", true},
+		{"console POST", rw, "POST", "/oozie/console/jobs?user.name=joe", "E0301", true},
+		{"console tail of a missing action", rw, "GET", "/oozie/console/tail/" + id + "@nope/stdout", "E0605", true},
+		{"no Oozie code: outside the servlets", rw, "GET", "/nope", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := serve(c.h, c.method, "127.0.0.1", c.path)
+			r := resp{rec.Code, rec.Header(), rec.Body.Bytes()}
+			if r.status < 400 {
+				t.Fatalf("%d %s, want an error", r.status, r.body)
+			}
+			if got := r.header.Get("oozie-error-code"); got != c.code {
+				t.Errorf("oozie-error-code %q, want %q (%s)", got, c.code, r.body)
+			}
+			if c.html {
+				if !strings.Contains(string(r.body), c.code+": ") {
+					t.Errorf("the page does not show %s:\n%s", c.code, r.body)
+				}
+				return
+			}
+			body := r.json(t)
+			if body["httpStatusCode"] != float64(r.status) || body["errorMessage"] == nil {
+				t.Errorf("body %s lacks Oozie's keys", r.body)
+			}
+			got, has := body["errorCode"]
+			if c.code == "" {
+				if has {
+					t.Errorf("body %s has a code, the header none", r.body)
+				}
+				return
+			}
+			if got != c.code {
+				t.Errorf("body %s: errorCode %v, want %s", r.body, got, c.code)
+			}
+		})
+	}
+
+	// Safe mode's message has no code prefix (as Oozie's): the body
+	// carries it anyway.
+	if r := e.do("PUT", "/oozie/v2/admin/status?systemmode=SAFEMODE&user.name=root", "", ""); r.status != 200 {
+		t.Fatalf("safe mode: %d", r.status)
+	}
+	r := e.do("PUT", "/oozie/v2/job/"+id+"?action=kill&user.name=joe", "", "")
+	if r.status != 503 || r.json(t)["errorCode"] != "E0002" || r.json(t)["errorMessage"] != "System is in safe mode" {
+		t.Errorf("safe mode refusal: %d %s", r.status, r.body)
+	}
+}

@@ -37,7 +37,7 @@ func FuzzHandler(f *testing.F) {
 		if !strings.HasPrefix(target, "/") {
 			target = "/" + target
 		}
-		req, err := http.NewRequest(method, "http://gozie.test"+target, strings.NewReader(body))
+		req, err := http.NewRequest(method, "http://127.0.0.1:11000"+target, strings.NewReader(body))
 		if err != nil {
 			return // not an HTTP request a client could send
 		}
@@ -78,7 +78,7 @@ func FuzzQueryParams(f *testing.F) {
 	e := newEnv(quietTB{f})
 	h := e.srv.Handler()
 	get := func(target string) *httptest.ResponseRecorder {
-		req, err := http.NewRequest("GET", "http://gozie.test"+target, nil)
+		req, err := http.NewRequest("GET", "http://127.0.0.1:11000"+target, nil)
 		if err != nil {
 			return nil
 		}
@@ -89,7 +89,7 @@ func FuzzQueryParams(f *testing.F) {
 	// A real job, so the job resources get past the lookup to the
 	// parameters.
 	w := httptest.NewRecorder()
-	req, _ := http.NewRequest("POST", "http://gozie.test/oozie/v2/jobs?user.name=joe", strings.NewReader(
+	req, _ := http.NewRequest("POST", "http://127.0.0.1:11000/oozie/v2/jobs?user.name=joe", strings.NewReader(
 		confXML("oozie.wf.application.path", e.app("fuzz"))))
 	req.Header.Set("Content-Type", "application/xml")
 	h.ServeHTTP(w, req)

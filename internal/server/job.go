@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"errors"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -101,7 +103,13 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 		default:
 			return errParamValue("show", show)
 		}
-		w.Header().Set("Content-Type", xmlType)
+		// The user's XML, as Oozie sends it (its client reads the body
+		// whatever the type), but never rendered by a browser: XHTML in
+		// it would run on the server's origin. A download, sandboxed
+		// (guard) and not sniffed.
+		h := w.Header()
+		h.Set("Content-Type", xmlType)
+		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": id + ".xml"}))
 		_, _ = w.Write([]byte(def))
 		return nil
 	case "log", "errorlog", "auditlog":
@@ -453,9 +461,12 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 		return errParamValue("action", act)
 	}
 	// The server working the job authorizes, performs and audits the
-	// command (the audit line goes into the job's log, which only its
-	// owner writes).
+	// command. One it could not be passed to never reached the owner:
+	// this server audits the refusal.
 	if done, err := s.forward(w, r, id); done || err != nil {
+		if err != nil {
+			s.audit(r, c, id, act, err)
+		}
 		return err
 	}
 	if err := s.authorize(ctx, c.user, id, kind); err != nil {
@@ -463,6 +474,9 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 		return err
 	}
 	err := s.applyChange(w, r, c, id, kind, act)
+	if errors.Is(err, store.ErrNotOwner) {
+		err = errJobElsewhere(id, "the job moved to another server while the command ran")
+	}
 	s.audit(r, c, id, act, err)
 	return err
 }

@@ -518,10 +518,14 @@ func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request, c *call) err
 	}
 	for _, id := range ids {
 		// A job another server works is changed by that server, which
-		// audits it too.
+		// audits it too; one whose server could not be reached is
+		// audited here, since its server never saw the command.
 		if done, err := s.forwardCommand(r, id, act); done {
 			if err != nil {
 				s.opts.Logf("gozie: bulk %s %s: %v", act, id, err)
+			}
+			if isJobElsewhere(err) {
+				s.audit(r, c, id, act, err)
 			}
 			continue
 		}

@@ -363,6 +363,12 @@ func parseActionRange(scope string) ([]int, error) {
 // (show=auditlog), in the fields of Oozie's audit lines. Requests about
 // jobs that do not exist have no log to go to.
 func (s *Server) audit(r *http.Request, c *call, id, op string, err error) {
+	s.auditParam(r, c.user, id, op, id, err)
+}
+
+// auditParam is audit for a request whose parameter is not the job's id
+// (a callback names an action), by user ("" for none).
+func (s *Server) auditParam(r *http.Request, user, jobID, op, param string, err error) {
 	status, code, msg, httpCode := "SUCCESS", "null", "null", http.StatusOK
 	if err != nil {
 		ae := toAPIError(err)
@@ -376,8 +382,8 @@ func (s *Server) audit(r *http.Request, c *call, id, op string, err error) {
 		host = r.RemoteAddr
 	}
 	line := fmt.Sprintf("IP [%s] USER [%s] GROUP [-] APP [-] JOBID [%s] OPERATION [%s] PARAMETER [%s] STATUS [%s] HTTPCODE [%d] ERRORCODE [%s] ERRORMESSAGE [%s]",
-		host, userOrQ(c.user), id, op, id, status, httpCode, code, msg)
-	if err := s.engine.Audit(context.WithoutCancel(r.Context()), id, line); err != nil {
-		s.opts.Logf("gozie: audit %s %s: %v", op, id, err)
+		host, userOrQ(user), jobID, op, param, status, httpCode, code, msg)
+	if err := s.engine.Audit(context.WithoutCancel(r.Context()), jobID, line); err != nil {
+		s.opts.Logf("gozie: audit %s %s: %v", op, jobID, err)
 	}
 }

@@ -17,7 +17,6 @@ import (
 // handleCallback serves /oozie/callback?id=<actionId>&status=<status>: no
 // authentication, answered at once (rest-api.md 8.3).
 func (s *Server) handleCallback(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("X-Frame-Options", "DENY")
 	s.metrics.callbacks.Add(1)
 	switch r.Method {
 	case http.MethodGet:
@@ -48,10 +47,18 @@ func (s *Server) handleCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	// Processing is asynchronous in Oozie: an unknown action is only
 	// logged, and the caller always gets 200. A callback for another
-	// server's job goes to that server; if it is down, the server taking
-	// its jobs over checks the action anyway.
+	// server's job goes to that server. One that cannot reach it is
+	// refused (503: the sender may try again) and audited; nothing is
+	// lost meanwhile, since the server taking the job over checks the
+	// action anyway.
 	if done, err := s.forward(w, r, id); done || err != nil {
-		if err != nil {
+		switch {
+		case isJobElsewhere(err):
+			s.opts.Logf("gozie: callback %s: %v", id, err)
+			job, _, _ := strings.Cut(id, "@")
+			s.auditParam(r, "", job, "callback", id, err)
+			writeError(w, err)
+		case err != nil:
 			s.opts.Logf("gozie: callback %s: %v", id, err)
 			w.WriteHeader(http.StatusOK)
 		}

@@ -139,3 +139,34 @@ func TestToAPIErrorInternal(t *testing.T) {
 		}
 	}
 }
+
+// TestOSEnvMasksKeys: admin/os-env showed API keys (STRIPE_API_KEY,
+// AWS_ACCESS_KEY_ID, a private key in the environment). Variables whose
+// name contains KEY, any case, are masked like the secret names.
+func TestOSEnvMasksKeys(t *testing.T) {
+	cases := []struct {
+		name, value string
+		masked      bool
+	}{
+		{"GOZIE_TEST_STRIPE_API_KEY", "env-stripe", true},
+		{"GOZIE_TEST_AWS_ACCESS_KEY_ID", "env-akid", true},
+		{"gozie_test_private_key", "env-pem", true},
+		{"GOZIE_TEST_KEYFILE", "env-keyfile", true},
+		{"GOZIE_TEST_API_TOKEN", "env-token", true},
+		{"GOZIE_TEST_PLAIN", "env-plain", false},
+	}
+	for _, c := range cases {
+		t.Setenv(c.name, c.value)
+	}
+	e := newEnv(t)
+	env := e.do("GET", "/oozie/v2/admin/os-env?user.name=root", "", "").json(t)
+	for _, c := range cases {
+		want := c.value
+		if c.masked {
+			want = "*****"
+		}
+		if got := env[c.name]; got != want {
+			t.Errorf("%s shown as %v, want %q", c.name, got, want)
+		}
+	}
+}

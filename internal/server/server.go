@@ -27,6 +27,7 @@ import (
 	"github.com/gozie/gozie/internal/console"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/redact"
+	"github.com/gozie/gozie/internal/store"
 )
 
 // System modes of admin/status (rest-api.md 2).
@@ -66,6 +67,11 @@ type Options struct {
 	// Coordinators serves the coordinator requests; nil answers them
 	// E0302 (coordinator jobs are not supported by this server).
 	Coordinators Coordinators
+	// AllowedHosts are names, besides the server's own, that requests may
+	// carry in their Host header (gozie.http.allowed.hosts): a name
+	// (lb.example.com), a domain and every name below it (.example.com),
+	// or "*" for any Host, behind a proxy that rewrites it. See hostGuard.
+	AllowedHosts []string
 	// Cluster, when several servers share the store, routes the commands
 	// for a job to the server working it and lists the live servers; nil
 	// for a server of its own.
@@ -135,6 +141,7 @@ type Server struct {
 	engine  *engine.Engine
 	coords  Coordinators // nil when the server has no coordinator engine
 	auth    *authenticator
+	hosts   *hostGuard
 	mux     http.Handler
 	mode    atomic.Value // string
 	metrics *metrics
@@ -165,6 +172,11 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, engine: opts.Engine, auth: auth, metrics: newMetrics(), started: opts.Now()}
 	s.coords = opts.Coordinators
+	var live func(context.Context) ([]store.ServerInfo, error)
+	if opts.Cluster != nil {
+		live = opts.Cluster.Live
+	}
+	s.hosts = newHostGuard(opts.BaseURL, opts.AllowedHosts, opts.Now, live)
 	s.mode.Store(ModeNormal)
 	s.mux = s.routes()
 	return s, nil
@@ -206,6 +218,9 @@ func (s *Server) Serve(l net.Listener, tlsCert, tlsKey string) error {
 	s.mu.Lock()
 	s.http = hs
 	s.mu.Unlock()
+	// The host's FQDN, when the resolver knows one, is one of its names
+	// too; looked up once, meanwhile requests by it are refused.
+	go s.hosts.learnCanonical(context.Background(), net.DefaultResolver.LookupCNAME)
 	if tlsCert != "" {
 		return hs.ServeTLS(l, tlsCert, tlsKey)
 	}
@@ -266,7 +281,7 @@ func (s *Server) routes() http.Handler {
 		// Outside Oozie's servlets Jetty answers a bare 404 error page.
 		writeError(w, &apiError{status: http.StatusNotFound, msg: "Not Found"})
 	})
-	return frameDeny(mux)
+	return s.guard(mux)
 }
 
 // console builds the web console over the server's engine; its job
@@ -279,19 +294,21 @@ func (s *Server) console(api http.Handler) (*console.Console, error) {
 	coords, _ := s.coords.(console.Coordinators) // nil: the console shows no coordinators
 	opts := console.Options{Engine: s.engine, Coordinators: coords, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
 		Version: s.opts.Version, StoreKind: storeKind, Mode: s.SystemMode, ActionDir: s.actionDir,
-		Counters: s.metrics.counters}
+		Counters: s.metrics.counters, ErrorOf: s.consoleError}
 	if s.opts.Cluster != nil {
 		opts.Servers, opts.Self = s.opts.Cluster.Live, s.opts.Cluster.ID
 	}
 	return console.New(opts)
 }
 
-// frameDeny sets X-Frame-Options: DENY on every response, as Oozie does.
-func frameDeny(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Frame-Options", "DENY")
-		h.ServeHTTP(w, r)
-	})
+// consoleError is how the console reports an error: as the REST API
+// would, with what the message hides in the server log.
+func (s *Server) consoleError(err error) (int, string, string) {
+	ae := toAPIError(err)
+	if ae.status >= 500 {
+		s.opts.Logf("gozie: console: %v", err)
+	}
+	return ae.status, ae.code, ae.msg
 }
 
 // resourceAfter is the servlet's resource: the path after prefix, trimmed.

@@ -456,3 +456,12 @@ func TestPostgres(t *testing.T) {
 		t.Errorf("log:\n%s", log)
 	}
 }
+
+// localRequest is httptest.NewRequest as a client on this host sends it:
+// Host 127.0.0.1, since the default example.com is not a name of the
+// server (the Host check refuses it).
+func localRequest(method, target string) *http.Request {
+	r := httptest.NewRequest(method, target, nil)
+	r.Host = "127.0.0.1:11000"
+	return r
+}

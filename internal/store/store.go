@@ -240,12 +240,17 @@ type Tx interface {
 
 	// AppendLog adds a line to a job's log and sets e.ID, as QueueEffect
 	// does: once the write has been sent, at the latest when Update
-	// returns.
+	// returns. A line of LevelAudit is not fenced (Cluster): any server
+	// may record a request it answered about a job.
 	AppendLog(ctx context.Context, e *LogEntry) error
 	// Logs lists a job's log lines with ID > afterID, oldest first; limit
 	// 0 means all.
 	Logs(ctx context.Context, jobID string, afterID int64, limit int) ([]*LogEntry, error)
 }
+
+// LevelAudit is the level of a job log's audit lines: the requests made
+// about the job (show=auditlog), allowed or refused.
+const LevelAudit = "AUDIT"
 
 // LogEntry is one line of a job's log: what the engine did to the job or
 // one of its actions, written in the transaction of the change it
@@ -255,7 +260,7 @@ type LogEntry struct {
 	JobID    string
 	ActionID string
 	Time     time.Time
-	Level    string // "INFO", "WARN", "ERROR"
+	Level    string // "INFO", "WARN", "ERROR", LevelAudit
 	Message  string
 }
 

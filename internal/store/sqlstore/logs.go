@@ -28,7 +28,12 @@ func (t *tx) AppendLog(ctx context.Context, e *store.LogEntry) error {
 	if t.readOnly {
 		return errReadOnly
 	}
-	t.touch(e.JobID)
+	if e.Level != store.LevelAudit {
+		// An audit line records a request about the job, not a change
+		// of it: a server that refused a command because the job's
+		// owner did not answer writes one to a job it does not own.
+		t.touch(e.JobID)
+	}
 	if t.pipe != nil {
 		t.pipe.returning(t.db.q["appendLog"], &e.ID, e.JobID, e.ActionID, e.Time.UnixMilli(), e.Level, e.Message)
 		return nil

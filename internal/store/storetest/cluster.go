@@ -21,6 +21,7 @@ func RunCluster(t *testing.T, open OpenShared) {
 	}{
 		{"NewJobsBelongToRegistered", testOwnNewJobs},
 		{"FencedWrites", testFencedWrites},
+		{"AuditLinesUnfenced", testAuditUnfenced},
 		{"ScansSeeOwnJobs", testOwnedScans},
 		{"Heartbeat", testHeartbeat},
 		{"TakeOver", testTakeOver},
@@ -169,6 +170,42 @@ func testFencedWrites(t *testing.T, ss []store.Store) {
 	}
 	if len(logs) != 1 {
 		t.Errorf("log lines = %d, want 1 (the owner's)", len(logs))
+	}
+}
+
+// testAuditUnfenced: an audit line records a request a server answered
+// about a job, not a change of the job, so any server may write one: the
+// server that refused a command because the job's owner did not answer
+// must be able to say so in the job's audit log. Other lines stay fenced
+// (testFencedWrites).
+func testAuditUnfenced(t *testing.T, ss []store.Store) {
+	register(t, ss[0], "a#1")
+	register(t, ss[1], "b#1")
+	putJobs(t, ss[0], "1-W", "2-C")
+	for _, job := range []string{"1-W", "2-C"} {
+		err := ss[1].Update(ctx, func(tx store.Tx) error {
+			return tx.AppendLog(ctx, &store.LogEntry{JobID: job, Time: at(1), Level: store.LevelAudit, Message: "refused"})
+		})
+		if err != nil {
+			t.Fatalf("audit line of %s by another instance: %v", job, err)
+		}
+		var logs []*store.LogEntry
+		if err := ss[0].View(ctx, func(tx store.Tx) (err error) { logs, err = tx.Logs(ctx, job, 0, 0); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if len(logs) != 1 || logs[0].Level != store.LevelAudit || logs[0].Message != "refused" {
+			t.Errorf("log of %s = %+v, want the audit line", job, logs)
+		}
+	}
+	// An audit line does not carry other writes past the fence.
+	err := ss[1].Update(ctx, func(tx store.Tx) error {
+		if err := tx.AppendLog(ctx, &store.LogEntry{JobID: "1-W", Time: at(2), Level: store.LevelAudit, Message: "m"}); err != nil {
+			return err
+		}
+		return tx.PutJob(ctx, sampleJob("1-W"))
+	})
+	if !errors.Is(err, store.ErrNotOwner) {
+		t.Errorf("audit line and a job write by another instance: %v, want ErrNotOwner", err)
 	}
 }
 
