@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Hardening probes: the regression tests of every point of the hardening
-# issue (authentication, secrets, resource limits, store outages, atomic
-# submission, full disk, run-as-user), run point by point with -count=1 so
-# nothing is cached, then the REST and parser fuzz targets for a bounded
-# time each. Everything stays on this machine: the servers the tests start
+# issues (authentication, secrets, resource limits, store outages, atomic
+# submission, full disk, run-as-user, local paths to the admin key), run
+# point by point with -count=1 so nothing is cached, then the REST and
+# parser fuzz targets for a bounded time each. Everything stays on this machine: the servers the tests start
 # listen on loopback, PostgreSQL is reached at 127.0.0.1 (skipped where
 # absent), and full-disk and run-as-user probes need root (skipped
 # otherwise, with the reason in the -v output).
@@ -32,6 +32,7 @@ probes=(
   "9 atomic submit+start, external id|./internal/engine/ ./internal/server/ ./internal/client/ ./internal/cli/|^(TestRunIsOneTransaction|TestExternalIDDeduplicates|TestExternalIDRace|TestStartIsAtomicOverREST|TestSubmitRetrying|TestJobRunResendsWithExternalID)$"
   "10 full disk never loses or repeats a step|./internal/action/ ./internal/engine/ ./internal/server/ ./internal/cli/|^(TestShellStatusDiskFull|TestShellStartDiskFull|TestShellLauncherGoneDiskFull|TestShellRealDiskFull|TestEndRetryDiskFull|TestShellOnFullDisk|TestServerOnFullDisk|TestServerStartOnFullDisk)$"
   "11 steps as the job's user|./internal/action/ ./internal/cli/|^(TestShellRunAsUser|TestShellRunAsUserRefused|TestCheckLaunchAsUser)$"
+  "12 admin key not reachable locally|./internal/cli/ ./internal/server/ ./internal/store/sqlite/ ./internal/store/postgres/ ./internal/fsys/|^(TestServerDSNSources|TestClusterCookieKey|TestServerDataDirPrivate|TestCookieSecretFile|TestCookiesAcrossServers|TestGeneratedSecretPrivate|TestLoadConfigAlternatives|TestMigrationDropsClusterSecrets|TestFilesPrivate|TestReadPrivateFile)$"
 )
 
 printf '%-45s %-6s %6s %8s\n' "point" "result" "passed" "skipped"

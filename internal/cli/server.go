@@ -147,10 +147,13 @@ func checkLaunchAsUser(cfg server.Config, euid int) error {
 // stop is called first so that a second signal ends the process at once.
 func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr io.Writer) error {
 	dir := cfg["gozie.data.dir"]
+	// Every log line, the engine's included, has its passwords masked:
+	// store errors may quote the DSN.
+	logf := func(format string, args ...any) { fmt.Fprintln(stderr, redact.Secrets(fmt.Sprintf(format, args...))) }
 	if err := checkLaunchAsUser(cfg, os.Geteuid()); err != nil {
 		return err
 	}
-	dsn, err := cfg.StoreDSN(func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) })
+	dsn, err := cfg.StoreDSN(logf)
 	if err != nil {
 		return err
 	}
@@ -163,6 +166,9 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		return err
 	}
 	defer unlock()
+	if err := privateLauncherDir(dir, logf); err != nil {
+		return err
+	}
 	// Authentication settings first: a wrong gozie.authentication.type
 	// stops the server before it opens the store or a port.
 	auth, err := server.AuthFromConfig(cfg, dir)
@@ -177,7 +183,7 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	} else if dsn != "" {
 		return fmt.Errorf("gozie.db: unsupported DSN %q (want postgres://...; empty for SQLite)", redact.Secrets(dsn))
 	} else {
-		st, err = sqlite.Open(ctx, filepath.Join(dir, "gozie.db"))
+		st, err = sqlite.OpenWith(ctx, filepath.Join(dir, "gozie.db"), sqlite.Options{Logf: logf})
 	}
 	if err != nil {
 		return err
@@ -202,9 +208,6 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		base = fmt.Sprintf("%s://%s/oozie", scheme, net.JoinHostPort(h, strconv.Itoa(l.Addr().(*net.TCPAddr).Port)))
 		cfg["gozie.base.url"] = base
 	}
-	// Every log line, the engine's included, has its passwords masked:
-	// store errors may quote the DSN.
-	logf := func(format string, args ...any) { fmt.Fprintln(stderr, redact.Secrets(fmt.Sprintf(format, args...))) }
 	slogger, err := newServerLog(stderr, cfg["gozie.log.level"])
 	if err != nil {
 		return err
