@@ -3,10 +3,11 @@
 # issues (authentication, secrets, resource limits, store outages, atomic
 # submission, full disk, run-as-user, local paths to the admin key), run
 # point by point with -count=1 so nothing is cached, then the REST and
-# parser fuzz targets for a bounded time each. Everything stays on this machine: the servers the tests start
-# listen on loopback, PostgreSQL is reached at 127.0.0.1 (skipped where
-# absent), and full-disk and run-as-user probes need root (skipped
-# otherwise, with the reason in the -v output).
+# parser fuzz targets for a bounded time each. Everything stays on this
+# machine: the servers the tests start listen on loopback, PostgreSQL is
+# reached at 127.0.0.1 (skipped where absent), and full-disk and
+# run-as-user probes need root (skipped otherwise, with the reason in the
+# -v output).
 #
 # Usage: bench/hardening.sh [fuzztime]     (default 60s per fuzz target; 0 skips fuzzing)
 # Prints one line per point (PASS/FAIL, tests run, tests skipped) and one
