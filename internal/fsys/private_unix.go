@@ -4,6 +4,7 @@ package fsys
 
 import (
 	"context"
+	"io"
 	"os"
 	"syscall"
 )
@@ -39,5 +40,21 @@ func ReadPrivateFile(ctx context.Context, p string, max int64) ([]byte, error) {
 	if fi.Mode().Perm()&0o077 != 0 || owner != euid && owner != 0 {
 		return nil, &ReadError{Path: p, Mode: fi.Mode(), Err: ErrNotPrivate, Owner: owner, User: euid}
 	}
-	return readOpened(ctx, f, p, fi.Size(), max)
+	if max > 0 && fi.Size() > max {
+		return nil, &ReadError{Path: p, Size: fi.Size(), Limit: max, Err: ErrTooLarge}
+	}
+	// Secrets are small: one bounded read, no context checks between
+	// chunks. A file growing meanwhile is still cut at max.
+	r := io.Reader(f)
+	if max > 0 {
+		r = io.LimitReader(f, max+1)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if max > 0 && int64(len(b)) > max {
+		return nil, &ReadError{Path: p, Size: int64(len(b)), Limit: max, Err: ErrTooLarge}
+	}
+	return b, nil
 }

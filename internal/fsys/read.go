@@ -112,12 +112,7 @@ func ReadFileLimit(ctx context.Context, p string, max int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, &ReadError{Path: p, Mode: fi.Mode(), Err: ErrNotRegular}
 	}
-	return readOpened(ctx, f, p, fi.Size(), max)
-}
-
-// readOpened reads the opened regular file f (named p in errors) of size
-// bytes whole, up to max bytes, checking ctx between chunks.
-func readOpened(ctx context.Context, f *os.File, p string, size, max int64) ([]byte, error) {
+	size := fi.Size()
 	if max > 0 && size > max {
 		return nil, &ReadError{Path: p, Size: size, Limit: max, Err: ErrTooLarge}
 	}
