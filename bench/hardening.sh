@@ -36,6 +36,7 @@ probes=(
   "23.1/3 file work as the job's user|./internal/osuser/ ./internal/action/ ./internal/engine/ ./internal/coordengine/|^(TestDoActsAsTheUser|TestRunAsFSAction|TestRunAsPrepare|TestRunAsNamedFiles|TestEmailRunAsUser|TestRunAsReadsTheJobsFilesAsItsUser|TestCoordRunAsChecksInputsAsItsUser)$"
   "23.2 steps get no server secrets|./internal/action/|^(TestStepEnvironment|TestStepEnvRules)$"
   "23.4 files a job names: regular, bounded|./internal/action/|^(TestNamedFilesBounded)$"
+  "23.6 admin key not reachable locally|./internal/cli/ ./internal/server/ ./internal/store/sqlite/ ./internal/store/postgres/ ./internal/fsys/|^(TestServerDSNSources|TestClusterCookieKey|TestServerDataDirPrivate|TestCookieSecretFile|TestCookiesAcrossServers|TestGeneratedSecretPrivate|TestLoadConfigAlternatives|TestMigrationDropsClusterSecrets|TestFilesPrivate|TestReadPrivateFile)$"
   "23.7 links and FIFOs in work directories|./internal/action/ ./internal/server/|^(TestLauncherFilesReplaced|TestOutputFilesReplacedByTheStep)$"
   "23.10 Host, headers, cookie, audit, codes|./internal/server/ ./internal/store/postgres/ ./internal/redact/ ./internal/cli/|^(TestRefusedForwardIsAudited|TestCluster|TestHostHeaderCheck|TestHostCheckPeersRefreshed|TestHostCheckLearnsCanonicalName|TestServeUntilCancelled|TestSecurityHeaders|TestDefinitionNeverRendered|TestAuthCookieAttributes|TestAuthCookieSelection|TestOSEnvMasksKeys|TestEnvSecretName|TestErrorBodiesCarryCode)$"
 )

@@ -97,6 +97,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	if err := privateLauncherDir(dir, logf); err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitFail
+	}
 	supDir := filepath.Join(dir, "launcher")
 	// The supervisor starts while the store opens, rather than when the
 	// first step needs it (a start of the gozie binary, a good part of a
@@ -113,7 +118,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		<-warmed
 		_ = action.StopSupervisor(supDir, 10*time.Second)
 	}()
-	s, err := sqlite.Open(ctx, filepath.Join(dir, "gozie.db"))
+	s, err := sqlite.OpenWith(ctx, filepath.Join(dir, "gozie.db"), sqlite.Options{Logf: logf})
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitFail
@@ -125,7 +130,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		Store: s, Actions: reg, DataDir: dir, DefaultUser: currentUser(),
 		PollInterval: 500 * time.Millisecond,
 		StartSettle:  engine.DefaultStartSettle,
-		Logf:         func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
+		Logf:         logf,
 		OnTransition: prog.note,
 	})
 	if err != nil {

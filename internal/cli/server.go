@@ -35,11 +35,12 @@ import (
 // flight finish; launched actions keep running and are re-attached to on
 // the next start).
 func runServer(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("server", "[-port N] [-data DIR] [-db DSN] [-config gozie-site.xml]", stderr)
+	fs := newFlagSet("server", "[-port N] [-data DIR] [-db DSN | -db-file FILE] [-config gozie-site.xml]", stderr)
 	port := fs.Int("port", 0, "port to listen on (gozie.http.port, default 11000)")
 	host := fs.String("host", "", "address to listen on (gozie.http.host)")
 	data := fs.String("data", "", "data directory (gozie.data.dir; default $GOZIE_DATA or ~/.gozie)")
-	db := fs.String("db", "", "store DSN: postgres://... (gozie.db; default SQLite in the data directory)")
+	db := fs.String("db", "", "store DSN: postgres://... (gozie.db; default SQLite in the data directory); a password here is visible to local users, see -db-file")
+	dbFile := fs.String("db-file", "", "file holding the store DSN (gozie.db.file), which keeps its password off the command line")
 	site := fs.String("config", "", "gozie-site.xml (Hadoop configuration format)")
 	baseURL := fs.String("base-url", "", "public URL including /oozie (gozie.base.url)")
 	tlsCert := fs.String("tls-cert", "", "TLS certificate (gozie.tls.cert)")
@@ -54,16 +55,35 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: unexpected argument %q\n", rest[0])
 		return exitUsage
 	}
+	if *db != "" && *dbFile != "" {
+		fmt.Fprintln(stderr, "Error: -db and -db-file both name the store; give one, not both")
+		return exitUsage
+	}
+	if redact.HasPassword(*db) {
+		// Any local user sees the command line (ps, /proc/PID/cmdline)
+		// for as long as the server runs; the environment and a private
+		// file are the server's user's alone.
+		fmt.Fprintln(stderr, "gozie: warning: the -db DSN carries a password, which every user of this host can read "+
+			"in the process list while the server runs; pass the DSN in a file of mode 0600 (-db-file FILE or gozie.db.file) "+
+			"or in the environment (GOZIE_DB, GOZIE_DB_FILE) instead")
+	}
 	cfg, err := server.LoadConfig(*site, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
 	}
-	for key, v := range map[string]string{"gozie.http.host": *host, "gozie.data.dir": *data, "gozie.db": *db,
+	for key, v := range map[string]string{"gozie.http.host": *host, "gozie.data.dir": *data, "gozie.db": *db, "gozie.db.file": *dbFile,
 		"gozie.base.url": *baseURL, "gozie.tls.cert": *tlsCert, "gozie.tls.key": *tlsKey, "gozie.log.level": *logLevel} {
 		if v != "" {
 			cfg[key] = v
 		}
+	}
+	// A flag naming the store overrides both ways of naming it below.
+	if *db != "" {
+		cfg["gozie.db.file"] = ""
+	}
+	if *dbFile != "" {
+		cfg["gozie.db"] = ""
 	}
 	if *port != 0 {
 		cfg["gozie.http.port"] = strconv.Itoa(*port)
@@ -127,9 +147,17 @@ func checkLaunchAsUser(cfg server.Config, euid int) error {
 // stop is called first so that a second signal ends the process at once.
 func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr io.Writer) error {
 	dir := cfg["gozie.data.dir"]
+	// Every log line, the engine's included, has its passwords masked:
+	// store errors may quote the DSN.
+	logf := func(format string, args ...any) { fmt.Fprintln(stderr, redact.Secrets(fmt.Sprintf(format, args...))) }
 	if err := checkLaunchAsUser(cfg, os.Geteuid()); err != nil {
 		return err
 	}
+	dsn, err := cfg.StoreDSN(logf)
+	if err != nil {
+		return err
+	}
+	cfg["gozie.db"] = dsn
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -138,6 +166,9 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		return err
 	}
 	defer unlock()
+	if err := privateLauncherDir(dir, logf); err != nil {
+		return err
+	}
 	// Authentication settings first: a wrong gozie.authentication.type
 	// stops the server before it opens the store or a port.
 	auth, err := server.AuthFromConfig(cfg, dir)
@@ -146,13 +177,13 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	}
 	var st store.Store
 	shared := false
-	if dsn := cfg["gozie.db"]; strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		st, err = postgres.Open(ctx, dsn)
 		shared = true
 	} else if dsn != "" {
 		return fmt.Errorf("gozie.db: unsupported DSN %q (want postgres://...; empty for SQLite)", redact.Secrets(dsn))
 	} else {
-		st, err = sqlite.Open(ctx, filepath.Join(dir, "gozie.db"))
+		st, err = sqlite.OpenWith(ctx, filepath.Join(dir, "gozie.db"), sqlite.Options{Logf: logf})
 	}
 	if err != nil {
 		return err
@@ -177,9 +208,6 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		base = fmt.Sprintf("%s://%s/oozie", scheme, net.JoinHostPort(h, strconv.Itoa(l.Addr().(*net.TCPAddr).Port)))
 		cfg["gozie.base.url"] = base
 	}
-	// Every log line, the engine's included, has its passwords masked:
-	// store errors may quote the DSN.
-	logf := func(format string, args ...any) { fmt.Fprintln(stderr, redact.Secrets(fmt.Sprintf(format, args...))) }
 	slogger, err := newServerLog(stderr, cfg["gozie.log.level"])
 	if err != nil {
 		return err
@@ -196,15 +224,13 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		}
 		lease := time.Duration(cfg.Int("gozie.server.lease.s", 20)) * time.Second
 		beat := time.Duration(cfg.Int("gozie.server.heartbeat.s", 5)) * time.Second
-		if cfg["gozie.authentication.secret"] == "" {
-			// A cookie one server signed must be good at every other
-			// (a load balancer, a forwarded command): the secret is
-			// kept in the shared store, not in this data directory.
-			sec, err := c.SharedSecret(ctx, "authentication", string(auth.Secret))
-			if err != nil {
-				return err
-			}
-			auth.Secret = []byte(sec)
+		if cfg["gozie.authentication.secret"] == "" && cfg["gozie.authentication.secret.file"] == "" {
+			// A cookie one server signed is good at another (a load
+			// balancer, a forwarded command) only if both derive the key
+			// from the same secret, which never goes into the store.
+			logf("gozie: hadoop.auth cookies are signed with a key derived from %s, this server's own secret: "+
+				"servers behind one load balancer need the same secret (copy the file to each and set gozie.authentication.secret.file)",
+				filepath.Join(dir, server.GeneratedSecretFile))
 		}
 		member, err = cluster.Join(ctx, cluster.Options{Store: c, Name: name, URL: base, Version: Version(),
 			Lease: lease, Heartbeat: beat, Logf: logf, NoSpread: !cfg.Bool("gozie.server.spread")})

@@ -27,10 +27,13 @@ const (
 )
 
 // ErrTooLarge is matched (errors.Is) by a *ReadError for a file over the
-// limit; ErrNotRegular by one for a FIFO, device, socket or directory.
+// limit; ErrNotRegular by one for a FIFO, device, socket or directory;
+// ErrNotPrivate by one ReadPrivateFile refused because other users may
+// read or change it.
 var (
 	ErrTooLarge   = errors.New("file too large")
 	ErrNotRegular = errors.New("not a regular file")
+	ErrNotPrivate = errors.New("file not private")
 )
 
 // ReadError reports why ReadFileLimit refused a file, naming it.
@@ -38,13 +41,22 @@ type ReadError struct {
 	Path  string
 	Size  int64 // bytes found (at least Limit+1 when too large), or 0
 	Limit int64
-	Err   error // ErrTooLarge, ErrNotRegular
+	Err   error // ErrTooLarge, ErrNotRegular, ErrNotPrivate
 	Mode  os.FileMode
+	// Owner and User are, for ErrNotPrivate, the uid owning the file and
+	// the uid of this process.
+	Owner, User int
 }
 
 func (e *ReadError) Error() string {
 	if errors.Is(e.Err, ErrTooLarge) {
 		return fmt.Sprintf("file [%s] is larger than the limit of %d bytes", e.Path, e.Limit)
+	}
+	if errors.Is(e.Err, ErrNotPrivate) {
+		if e.Mode.Perm()&0o077 != 0 {
+			return fmt.Sprintf("[%s] has mode %#o, which lets other users read or change it; chmod 600 %s", e.Path, e.Mode.Perm(), e.Path)
+		}
+		return fmt.Sprintf("[%s] belongs to uid %d, who may change it, not to this process's user (uid %d) or root; chown %d %s", e.Path, e.Owner, e.User, e.User, e.Path)
 	}
 	kind := "not a regular file"
 	switch {
@@ -60,7 +72,7 @@ func (e *ReadError) Error() string {
 	return fmt.Sprintf("[%s] is %s", e.Path, kind)
 }
 
-// Unwrap returns ErrTooLarge or ErrNotRegular.
+// Unwrap returns ErrTooLarge, ErrNotRegular or ErrNotPrivate.
 func (e *ReadError) Unwrap() error { return e.Err }
 
 // readChunk is how much ReadFileLimit reads between checks of the context.

@@ -38,6 +38,11 @@ func Secrets(s string) string {
 	return kvPassword.ReplaceAllString(s, "${1}"+Mask)
 }
 
+// HasPassword reports whether s carries a password Secrets would mask: a
+// URL's user-info password, or a password= setting of a keyword DSN or a
+// query string.
+func HasPassword(s string) bool { return Secrets(s) != s }
+
 // SecretName reports whether a configuration key or environment variable
 // name holds a secret whose value is never shown: names containing
 // SECRET, PASSWORD, PASSWD, TOKEN, CREDENTIAL or DSN (any case).

@@ -20,6 +20,9 @@ func TestSecrets(t *testing.T) {
 		if got := Secrets(c.in); got != c.want {
 			t.Errorf("Secrets(%q) = %q, want %q", c.in, got, c.want)
 		}
+		if got, want := HasPassword(c.in), c.in != c.want; got != want {
+			t.Errorf("HasPassword(%q) = %v, want %v", c.in, got, want)
+		}
 	}
 }
 

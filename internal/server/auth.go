@@ -35,7 +35,9 @@ const (
 // Static bearer tokens and HTTP basic authentication are the other
 // methods; Kerberos/SPNEGO is not supported.
 type AuthOptions struct {
-	// Secret signs hadoop.auth cookies; required.
+	// Secret is the key that signs hadoop.auth cookies; required.
+	// AuthFromConfig derives it (SigningKey) from a secret that never
+	// enters the store.
 	Secret []byte
 	// TokenValidity is how long a cookie lasts; default 10 hours, Oozie's
 	// 36000 s.

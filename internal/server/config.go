@@ -1,8 +1,7 @@
 package server
 
 import (
-	"crypto/rand"
-	"encoding/hex"
+	"context"
 	"fmt"
 	"os"
 	"os/user"
@@ -14,6 +13,8 @@ import (
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/redact"
 )
 
 // ConfigKey is one documented configuration key of gozie-site.xml.
@@ -32,6 +33,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.base.url", "", "public URL of the server including /oozie (default http://<hostname>:<port>/oozie); callback and console URLs start with it"},
 	{"gozie.data.dir", "", "data directory: SQLite store, action work directories, auth secret (default $GOZIE_DATA or ~/.gozie)"},
 	{"gozie.db", "", "store: empty for SQLite in the data directory, or a postgres://... DSN"},
+	{"gozie.db.file", "", "file holding the store DSN, read at start (a regular file of at most 64 KiB), instead of gozie.db: keeps a password off the command line and out of gozie-site.xml"},
 	{"gozie.system.id", "", "id segment of job ids (default oozie-<user>, 10 characters at most)"},
 	{"gozie.poll.interval.ms", "1000", "how often running actions are checked without a callback"},
 	{"gozie.coord.materialization.window.s", "3600", "how far ahead of now coordinator actions are materialized, in seconds"},
@@ -49,7 +51,8 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.server.spread", "true", "several servers: pass a new submission to a live server with clearly fewer unfinished jobs (false: keep every submission where it arrives)"},
 	{"gozie.server.heartbeat.s", "5", "several servers: how often a server renews its lease, in seconds (at most half of gozie.server.lease.s)"},
 	{"gozie.log.level", "info", "level of the server's log lines on stderr (one per request, one per job/action transition): debug (adds the OPTIONS handshakes), info, warn or error; -log-level overrides"},
-	{"gozie.authentication.secret", "", "HMAC secret signing hadoop.auth cookies (default: generated once into <data>/auth-secret)"},
+	{"gozie.authentication.secret", "", "secret the hadoop.auth cookie signing key is derived from; the same on every server behind one load balancer (default: gozie.authentication.secret.file, else <data>/auth-secret, generated once)"},
+	{"gozie.authentication.secret.file", "", "file holding the secret the hadoop.auth cookie signing key is derived from: at least 32 bytes, mode 0600 or 0400, the server's or root's; copy it to every server behind one load balancer (default: <data>/auth-secret, generated once)"},
 	{"gozie.authentication.token.validity", "36000", "cookie lifetime in seconds"},
 	{"gozie.authentication.type", "", "accepted authentication methods, comma list of simple, basic, token (default: basic if a users file is set, token if tokens are, simple if neither)"},
 	{"gozie.authentication.simple.anonymous.allowed", "", "requests without a user may read (GET); default true when simple is accepted, false otherwise"},
@@ -97,6 +100,15 @@ func EnvName(key string) string {
 // Config is the server's effective configuration by key.
 type Config map[string]string
 
+// alternatives are pairs of keys that give one setting two ways (a value
+// or a file holding it). A level of the configuration (site file,
+// environment, flags) that sets one of a pair overrides both of a lower
+// level; one level setting both is refused as ambiguous.
+var alternatives = [][2]string{
+	{"gozie.db", "gozie.db.file"},
+	{"gozie.authentication.secret", "gozie.authentication.secret.file"},
+}
+
 // LoadConfig builds the configuration: defaults, then the keys of site (a
 // gozie-site.xml in Hadoop configuration format; "" for none), then the
 // environment (getenv). GOZIE_DATA is accepted for gozie.data.dir.
@@ -118,9 +130,23 @@ func LoadConfig(site string, getenv func(string) string) (Config, error) {
 	if v := getenv("GOZIE_DATA"); v != "" {
 		c["gozie.data.dir"] = v
 	}
+	fromEnv := map[string]bool{}
 	for _, k := range ConfigKeys {
 		if v := getenv(EnvName(k.Name)); v != "" {
 			c[k.Name] = v
+			fromEnv[k.Name] = true
+		}
+	}
+	for _, pair := range alternatives {
+		a, b := pair[0], pair[1]
+		switch {
+		case fromEnv[a] && !fromEnv[b]:
+			c[b] = ""
+		case fromEnv[b] && !fromEnv[a]:
+			c[a] = ""
+		}
+		if c[a] != "" && c[b] != "" {
+			return nil, fmt.Errorf("configuration keys %s and %s are both set: set one of them, not both", a, b)
 		}
 	}
 	for _, k := range ConfigKeys {
@@ -143,6 +169,32 @@ func LoadConfig(site string, getenv func(string) string) (Config, error) {
 		c["gozie.data.dir"] = filepath.Join(home, ".gozie")
 	}
 	return c, nil
+}
+
+// maxDSNFile bounds what is read of gozie.db.file.
+const maxDSNFile = 64 << 10
+
+// StoreDSN returns the store DSN: gozie.db, or the contents of the file
+// gozie.db.file names (a regular file of at most 64 KiB, surrounding
+// white space trimmed). warnf is told when that file holds a password
+// other users may read.
+func (c Config) StoreDSN(warnf func(format string, args ...any)) (string, error) {
+	p := c["gozie.db.file"]
+	if p == "" {
+		return c["gozie.db"], nil
+	}
+	b, err := fsys.ReadFileLimit(context.Background(), p, maxDSNFile)
+	if err != nil {
+		return "", fileError("gozie.db.file", p, err)
+	}
+	dsn := strings.TrimSpace(string(b))
+	if dsn == "" {
+		return "", fmt.Errorf("gozie.db.file %s: the file is empty; it must hold the store DSN (postgres://...)", p)
+	}
+	if fi, err := fsys.Stat(p); err == nil && fi.Mode().Perm()&0o077 != 0 && redact.HasPassword(dsn) {
+		warnf("gozie: warning: gozie.db.file %s holds a password and its mode %#o lets other users read it; chmod 600 %s", p, fi.Mode().Perm(), p)
+	}
+	return dsn, nil
 }
 
 // DefinitionMaxBytes is the definition length limit:
@@ -177,8 +229,9 @@ func (c Config) List(key string) []string {
 	return out
 }
 
-// AuthFromConfig builds AuthOptions from the configuration, reading or
-// creating the cookie secret in dataDir and the basic users file.
+// AuthFromConfig builds AuthOptions from the configuration, reading the
+// basic users file and the cookie secret (see cookieSecret; dataDir holds
+// the generated one).
 //
 // Anonymous requests: with simple authentication accepted, reads follow
 // gozie.authentication.simple.anonymous.allowed (default true) and writes
@@ -197,15 +250,11 @@ func AuthFromConfig(c Config, dataDir string) (AuthOptions, error) {
 		Methods:            c.List("gozie.authentication.type"),
 	}
 	a.TokenValidity = secondsOf(c.Int("gozie.authentication.token.validity", 36000))
-	if s := c["gozie.authentication.secret"]; s != "" {
-		a.Secret = []byte(s)
-	} else {
-		sec, err := loadSecret(filepath.Join(dataDir, "auth-secret"))
-		if err != nil {
-			return a, err
-		}
-		a.Secret = sec
+	secret, err := cookieSecret(c, dataDir)
+	if err != nil {
+		return a, err
 	}
+	a.Secret = SigningKey(secret)
 	for _, kv := range c.List("gozie.authentication.tokens") {
 		tok, u, ok := strings.Cut(kv, "=")
 		if !ok || tok == "" || u == "" {
@@ -266,26 +315,6 @@ func serverUser() string {
 		return ""
 	}
 	return name
-}
-
-// loadSecret reads the cookie secret, creating it (random, mode 0600) on
-// first use so cookies survive restarts.
-func loadSecret(path string) ([]byte, error) {
-	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
-		return []byte(strings.TrimSpace(string(b))), nil
-	}
-	buf := make([]byte, 32)
-	if _, err := rand.Read(buf); err != nil {
-		return nil, err
-	}
-	sec := hex.EncodeToString(buf)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(path, []byte(sec+"\n"), 0o600); err != nil {
-		return nil, err
-	}
-	return []byte(sec), nil
 }
 
 func secondsOf(n int) time.Duration { return time.Duration(n) * time.Second }

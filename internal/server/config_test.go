@@ -181,3 +181,67 @@ func TestDefinitionMaxKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadConfigAlternatives: a setting given as a value or as a file
+// (gozie.db / gozie.db.file, gozie.authentication.secret / .secret.file)
+// is taken from the highest level that sets either key; one level setting
+// both is ambiguous and refused.
+func TestLoadConfigAlternatives(t *testing.T) {
+	tests := []struct {
+		name    string
+		site    map[string]string
+		env     map[string]string
+		want    map[string]string
+		wantErr string
+	}{
+		{name: "environment file over site value",
+			site: map[string]string{"gozie.db": "postgres://site"}, env: map[string]string{"GOZIE_DB_FILE": "/env/dsn"},
+			want: map[string]string{"gozie.db": "", "gozie.db.file": "/env/dsn"}},
+		{name: "environment value over site file",
+			site: map[string]string{"gozie.authentication.secret.file": "/site/secret"}, env: map[string]string{"GOZIE_AUTHENTICATION_SECRET": "v"},
+			want: map[string]string{"gozie.authentication.secret": "v", "gozie.authentication.secret.file": ""}},
+		{name: "site alone",
+			site: map[string]string{"gozie.authentication.secret.file": "/site/secret"},
+			want: map[string]string{"gozie.authentication.secret": "", "gozie.authentication.secret.file": "/site/secret"}},
+		{name: "both in the site file",
+			site:    map[string]string{"gozie.authentication.secret": "v", "gozie.authentication.secret.file": "/site/secret"},
+			wantErr: "configuration keys gozie.authentication.secret and gozie.authentication.secret.file are both set"},
+		{name: "both in the environment",
+			env:     map[string]string{"GOZIE_DB": "postgres://env", "GOZIE_DB_FILE": "/env/dsn"},
+			wantErr: "configuration keys gozie.db and gozie.db.file are both set"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			site := filepath.Join(dir, "gozie-site.xml")
+			var b strings.Builder
+			b.WriteString("<configuration>")
+			for k, v := range tc.site {
+				b.WriteString("<property><name>" + k + "</name><value>" + v + "</value></property>")
+			}
+			b.WriteString("</configuration>")
+			if err := os.WriteFile(site, []byte(b.String()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := map[string]string{"GOZIE_DATA": dir}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			c, err := LoadConfig(site, func(k string) string { return env[k] })
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range tc.want {
+				if c[k] != v {
+					t.Errorf("%s = %q, want %q", k, c[k], v)
+				}
+			}
+		})
+	}
+}

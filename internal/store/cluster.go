@@ -67,7 +67,4 @@ type Cluster interface {
 	Owner(ctx context.Context, jobID string) (string, error)
 	// CountOwned counts the unfinished jobs of an instance.
 	CountOwned(ctx context.Context, id string) (int, error)
-	// SharedSecret returns the secret of the given name that all servers
-	// share, storing value as that secret if there is none yet.
-	SharedSecret(ctx context.Context, name, value string) (string, error)
 }

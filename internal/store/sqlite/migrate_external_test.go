@@ -3,11 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/gozie/gozie/internal/store/sqlstore"
 )
@@ -22,18 +20,7 @@ func TestMigrationExternalIDDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	before := fstest.MapFS{}
-	entries, err := fs.ReadDir(migrations, "migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.Name() < "0005" {
-			b, _ := fs.ReadFile(migrations, "migrations/"+e.Name())
-			before["migrations/"+e.Name()] = &fstest.MapFile{Data: b}
-		}
-	}
-	if err := sqlstore.Migrate(ctx, db, before, "migrations", nil); err != nil {
+	if err := sqlstore.Migrate(ctx, db, migrationsBefore(t, "0005"), "migrations", nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range []struct {

@@ -9,7 +9,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"runtime"
 	"strings"
 
@@ -22,11 +24,37 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// Open opens (creating if needed) the database file at path and applies the
-// schema migrations. synchronous=NORMAL in WAL mode keeps commits durable
-// against a process crash, which is what the engine's recovery relies on;
-// only a power loss may lose the last commits.
+// Options tune OpenWith.
+type Options struct {
+	// Logf, when set, is told once when Open had to narrow the modes of
+	// existing files of the store (see OpenWith).
+	Logf func(format string, args ...any)
+}
+
+// Open is OpenWith without options.
 func Open(ctx context.Context, path string) (store.Store, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith opens (creating if needed) the database file at path and
+// applies the schema migrations. synchronous=NORMAL in WAL mode keeps
+// commits durable against a process crash, which is what the engine's
+// recovery relies on; only a power loss may lose the last commits.
+//
+// The database and its -wal and -shm files are the opening user's alone
+// (mode 0600, whatever the umask): they hold every job's configuration.
+// A new database file is created so before SQLite opens it, and SQLite
+// gives the -wal and -shm files it creates the database file's mode;
+// existing files with group or other bits (from older versions) lose
+// them, and Logf says so.
+func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) {
+	narrowed, err := privateFiles(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if len(narrowed) > 0 && o.Logf != nil {
+		o.Logf("gozie: made the store's files private (mode 0600; other users could read them): %s", strings.Join(narrowed, ", "))
+	}
 	pragmas := url.Values{}
 	// Reads go through a memory map of up to 256 MB instead of a read(2)
 	// per page missing from each connection's small page cache: a page of
@@ -62,6 +90,43 @@ func Open(ctx context.Context, path string) (store.Store, error) {
 	}
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
 	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy, LastInsertID: true}), nil
+}
+
+// privateFiles creates the database file at path with mode 0600 if it
+// does not exist, and removes the group and other bits of the database,
+// -wal and -shm files that have them. It returns the files it narrowed,
+// each with its former mode.
+func privateFiles(path string) ([]string, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		// The umask may have taken more than group and other bits.
+		err = f.Chmod(0o600)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	var narrowed []string
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if perm := fi.Mode().Perm(); fi.Mode().IsRegular() && perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&^0o077); err != nil {
+				return nil, err
+			}
+			narrowed = append(narrowed, fmt.Sprintf("%s (was %#o)", p, perm))
+		}
+	}
+	return narrowed, nil
 }
 
 // busy reports SQLite's transient lock errors. With one writer connection

@@ -26,8 +26,6 @@ func ownerQueries(lock string) map[string]string {
 		"moveJobs":     `UPDATE wf_jobs SET owner = ? WHERE owner = ?`,
 		"moveCoords":   `UPDATE coord_jobs SET owner = ? WHERE owner = ?`,
 		"deleteServer": `DELETE FROM servers WHERE id = ?`,
-		"putSecret":    `INSERT INTO cluster_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`,
-		"getSecret":    `SELECT value FROM cluster_secrets WHERE name = ?`,
 		"countOwned": `SELECT (SELECT COUNT(*) FROM wf_jobs WHERE owner = ? AND status IN ('PREP', 'RUNNING', 'SUSPENDED'))
 			+ (SELECT COUNT(*) FROM coord_jobs WHERE owner = ? AND status NOT IN ('SUCCEEDED', 'DONEWITHERROR', 'KILLED', 'FAILED', 'IGNORED'))`,
 	}
@@ -188,21 +186,6 @@ func (db *DB) CountOwned(ctx context.Context, id string) (int, error) {
 		return 0, db.classify(fmt.Errorf("%s: jobs of %s: %w", db.Dialect.Name, id, err))
 	}
 	return n, nil
-}
-
-// SharedSecret implements store.Cluster.
-func (db *DB) SharedSecret(ctx context.Context, name, value string) (string, error) {
-	var out string
-	err := db.direct(ctx, func(t *sql.Tx) error {
-		if _, err := t.ExecContext(ctx, db.q["putSecret"], name, value); err != nil {
-			return err
-		}
-		return t.QueryRowContext(ctx, db.q["getSecret"], name).Scan(&out)
-	})
-	if err != nil {
-		return "", fmt.Errorf("%s: shared secret %s: %w", db.Dialect.Name, name, err)
-	}
-	return out, nil
 }
 
 // direct runs fn in a write transaction of its own, run again on the

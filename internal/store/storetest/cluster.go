@@ -27,7 +27,6 @@ func RunCluster(t *testing.T, open OpenShared) {
 		{"TakeOver", testTakeOver},
 		{"TakeOverBeforeCommit", testTakeOverBeforeCommit},
 		{"ClaimUnowned", testClaimUnowned},
-		{"SharedSecret", testSharedSecret},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -392,19 +391,5 @@ func testClaimUnowned(t *testing.T, ss []store.Store) {
 	}
 	if n, err := b.ClaimUnowned(ctx, "b#1"); err != nil || n != 0 {
 		t.Errorf("second ClaimUnowned = %d, %v; want 0", n, err)
-	}
-}
-
-func testSharedSecret(t *testing.T, ss []store.Store) {
-	a, b := cl(t, ss[0]), cl(t, ss[1])
-	got, err := a.SharedSecret(ctx, "authentication", "first")
-	if err != nil || got != "first" {
-		t.Fatalf("SharedSecret = %q, %v", got, err)
-	}
-	if got, err = b.SharedSecret(ctx, "authentication", "second"); err != nil || got != "first" {
-		t.Errorf("SharedSecret from another server = %q, %v; want the first one's", got, err)
-	}
-	if got, err = b.SharedSecret(ctx, "other", "x"); err != nil || got != "x" {
-		t.Errorf("another name = %q, %v", got, err)
 	}
 }
