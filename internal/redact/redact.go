@@ -23,7 +23,7 @@ var (
 	// query parameter (?password=x&...).
 	// No word boundary before the name: PGPASSWORD=x in a line is masked
 	// too.
-	kvPassword = regexp.MustCompile(`(?i)((?:password|passwd)\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&'"]*)`)
+	kvPassword = regexp.MustCompile(`(?i)((?:password|passwd)\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&'"]+)`)
 )
 
 // Secrets returns s with every password it can recognise masked: the
@@ -34,19 +34,13 @@ func Secrets(s string) string {
 	if !strings.Contains(s, "@") && !strings.Contains(strings.ToLower(s), "pass") {
 		return s // the common case: nothing that could carry a password
 	}
-	s = urlPassword.ReplaceAllString(s, "${1}:"+Mask+"@")
-	return kvPassword.ReplaceAllString(s, "${1}"+Mask)
+	return kvPassword.ReplaceAllString(urlPasswords(s), "${1}"+Mask)
 }
 
-// SecretName reports whether a configuration key or environment variable
-// name holds a secret whose value is never shown: names containing
-// SECRET, PASSWORD, PASSWD, TOKEN, CREDENTIAL or DSN (any case).
-func SecretName(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range []string{"secret", "password", "passwd", "token", "credential", "dsn"} {
-		if strings.Contains(n, w) {
-			return true
-		}
+// urlPasswords masks the passwords of the URLs in s.
+func urlPasswords(s string) string {
+	if !strings.Contains(s, "@") {
+		return s
 	}
-	return false
+	return urlPassword.ReplaceAllString(s, "${1}:"+Mask+"@")
 }
