@@ -61,6 +61,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.admin.users", "", "comma list of admin users, besides the OS user running the server"},
 	{"gozie.admin.groups", "", "comma list of OS groups whose members are admins"},
 	{"gozie.admin.configuration.anonymous.read", "false", "anyone, not only admins, may read admin/configuration, os-env and java-sys-properties"},
+	{"gozie.configuration.mask.names", "", "comma list of more secret property names, whose values only a job's owner, its ACL users and groups and admins see: case-insensitive substrings, or globs (* ? [...]) matching the whole name; besides the built-in secret, password, token, credential, ... names"},
 	{"gozie.console.read.only", "false", "the web console (/oozie/console/) shows jobs but no job controls (kill, suspend, resume, rerun), and refuses them"},
 	{"gozie.tls.cert", "", "TLS certificate file (PEM); with gozie.tls.key serves HTTPS"},
 	{"gozie.tls.key", "", "TLS private key file (PEM)"},

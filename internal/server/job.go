@@ -11,6 +11,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/workflow"
 )
@@ -52,7 +53,7 @@ func (s *Server) handleJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 		if idKind(id) == kindBundle {
 			return errorf(http.StatusBadRequest, "E0604", "Job does not exist [%s]", id)
 		}
-		return s.showJob(w, r, ver, id)
+		return s.showJob(w, r, c, ver, id)
 	case http.MethodPut:
 		if q.Has("show") {
 			return errInvalidParam("show")
@@ -65,8 +66,9 @@ func (s *Server) handleJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 	return errInvalidResource(id)
 }
 
-// showJob answers GET /job/<id>?show=...
-func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string) error {
+// showJob answers GET /job/<id>?show=... for the caller c: configuration
+// and logs are masked for callers the job does not name (masking.go).
+func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, id string) error {
 	q := r.URL.Query()
 	show := q.Get("show")
 	kind := idKind(id)
@@ -82,19 +84,23 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 	}
 	switch show {
 	case "", "info":
-		return s.showInfo(w, r, ver, id, kind)
+		return s.showInfo(w, r, c, ver, id, kind)
 	case "definition":
 		var def string
+		var m *redact.Masker
 		switch kind {
 		case kindWf:
-			j, err := s.engine.JobRecord(ctx, id)
+			j, acts, err := s.engine.Job(ctx, id)
 			if err != nil {
 				return err
 			}
-			def = j.Definition
+			def, m = j.Definition, s.jobMasker(c.user, j, acts)
 		case kindCoord:
 			d, err := s.coords.CoordDefinition(ctx, id)
 			if err != nil {
+				return err
+			}
+			if m, err = s.coordMasker(ctx, c.user, id); err != nil {
 				return err
 			}
 			def = d
@@ -102,7 +108,7 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 			return errParamValue("show", show)
 		}
 		w.Header().Set("Content-Type", xmlType)
-		_, _ = w.Write([]byte(def))
+		_, _ = w.Write([]byte(m.XML(def)))
 		return nil
 	case "log", "errorlog", "auditlog":
 		if show != "log" {
@@ -110,7 +116,7 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 				return err
 			}
 		}
-		return s.showLog(w, r, id, kind, show)
+		return s.showLog(w, r, c, id, kind, show)
 	case "graph":
 		if kind != kindWf {
 			return errorf(http.StatusBadRequest, "E0306", "Invalid parameter [show=graph is only for workflow jobs]")
@@ -176,8 +182,9 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 	return errParamValue("show", show)
 }
 
-// showInfo renders the job or action object of an id.
-func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind string) error {
+// showInfo renders the job or action object of an id, masked for the
+// caller c.
+func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, c *call, ver, id, kind string) error {
 	ctx := r.Context()
 	loc := zoneParam(r)
 	q := r.URL.Query()
@@ -191,6 +198,7 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind 
 		if err != nil {
 			return err
 		}
+		all := acts
 		if offset > 1 || length > 0 {
 			from := min(offset-1, len(acts))
 			to := len(acts)
@@ -200,10 +208,14 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind 
 			}
 			acts = acts[from:to]
 		}
+		// The masker knows the secrets of every action, not only of the
+		// page shown.
+		m := s.jobMasker(c.user, j, all)
 		jj := engine.NewJobJSON(j, acts, s.opts.BaseURL)
 		for i, a := range acts {
 			s.fillConsole(jj.Actions[i], a)
 		}
+		maskJobJSON(jj, m)
 		localizeJob(jj, loc)
 		writeJSON(w, jj)
 	case kindWfAction:
@@ -217,6 +229,7 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind 
 				if a.ID == id {
 					jj := engine.NewJobJSON(j, []*store.Action{a}, "")
 					s.fillConsole(jj.Actions[0], a)
+					maskActionJSON(jj.Actions[0], s.jobMasker(c.user, j, acts))
 					localizeAction(jj.Actions[0], loc)
 					writeJSON(w, jj.Actions[0])
 					return nil
@@ -265,13 +278,22 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind 
 			// v2 lists no actions when len is absent or 0.
 			out = withKey(out, "actions", []any{})
 		}
-		writeJSON(w, localizeAny(out, loc))
+		m, err := s.coordMasker(ctx, c.user, id)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, localizeAny(maskCoordJSON(out, m), loc))
 	case kindCoordAction:
 		out, err := s.coords.CoordActionInfo(ctx, id)
 		if err != nil {
 			return err
 		}
-		writeJSON(w, localizeAny(out, loc))
+		jobID, _, _ := strings.Cut(id, "@")
+		m, err := s.coordMasker(ctx, c.user, jobID)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, localizeAny(maskCoordJSON(out, m), loc))
 	}
 	return nil
 }
