@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Hardening probes: the regression tests of every point of the hardening
 # issue (authentication, secrets, resource limits, store outages, atomic
-# submission, full disk, run-as-user), run point by point with -count=1 so
+# submission, full disk, run-as-user) and of the security round (issue 23:
+# job secrets per reader, reruns in run-as mode), run point by point with -count=1 so
 # nothing is cached, then the REST and parser fuzz targets for a bounded
 # time each. Everything stays on this machine: the servers the tests start
 # listen on loopback, PostgreSQL is reached at 127.0.0.1 (skipped where
@@ -32,6 +33,8 @@ probes=(
   "9 atomic submit+start, external id|./internal/engine/ ./internal/server/ ./internal/client/ ./internal/cli/|^(TestRunIsOneTransaction|TestExternalIDDeduplicates|TestExternalIDRace|TestStartIsAtomicOverREST|TestSubmitRetrying|TestJobRunResendsWithExternalID)$"
   "10 full disk never loses or repeats a step|./internal/action/ ./internal/engine/ ./internal/server/ ./internal/cli/|^(TestShellStatusDiskFull|TestShellStartDiskFull|TestShellLauncherGoneDiskFull|TestShellRealDiskFull|TestEndRetryDiskFull|TestShellOnFullDisk|TestServerOnFullDisk|TestServerStartOnFullDisk)$"
   "11 steps as the job's user|./internal/action/ ./internal/cli/|^(TestShellRunAsUser|TestShellRunAsUserRefused|TestCheckLaunchAsUser)$"
+  "23.8 job secrets masked for other readers|./internal/server/ ./internal/redact/|^(TestSecretsMaskedForReaders|TestCoordSecretsMaskedForReaders|TestSecretsMaskedWithoutAuthorization|TestMaskNamesKey|TestSecretNameExtended|TestMaskerExtraNames|TestMaskText|TestMaskXML|TestMaskProperties|TestMaskValues|TestMaskReader)$"
+  "23.9 run-as: others rerun the job as it is|./internal/server/ ./internal/engine/ ./internal/coordengine/|^(TestRerunInRunAsMode|TestCoordChangesInRunAsMode|TestRerunOwnConf|TestConfChanges)$"
 )
 
 printf '%-45s %-6s %6s %8s\n' "point" "result" "passed" "skipped"

@@ -65,7 +65,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.console.read.only", "false", "the web console (/oozie/console/) shows jobs but no job controls (kill, suspend, resume, rerun), and refuses them"},
 	{"gozie.tls.cert", "", "TLS certificate file (PEM); with gozie.tls.key serves HTTPS"},
 	{"gozie.tls.key", "", "TLS private key file (PEM)"},
-	{"gozie.launch.as.user", "false", "run shell actions as the job's user (the server must run as root; root jobs are refused); false: every step runs as the server's user"},
+	{"gozie.launch.as.user", "false", "run shell actions as the job's user (the server must run as root; root jobs are refused), and let only a job's owner or an admin change its application or properties on rerun or update; false: every step runs as the server's user"},
 	{"gozie.http.max.connections", "1024", "most connections open at once; at the cap the longest idle one is closed to make room (lowered to fit ulimit -n); negative: no cap"},
 	{"gozie.http.read.header.timeout.s", "10", "how long a connection may take to send a request's header, the wait for its first byte included"},
 	{"gozie.http.read.timeout.s", "120", "how long reading a whole request (body included) may take"},

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
@@ -535,7 +536,7 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		writeJSON(w, map[string]any{"actions": out})
 		return nil
 	case "update":
-		return s.coordUpdate(w, r, id)
+		return s.coordUpdate(w, r, c, id)
 	case "coord-rerun":
 		return s.coordRerun(w, r, id)
 	case "rerun":
@@ -545,24 +546,7 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		if kind != kindWf {
 			return errParamValue("action", act)
 		}
-		if err := requireXML(r); err != nil {
-			return err
-		}
-		props, rerr := readConf(r)
-		if rerr != nil {
-			return rerr
-		}
-		var note string
-		if c.user != "" {
-			if note, err = s.submitUser(r, props, c.user); err != nil {
-				return err
-			}
-		}
-		if err = s.engine.Rerun(ctx, id, props); err == nil && note != "" {
-			if lerr := s.engine.Note(ctx, id, "WARN", note); lerr != nil {
-				s.opts.Logf("gozie: job %s: %s (not logged: %v)", id, note, lerr)
-			}
-		}
+		err = s.wfRerun(r, c, id)
 	}
 	if err != nil {
 		return err
@@ -573,8 +557,9 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 
 // coordUpdate answers update: the body is the new configuration (empty:
 // keep the job's), dryrun=true only reports, diff=false leaves the changes
-// out of the answer.
-func (s *Server) coordUpdate(w http.ResponseWriter, r *http.Request, id string) error {
+// out of the answer. A caller who may not change what runs as the owner
+// (ownConfOnly) may update with the job's own configuration only.
+func (s *Server) coordUpdate(w http.ResponseWriter, r *http.Request, c *call, id string) error {
 	if s.coords == nil {
 		return errNoCoordinators()
 	}
@@ -585,10 +570,15 @@ func (s *Server) coordUpdate(w http.ResponseWriter, r *http.Request, id string) 
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
-	diff, err := s.coords.CoordUpdate(r.Context(), id, props, q.Get("dryrun") == "true", q.Get("diff") != "false")
+	owner, err := s.jobOwner(r, id, kindCoord)
 	if err != nil {
 		return err
+	}
+	q := r.URL.Query()
+	diff, err := s.coords.CoordUpdate(r.Context(), id, props, coordengine.UpdateOptions{
+		DryRun: q.Get("dryrun") == "true", ShowDiff: q.Get("diff") != "false", OwnConf: s.ownConfOnly(c.user, owner)})
+	if err != nil {
+		return errOwnConf(err, c.user, owner, kindCoord, id)
 	}
 	writeJSON(w, map[string]any{"update": map[string]string{"diff": diff}})
 	return nil
