@@ -1,7 +1,9 @@
 // Package redact keeps secrets out of what gozie shows: admin resources,
-// error bodies and logs. It masks the passwords a store DSN or any other
-// URL may carry, and tells which configuration or environment names hold
-// secrets outright.
+// error bodies and logs, and the configurations, logs and output of jobs
+// to readers who may not see them. It masks the passwords a store DSN or
+// any other URL may carry, tells which configuration or environment names
+// hold secrets outright (SecretName), and masks their values in XML,
+// properties and text (Masker).
 package redact
 
 import (
