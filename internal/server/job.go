@@ -511,8 +511,7 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 			if err != nil {
 				return err
 			}
-			writeJSON(w, map[string]any{"actions": out})
-			return nil
+			return s.writeCoordActions(w, r, c, id, out)
 		}
 		err = s.engine.Kill(ctx, id)
 	case "change":
@@ -533,15 +532,14 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		if out == nil {
 			break // the job itself: 200 with no body
 		}
-		writeJSON(w, map[string]any{"actions": out})
-		return nil
+		return s.writeCoordActions(w, r, c, id, out)
 	case "update":
 		return s.coordUpdate(w, r, c, id)
 	case "coord-rerun":
-		return s.coordRerun(w, r, id)
+		return s.coordRerun(w, r, c, id)
 	case "rerun":
 		if kind == kindCoord {
-			return s.coordRerun(w, r, id)
+			return s.coordRerun(w, r, c, id)
 		}
 		if kind != kindWf {
 			return errParamValue("action", act)
@@ -580,13 +578,17 @@ func (s *Server) coordUpdate(w http.ResponseWriter, r *http.Request, c *call, id
 	if err != nil {
 		return errOwnConf(err, c.user, owner, kindCoord, id)
 	}
-	writeJSON(w, map[string]any{"update": map[string]string{"diff": diff}})
+	m, err := s.commandMasker(r.Context(), c.user, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, map[string]any{"update": map[string]string{"diff": m.Text(diff)}})
 	return nil
 }
 
 // coordRerun answers coord-rerun (and rerun of a coordinator id):
 // rest-api.md 4.2, flags true only when "true".
-func (s *Server) coordRerun(w http.ResponseWriter, r *http.Request, id string) error {
+func (s *Server) coordRerun(w http.ResponseWriter, r *http.Request, c *call, id string) error {
 	if s.coords == nil {
 		return errNoCoordinators()
 	}
@@ -599,7 +601,17 @@ func (s *Server) coordRerun(w http.ResponseWriter, r *http.Request, id string) e
 	if err != nil {
 		return err
 	}
-	writeJSON(w, map[string]any{"actions": out})
+	return s.writeCoordActions(w, r, c, id, out)
+}
+
+// writeCoordActions answers a coordinator command with the actions it
+// changed, masked for a caller the job does not name (commandMasker).
+func (s *Server) writeCoordActions(w http.ResponseWriter, r *http.Request, c *call, id string, out any) error {
+	m, err := s.commandMasker(r.Context(), c.user, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, map[string]any{"actions": maskCoordActions(out, m)})
 	return nil
 }
 

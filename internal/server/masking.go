@@ -138,6 +138,44 @@ func maskCoordJSON(v any, m *redact.Masker) any {
 	return obj
 }
 
+// maskCoordActions masks the list of coordinator actions a command
+// answers with (kill, ignore, rerun).
+func maskCoordActions(v any, m *redact.Masker) any {
+	if m == nil {
+		return v
+	}
+	if acts, ok := v.([]*coordengine.CoordActionJSON); ok {
+		out := make([]*coordengine.CoordActionJSON, len(acts))
+		for i, a := range acts {
+			out[i] = maskCoordActionJSON(a, m)
+		}
+		return out
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var list []map[string]any
+	if json.Unmarshal(b, &list) != nil {
+		return v
+	}
+	for _, a := range list {
+		maskJSONKeys(a, m)
+	}
+	return list
+}
+
+// commandMasker is coordMasker for the answer to a command: with
+// authorization on only callers the job names get here, and see
+// everything; with it off anyone may change a job, but not see its
+// secrets in the answer.
+func (s *Server) commandMasker(ctx context.Context, user, id string) (*redact.Masker, error) {
+	if s.auth.opts.Authorization {
+		return nil, nil
+	}
+	return s.coordMasker(ctx, user, id)
+}
+
 func maskCoordActionJSON(a *coordengine.CoordActionJSON, m *redact.Masker) *coordengine.CoordActionJSON {
 	c := *a
 	c.CreatedConf = maskPtr(c.CreatedConf, m.XML)

@@ -273,12 +273,36 @@ func TestMaskNamesKey(t *testing.T) {
 
 // TestSecretsMaskedWithoutAuthorization: with gozie.authorization.enabled
 // false anyone may change a job, but only the readers it names see its
-// secrets.
+// secrets, in pages and in the answers of coordinator commands (the
+// actions' runConf, an update's diff).
 func TestSecretsMaskedWithoutAuthorization(t *testing.T) {
 	e := newEnv(t, func(a *AuthOptions) { a.Authorization = false })
 	id := e.submit("joe", "", secretProps("oozie.wf.application.path", e.app("noauth"))...)
 	for _, rd := range readers {
 		body := string(e.do("GET", withQuery("/oozie/v2/job/"+id, rd.query), "", "").body)
 		checkSecrets(t, rd.name, body, rd.sees, []string{testSecrets["db.password"]}, true)
+	}
+	app := filepath.Join(e.dir, "coord-hourly")
+	copyDir(t, "../../examples/apps/coord-hourly", app)
+	props := secretProps("oozie.coord.application.path", app, "appDir", app, "nameNode", "file:///",
+		"jobTracker", "local", "queueName", "default")
+	coord := e.submit("joe", "", props...)
+	e.waitStatus(coord+"@1", "SUCCEEDED")
+	for _, c := range []struct {
+		who  string
+		sees bool
+	}{{"bob", false}, {"joe", true}} {
+		r := e.do("PUT", "/oozie/v2/job/"+coord+"?action=coord-rerun&type=action&scope=1&user.name="+c.who, "application/xml", confXML())
+		if r.status != 200 {
+			t.Fatalf("coord-rerun by %s: %d %s", c.who, r.status, r.body)
+		}
+		checkSecrets(t, "coord-rerun answer to "+c.who, string(r.body), c.sees, []string{testSecrets["db.password"]}, true)
+		e.waitStatus(coord+"@1", "SUCCEEDED")
+		r = e.do("PUT", "/oozie/v2/job/"+coord+"?action=update&dryrun=true&user.name="+c.who, "application/xml",
+			confXML(append(props, "db.password", "changed-pw-1")...))
+		if r.status != 200 {
+			t.Fatalf("update by %s: %d %s", c.who, r.status, r.body)
+		}
+		checkSecrets(t, "update answer to "+c.who, string(r.body), c.sees, []string{"changed-pw-1", testSecrets["db.password"]}, false)
 	}
 }
