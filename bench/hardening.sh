@@ -57,7 +57,7 @@ if [ "$fuzztime" != 0 ]; then
   echo
   printf '%-40s %-10s %12s %s\n' "fuzz target" "time" "execs" "result"
   for t in "FuzzHandler ./internal/server/" "FuzzQueryParams ./internal/server/" \
-           "FuzzParseXML ./internal/conf/" "FuzzEval ./internal/el/"; do
+           "FuzzParseXML ./internal/conf/" "FuzzEval ./internal/el/" "FuzzMask ./internal/redact/"; do
     set -- $t
     out="$log/$1.txt"
     if go test -run '^$' -fuzz "^$1\$" -fuzztime "$fuzztime" "$2" >"$out" 2>&1; then res=ok; else res="FAILED (see testdata/fuzz/$1)"; fail=1; fi

@@ -227,3 +227,38 @@ func TestMaskReader(t *testing.T) {
 		t.Error("a nil masker wrapped the reader")
 	}
 }
+
+// FuzzMask: no input makes the masker panic, a well-formed document stays
+// well-formed, and a secret property's value never survives XML masking.
+func FuzzMask(f *testing.F) {
+	for _, s := range []string{
+		`<configuration><property><name>db.password</name><value>x1</value></property></configuration>`,
+		`<a><arg>--password</arg><arg>p</arg><!-- token=t --><![CDATA[password=y]]></a>`,
+		"db.password=a\\\n b\n<name>token</name>\n<value>v\nw</value>",
+		`<h:p xmlns:h="u"><h:name>secret</h:name><h:value>&amp;&#65;</h:value></h:p>`,
+	} {
+		f.Add(s)
+	}
+	m, err := NewMasker("vault,*.url")
+	if err != nil {
+		f.Fatal(err)
+	}
+	m = m.WithValues("hunter2-db")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := m.XML(s)
+		m.Text(s)
+		m.Properties(s)
+		m.SecretValues(s)
+		if _, err := io.ReadAll(m.Reader(strings.NewReader(s))); err != nil {
+			t.Fatal(err)
+		}
+		if wellFormed(s) == nil {
+			if err := wellFormed(out); err != nil {
+				t.Fatalf("XML(%q) = %q: %v", s, out, err)
+			}
+		}
+		if strings.Contains(out, "hunter2-db") {
+			t.Fatalf("XML(%q) = %q keeps a known secret", s, out)
+		}
+	})
+}
