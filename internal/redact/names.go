@@ -57,6 +57,9 @@ func (m *Masker) SecretName(name string) bool {
 	if SecretName(name) {
 		return true
 	}
+	if len(m.subs) == 0 && len(m.globs) == 0 {
+		return false
+	}
 	n := strings.ToLower(strings.TrimSpace(name))
 	for _, s := range m.subs {
 		if strings.Contains(n, s) {
@@ -91,6 +94,9 @@ var secretKeys = []string{"apikey", "accountkey", "privatekey", "encryptionkey"}
 // not bypass or compass) or, in names of several parts, is "pwd" (db.pwd,
 // DB_PWD, but not PWD). Case is ignored.
 func SecretName(name string) bool {
+	if !secretHint(name) {
+		return false // most words of a log line: no allocation
+	}
 	n := strings.ToLower(name)
 	for _, w := range secretWords {
 		if strings.Contains(n, w) {
@@ -146,4 +152,24 @@ func nameParts(name string) []string {
 	}
 	flush()
 	return parts
+}
+
+// hints are in every secret name SecretName recognises.
+var hints = []string{"secret", "pass", "token", "credential", "dsn", "key", "pwd"}
+
+// secretHint reports whether name contains a hint, ignoring ASCII case,
+// without allocating.
+func secretHint(name string) bool {
+	for _, h := range hints {
+		for i := 0; i+len(h) <= len(name); i++ {
+			j := 0
+			for j < len(h) && name[i+j]|0x20 == h[j] {
+				j++
+			}
+			if j == len(h) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -41,7 +41,7 @@ func Secrets(s string) string {
 
 // urlPasswords masks the passwords of the URLs in s.
 func urlPasswords(s string) string {
-	if !strings.Contains(s, "@") {
+	if !strings.Contains(s, "@") || !strings.Contains(s, "://") {
 		return s
 	}
 	return urlPassword.ReplaceAllString(s, "${1}:"+Mask+"@")
