@@ -38,6 +38,8 @@ probes=(
   "23.4 files a job names: regular, bounded|./internal/action/|^(TestNamedFilesBounded)$"
   "23.6 admin key not reachable locally|./internal/cli/ ./internal/server/ ./internal/store/sqlite/ ./internal/store/postgres/ ./internal/fsys/|^(TestServerDSNSources|TestClusterCookieKey|TestServerDataDirPrivate|TestCookieSecretFile|TestCookiesAcrossServers|TestGeneratedSecretPrivate|TestLoadConfigAlternatives|TestMigrationDropsClusterSecrets|TestFilesPrivate|TestReadPrivateFile)$"
   "23.7 links and FIFOs in work directories|./internal/action/ ./internal/server/|^(TestLauncherFilesReplaced|TestOutputFilesReplacedByTheStep)$"
+  "23.8 job secrets masked for other readers|./internal/server/ ./internal/redact/|^(TestSecretsMaskedForReaders|TestCoordSecretsMaskedForReaders|TestSecretsMaskedWithoutAuthorization|TestMaskNamesKey|TestSecretNameExtended|TestMaskerExtraNames|TestMaskText|TestMaskXML|TestMaskProperties|TestMaskValues|TestMaskReader)$"
+  "23.9 run-as: others rerun the job as it is|./internal/server/ ./internal/engine/ ./internal/coordengine/|^(TestRerunInRunAsMode|TestCoordChangesInRunAsMode|TestRerunOwnConf|TestConfChanges)$"
   "23.10 Host, headers, cookie, audit, codes|./internal/server/ ./internal/store/postgres/ ./internal/redact/ ./internal/cli/|^(TestRefusedForwardIsAudited|TestCluster|TestHostHeaderCheck|TestHostCheckPeersRefreshed|TestHostCheckLearnsCanonicalName|TestServeUntilCancelled|TestSecurityHeaders|TestDefinitionNeverRendered|TestAuthCookieAttributes|TestAuthCookieSelection|TestOSEnvMasksKeys|TestEnvSecretName|TestErrorBodiesCarryCode)$"
 )
 
@@ -61,7 +63,7 @@ if [ "$fuzztime" != 0 ]; then
   echo
   printf '%-40s %-10s %12s %s\n' "fuzz target" "time" "execs" "result"
   for t in "FuzzHandler ./internal/server/" "FuzzQueryParams ./internal/server/" \
-           "FuzzParseXML ./internal/conf/" "FuzzEval ./internal/el/"; do
+           "FuzzParseXML ./internal/conf/" "FuzzEval ./internal/el/" "FuzzMask ./internal/redact/"; do
     set -- $t
     out="$log/$1.txt"
     if go test -run '^$' -fuzz "^$1\$" -fuzztime "$fuzztime" "$2" >"$out" 2>&1; then res=ok; else res="FAILED (see testdata/fuzz/$1)"; fail=1; fi

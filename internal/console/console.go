@@ -29,6 +29,7 @@ import (
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -71,6 +72,10 @@ type Options struct {
 	// of its own.
 	Servers func(ctx context.Context) ([]store.ServerInfo, error)
 	Self    func() string
+	// Masker tells how the request's reader sees the secrets of a job
+	// owned by owner with group and acl: nil to show them, else the
+	// masker that hides them. nil shows them to everyone.
+	Masker func(r *http.Request, owner, group, acl string) *redact.Masker
 }
 
 // Coordinators is what the console reads of the coordinator engine;
@@ -346,11 +351,12 @@ func (c *Console) tail(w http.ResponseWriter, r *http.Request, rest string) {
 		return
 	}
 	jobID, _, _ := strings.Cut(id, "@")
-	_, acts, err := c.opts.Engine.Job(r.Context(), jobID)
+	j, acts, err := c.opts.Engine.Job(r.Context(), jobID)
 	if err != nil {
 		c.engineFail(w, r, err)
 		return
 	}
+	m := c.jobMasker(r, j, acts)
 	for _, a := range acts {
 		if a.ID != id {
 			continue
@@ -367,10 +373,31 @@ func (c *Console) tail(w http.ResponseWriter, r *http.Request, rest string) {
 		h.Set("Cache-Control", "no-store")
 		// The output is the job's, not the console's.
 		h.Set("Content-Security-Policy", rawPolicy)
-		_, _ = io.WriteString(w, text)
+		_, _ = io.WriteString(w, m.Text(text))
 		return
 	}
 	c.fail(w, r, failf(http.StatusNotFound, engine.CodeActionNotFound, "Action does not exist [%s]", id))
+}
+
+// masker is how the request's reader sees the secrets of a job of owner,
+// group and acl whose configuration documents are docs: nil when the
+// reader may see them, else a masker that also hides their secret values
+// wherever they appear.
+func (c *Console) masker(r *http.Request, owner, group, acl string, docs ...string) *redact.Masker {
+	if c.opts.Masker == nil {
+		return nil
+	}
+	m := c.opts.Masker(r, owner, group, acl)
+	return m.WithValues(m.SecretValues(docs...)...)
+}
+
+// jobMasker is masker for a workflow job and its actions.
+func (c *Console) jobMasker(r *http.Request, j *store.Job, acts []*store.Action) *redact.Masker {
+	docs := []string{j.Conf}
+	for _, a := range acts {
+		docs = append(docs, a.Conf)
+	}
+	return c.masker(r, j.User, j.Group, j.ACL, docs...)
 }
 
 // readTail returns the last n bytes of a file (from a line start when it

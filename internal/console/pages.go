@@ -13,6 +13,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -276,6 +277,20 @@ func (c *Console) workflow(w http.ResponseWriter, r *http.Request, id string) {
 		c.engineFail(w, r, err)
 		return
 	}
+	m := c.jobMasker(r, j, acts)
+	if m != nil {
+		// The page's copies: the engine's records stay whole.
+		mj := *j
+		mj.Definition, mj.ErrorMessage = m.XML(j.Definition), m.Text(j.ErrorMessage)
+		j = &mj
+		masked := make([]*store.Action, len(acts))
+		for i, a := range acts {
+			ma := *a
+			ma.ErrorMessage = m.Text(a.ErrorMessage)
+			masked[i] = &ma
+		}
+		acts = masked
+	}
 	d := &wfData{Job: j, Terminal: store.Terminal(j.Status),
 		GraphURL: "/oozie/v2/job/" + url.PathEscape(id) + "?show=graph&show-kill=true&format=svg"}
 	for _, a := range acts {
@@ -299,14 +314,14 @@ func (c *Console) workflow(w http.ResponseWriter, r *http.Request, id string) {
 		c.engineFail(w, r, err)
 		return
 	}
-	d.Conf, d.ConfRaw = confTable(j.Conf)
+	d.Conf, d.ConfRaw = confTable(j.Conf, m)
 	if logs, err := c.opts.Engine.Logs(ctxOf(r), id); err == nil {
 		var b strings.Builder
 		for _, l := range logs {
 			if l.Level == engine.LevelAudit {
 				continue
 			}
-			b.WriteString(engine.FormatLogLine(j.User, j.Group, j.AppName, l))
+			b.WriteString(m.Text(engine.FormatLogLine(j.User, j.Group, j.AppName, l)))
 			b.WriteByte('\n')
 		}
 		d.Log = b.String()
@@ -338,22 +353,23 @@ func controls(status string) []string {
 	return nil
 }
 
-// confTable lists a configuration XML's properties sorted by name; the raw
-// text when it does not parse.
-func confTable(x string) ([][2]string, string) {
+// confTable lists a configuration XML's properties sorted by name, their
+// values masked by m (nil: shown); the raw text, masked, when it does not
+// parse.
+func confTable(x string, m *redact.Masker) ([][2]string, string) {
 	if strings.TrimSpace(x) == "" {
 		return nil, ""
 	}
 	cfg, err := conf.ParseXML(strings.NewReader(x), "job configuration")
 	if err != nil {
-		return nil, x
+		return nil, m.XML(x)
 	}
 	names := cfg.Names()
 	sort.Strings(names)
 	out := make([][2]string, 0, len(names))
 	for _, n := range names {
 		v, _ := cfg.Raw(n)
-		out = append(out, [2]string{n, v})
+		out = append(out, [2]string{n, m.Value(n, v)})
 	}
 	return out, ""
 }
@@ -394,6 +410,7 @@ func (c *Console) coordinator(w http.ResponseWriter, r *http.Request, id string)
 		c.engineFail(w, r, err)
 		return
 	}
+	m := c.masker(r, j.User, j.Group, j.ACL, j.Conf)
 	d := &coordData{Job: j, Offset: intParam(q, "offset", 1, 1<<30), Len: intParam(q, "len", jobsPageLen, 1000),
 		Desc: q.Get("order") == "desc", Terminal: store.Terminal(j.Status) || j.Status == "DONEWITHERROR" || j.Status == "IGNORED"}
 	v, err := c.opts.Coordinators.CoordJobInfo(ctx, id, d.Offset, d.Len, d.Desc, nil)
@@ -414,6 +431,12 @@ func (c *Console) coordinator(w http.ResponseWriter, r *http.Request, id string)
 		}
 	}
 	for _, a := range info.Actions {
+		if m != nil && a.ErrorMessage != nil {
+			ma := *a
+			msg := m.Text(*a.ErrorMessage)
+			ma.ErrorMessage = &msg
+			a = &ma
+		}
 		cell := coordCell{CoordActionJSON: a}
 		if a.ExternalID != nil && *a.ExternalID != "" {
 			cell.WorkflowURL = jobURL(*a.ExternalID)
@@ -450,8 +473,8 @@ func (c *Console) coordinator(w http.ResponseWriter, r *http.Request, id string)
 		lo, hi := d.Actions[0].ActionNumber, d.Actions[len(d.Actions)-1].ActionNumber
 		d.Scope = strconv.Itoa(min(lo, hi)) + "-" + strconv.Itoa(max(lo, hi))
 	}
-	d.Conf, d.ConfRaw = confTable(j.Conf)
-	d.Definition = j.Definition
+	d.Conf, d.ConfRaw = confTable(j.Conf, m)
+	d.Definition = m.XML(j.Definition)
 	d.Controls = controls(j.Status)
 	c.render(w, http.StatusOK, "coordinator", page{Title: j.AppName + " " + id, Nav: "jobs", Live: !d.Terminal, Data: d})
 }

@@ -3,6 +3,7 @@ package coordengine
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/gozie/gozie/internal/conf"
@@ -25,15 +26,28 @@ const (
 	diffRule           = "******************************************\n"
 )
 
+// UpdateOptions say how CoordUpdate works.
+type UpdateOptions struct {
+	// DryRun reports the changes without making them.
+	DryRun bool
+	// ShowDiff returns the changes; without it CoordUpdate returns "".
+	ShowDiff bool
+	// OwnConf refuses, with an *engine.ConfChangeError naming the
+	// properties, a configuration that would differ from the job's: for a
+	// caller who may have the job's definition read again but not change
+	// what runs as its owner (run-as mode).
+	OwnConf bool
+}
+
 // CoordUpdate re-reads the definition of coordinator job id from its
 // application path and, when props is not empty, replaces the job's
 // configuration with props (Oozie's coordinator update). The start and end
 // times, frequency, time unit, time zone and name may not change (E1023);
 // the definition, configuration, concurrency, throttle, timeout and
-// execution order do, for the actions materialized from now on. dryRun
-// reports without changing anything. The answer is the changes, in
-// Oozie's layout, or "" when showDiff is false.
-func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config, dryRun, showDiff bool) (string, error) {
+// execution order do, for the actions materialized from now on. The answer
+// is the changes, in Oozie's layout, or "" without opts.ShowDiff.
+func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config, opts UpdateOptions) (string, error) {
+	dryRun, showDiff := opts.DryRun, opts.ShowDiff
 	unlock := e.coordLock(id)
 	defer unlock()
 	c, err := e.loadCoordChange(ctx, id)
@@ -81,6 +95,11 @@ func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config,
 	if err := e.checkExpansion(full); err != nil {
 		return "", err
 	}
+	if opts.OwnConf && confChange {
+		if changed := confChanges(old, full); len(changed) > 0 {
+			return "", &engine.ConfChangeError{JobID: id, Names: changed}
+		}
+	}
 	switch {
 	case app.Frequency != j.Frequency:
 		return "", coordUpdateError("Frequency can't be changed. Old frequency = %s new frequency = %s", j.Frequency, app.Frequency)
@@ -127,4 +146,22 @@ func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config,
 		return "", nil
 	}
 	return diff.String(), nil
+}
+
+// confChanges names the properties added, changed or removed from a to b,
+// sorted.
+func confChanges(a, b *conf.Config) []string {
+	var out []string
+	for _, p := range b.Properties() {
+		if v, ok := a.Raw(p.Name); !ok || v != p.Value {
+			out = append(out, p.Name)
+		}
+	}
+	for _, p := range a.Properties() {
+		if !b.Has(p.Name) {
+			out = append(out, p.Name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -31,6 +32,78 @@ const (
 // oozie.wf.application.path may point at a patched application. The
 // definition is read again; the run count (wf:run()) goes up by one.
 func (e *Engine) Rerun(ctx context.Context, id string, props *conf.Config) error {
+	return e.rerun(ctx, id, props, false)
+}
+
+// RerunOwnConf is Rerun for a caller who may rerun the job but not change
+// what it runs: the job's owner's steps (run-as mode) must not run another
+// application or other properties on someone else's word. props may name
+// the job's own application (however written) and properties with their
+// values; any other application or value, or a property the job does not
+// have, refuses the rerun with a *ConfChangeError before anything
+// changes. user.name and mapreduce.job.user.name keep the job's values.
+func (e *Engine) RerunOwnConf(ctx context.Context, id string, props *conf.Config) error {
+	return e.rerun(ctx, id, props, true)
+}
+
+// ConfChangeError refuses a change of a job's application or properties
+// to a caller who may not make it (RerunOwnConf, and a coordinator update
+// with the same restriction). Names lists what would have changed.
+type ConfChangeError struct {
+	JobID string
+	Names []string
+}
+
+func (e *ConfChangeError) Error() string {
+	return fmt.Sprintf("the job's application and properties may not change, job [%s], changed %v", e.JobID, e.Names)
+}
+
+// identityProps name the job's user; a rerun by someone else keeps them.
+var identityProps = []string{PropUser, "mapreduce.job.user.name"}
+
+// ownConfChanges returns the properties of props that would change the
+// job of st, the application path compared by the definition it names.
+// Rerun options and the identity properties are not changes.
+func ownConfChanges(st *jobState, props *conf.Config) ([]string, error) {
+	var changed []string
+	for _, p := range props.Properties() {
+		switch {
+		case p.Name == PropRerunSkipNodes || p.Name == PropRerunFailNodes || slices.Contains(identityProps, p.Name):
+			continue
+		case p.Name == PropAppPath:
+			if strings.TrimSpace(p.Value) == "" {
+				continue
+			}
+			old, _ := st.conf.Get(PropAppPath)
+			if p.Value == old {
+				continue
+			}
+			// Expanded as the rerun would: ${nameNode}/app names the
+			// job's application when the job's nameNode says so.
+			view := st.conf.Clone()
+			for _, q := range props.Properties() {
+				view.Set(q.Name, q.Value)
+			}
+			want, _ := view.Get(PropAppPath)
+			_, newDef, _, err := locateApp(strings.TrimSpace(want))
+			if err != nil {
+				return nil, err
+			}
+			_, oldDef, _, err := locateApp(strings.TrimSpace(old))
+			if err != nil || newDef != oldDef {
+				changed = append(changed, p.Name)
+			}
+			continue
+		}
+		if old, had := st.conf.Raw(p.Name); !had || old != p.Value {
+			changed = append(changed, p.Name)
+		}
+	}
+	slices.Sort(changed)
+	return slices.Compact(changed), nil
+}
+
+func (e *Engine) rerun(ctx context.Context, id string, props *conf.Config, ownConf bool) error {
 	skipList, hasSkip := props.Get(PropRerunSkipNodes)
 	failNodes, hasFail := props.Get(PropRerunFailNodes)
 	if hasSkip == hasFail {
@@ -45,11 +118,24 @@ func (e *Engine) Rerun(ctx context.Context, id string, props *conf.Config) error
 		return errorf(CodeRerunNotEnded, "Workflow job [%s] is not in a terminal state, status [%s]", id, st.job.Status)
 	}
 
+	if ownConf {
+		changed, err := ownConfChanges(st, props)
+		if err != nil {
+			return err
+		}
+		if len(changed) > 0 {
+			return &ConfChangeError{JobID: id, Names: changed}
+		}
+	}
+
 	// The merged configuration: the job's, overridden by the rerun's.
 	merged := st.conf.Clone()
 	for _, p := range props.Properties() {
 		if p.Name == PropAppPath && strings.TrimSpace(p.Value) == "" {
 			continue // no new application: keep the job's
+		}
+		if ownConf && (p.Name == PropAppPath || slices.Contains(identityProps, p.Name)) {
+			continue // the job's own, however the caller wrote it
 		}
 		merged.Set(p.Name, p.Value)
 	}

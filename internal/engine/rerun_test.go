@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -143,5 +145,71 @@ func TestJobLog(t *testing.T) {
 	line := FormatLogLine("joe", "", "app", logs[0])
 	if !strings.Contains(line, " INFO gozie - USER[joe] GROUP[-] TOKEN[] APP[app] JOB["+id+"] ACTION[-] Workflow job submitted") {
 		t.Errorf("FormatLogLine = %q", line)
+	}
+}
+
+// TestRerunOwnConf: a rerun restricted to the job's own configuration
+// (issue 23 point 9, run-as mode) refuses another application and any
+// changed or added property before anything changes, accepts the job's
+// own application however it is written (a file: URI, ${var} of the job's
+// properties) and keeps the job's user.
+func TestRerunOwnConf(t *testing.T) {
+	cases := []struct {
+		name    string
+		rerun   func(own, other string) []string
+		changed []string // nil: the rerun runs
+	}{
+		{"another application", func(own, other string) []string { return []string{PropAppPath, other} }, []string{PropAppPath}},
+		{"a changed property", func(own, other string) []string { return []string{"x", "2"} }, []string{"x"}},
+		{"an added property", func(own, other string) []string { return []string{"y", "1", "x", "2"} }, []string{"x", "y"}},
+		{"the same value written otherwise", func(own, other string) []string { return []string{"x", " 1"} }, []string{"x"}},
+		{"the job's own properties", func(own, other string) []string {
+			return []string{PropAppPath, own, "x", "1", "base", filepath.Dir(own)}
+		}, nil},
+		{"the own application as a URI", func(own, other string) []string { return []string{PropAppPath, "file://" + own} }, nil},
+		{"the own application through a variable", func(own, other string) []string {
+			return []string{PropAppPath, "${base}/" + filepath.Base(own)}
+		}, nil},
+		{"another user", func(own, other string) []string { return []string{PropUser, "ann", "mapreduce.job.user.name", "ann"} }, nil},
+		{"nothing but the rerun option", func(own, other string) []string { return nil }, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t)
+			own := h.writeApp("own", rerunApp(), nil)
+			other := h.writeApp("other", rerunApp(), nil)
+			id := h.run(props(own, PropUser, "joe", "x", "1", "base", filepath.Dir(own)))
+			if j := h.wait(id); j.Status != store.JobSucceeded {
+				t.Fatalf("first run: %s", h.describe(id))
+			}
+			before, _ := h.job(id)
+			err := h.e.RerunOwnConf(context.Background(), id, props("", append(c.rerun(own, other), PropRerunFailNodes, "false")...))
+			if c.changed != nil {
+				ce, ok := err.(*ConfChangeError)
+				if !ok || strings.Join(ce.Names, ",") != strings.Join(c.changed, ",") || ce.JobID != id {
+					t.Fatalf("RerunOwnConf = %v, want a ConfChangeError naming %v", err, c.changed)
+				}
+				if after, _ := h.job(id); after.Run != 0 || after.Conf != before.Conf || after.AppPath != before.AppPath {
+					t.Errorf("refused rerun changed the job: run %d app %s", after.Run, after.AppPath)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("RerunOwnConf: %v", err)
+			}
+			j := h.wait(id)
+			if j.Status != store.JobSucceeded || j.Run != 1 || j.AppPath != before.AppPath {
+				t.Errorf("after the rerun: status %s run %d app %s (was %s)", j.Status, j.Run, j.AppPath, before.AppPath)
+			}
+			cfg, err := conf.ParseXML(strings.NewReader(j.Conf), "conf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, want := range map[string]string{"x": "1", PropUser: "joe", PropAppPath: before.AppPath, "mapreduce.job.user.name": ""} {
+				if got, _ := cfg.Raw(name); got != want {
+					t.Errorf("%s = %q after the rerun, want %q", name, got, want)
+				}
+			}
+		})
 	}
 }

@@ -1,7 +1,9 @@
 // Package redact keeps secrets out of what gozie shows: admin resources,
-// error bodies and logs. It masks the passwords a store DSN or any other
-// URL may carry, and tells which configuration or environment names hold
-// secrets outright.
+// error bodies and logs, and the configurations, logs and output of jobs
+// to readers who may not see them. It masks the passwords a store DSN or
+// any other URL may carry, tells which configuration or environment names
+// hold secrets outright (SecretName), and masks their values in XML,
+// properties and text (Masker).
 package redact
 
 import (
@@ -23,7 +25,7 @@ var (
 	// query parameter (?password=x&...).
 	// No word boundary before the name: PGPASSWORD=x in a line is masked
 	// too.
-	kvPassword = regexp.MustCompile(`(?i)((?:password|passwd)\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&'"]*)`)
+	kvPassword = regexp.MustCompile(`(?i)((?:password|passwd)\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&'"]+)`)
 )
 
 // Secrets returns s with every password it can recognise masked: the
@@ -34,8 +36,7 @@ func Secrets(s string) string {
 	if !strings.Contains(s, "@") && !strings.Contains(strings.ToLower(s), "pass") {
 		return s // the common case: nothing that could carry a password
 	}
-	s = urlPassword.ReplaceAllString(s, "${1}:"+Mask+"@")
-	return kvPassword.ReplaceAllString(s, "${1}"+Mask)
+	return kvPassword.ReplaceAllString(urlPasswords(s), "${1}"+Mask)
 }
 
 // HasPassword reports whether s carries a password Secrets would mask: a
@@ -43,15 +44,10 @@ func Secrets(s string) string {
 // query string.
 func HasPassword(s string) bool { return Secrets(s) != s }
 
-// SecretName reports whether a configuration key or environment variable
-// name holds a secret whose value is never shown: names containing
-// SECRET, PASSWORD, PASSWD, TOKEN, CREDENTIAL or DSN (any case).
-func SecretName(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range []string{"secret", "password", "passwd", "token", "credential", "dsn"} {
-		if strings.Contains(n, w) {
-			return true
-		}
+// urlPasswords masks the passwords of the URLs in s.
+func urlPasswords(s string) string {
+	if !strings.Contains(s, "@") || !strings.Contains(s, "://") {
+		return s
 	}
-	return false
+	return urlPassword.ReplaceAllString(s, "${1}:"+Mask+"@")
 }

@@ -69,7 +69,7 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 			if redact.EnvSecretName(k) {
 				v = redact.Mask
 			}
-			env[k] = maskValue(k, v)
+			env[k] = s.maskValue(k, v)
 		}
 		writeJSON(w, env)
 	case "java-sys-properties":
@@ -85,7 +85,7 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 	case "configuration":
 		out := map[string]string{}
 		for k, v := range s.opts.Config {
-			out[k] = maskValue(k, v)
+			out[k] = s.maskValue(k, v)
 		}
 		writeJSON(w, out)
 	case "instrumentation":
@@ -170,15 +170,17 @@ func userOrQ(u string) string {
 }
 
 // maskValue is what admin/configuration and admin/os-env show of a
-// setting: nothing of a secret-named one (redact.SecretName), nor of the
-// basic users file's location; the others, the store DSN (gozie.db,
-// GOZIE_DB) among them, with any password they embed masked.
-func maskValue(name, v string) string {
+// setting: nothing of a secret-named one (redact.SecretName and
+// gozie.configuration.mask.names), nor of the basic users file's
+// location; the others, the store DSN (gozie.db, GOZIE_DB) among them,
+// with any password they embed masked, and secret settings inside them
+// (JAVA_OPTS=-Djavax.net.ssl.trustStorePassword=x), as Oozie masks them.
+func (s *Server) maskValue(name, v string) string {
 	n := strings.ToLower(name)
-	if redact.SecretName(name) || strings.Contains(n, "users.file") || strings.Contains(n, "users_file") {
+	if s.masker.SecretName(name) || strings.Contains(n, "users.file") || strings.Contains(n, "users_file") {
 		return redact.Mask
 	}
-	return redact.Secrets(v)
+	return s.masker.Text(v)
 }
 
 func osUserName() string {

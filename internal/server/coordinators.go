@@ -40,8 +40,8 @@ type Coordinators interface {
 	CoordOwner(ctx context.Context, id string) (user, group, acl string, err error)
 	// CoordUpdate re-reads a coordinator job's definition and, with a
 	// non-empty props, replaces its configuration; it returns the changes
-	// (rest-api.md 4.2 update), "" when showDiff is false.
-	CoordUpdate(ctx context.Context, id string, props *conf.Config, dryRun, showDiff bool) (string, error)
+	// (rest-api.md 4.2 update), "" without opts.ShowDiff.
+	CoordUpdate(ctx context.Context, id string, props *conf.Config, opts coordengine.UpdateOptions) (string, error)
 	// CoordDefinition returns the coordinator XML of a job.
 	CoordDefinition(ctx context.Context, id string) (string, error)
 }

@@ -12,7 +12,9 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/workflow"
 )
@@ -54,7 +56,7 @@ func (s *Server) handleJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 		if idKind(id) == kindBundle {
 			return errorf(http.StatusBadRequest, "E0604", "Job does not exist [%s]", id)
 		}
-		return s.showJob(w, r, ver, id)
+		return s.showJob(w, r, c, ver, id)
 	case http.MethodPut:
 		if q.Has("show") {
 			return errInvalidParam("show")
@@ -67,8 +69,9 @@ func (s *Server) handleJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 	return errInvalidResource(id)
 }
 
-// showJob answers GET /job/<id>?show=...
-func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string) error {
+// showJob answers GET /job/<id>?show=... for the caller c: configuration
+// and logs are masked for callers the job does not name (masking.go).
+func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, id string) error {
 	q := r.URL.Query()
 	show := q.Get("show")
 	kind := idKind(id)
@@ -84,19 +87,23 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 	}
 	switch show {
 	case "", "info":
-		return s.showInfo(w, r, ver, id, kind)
+		return s.showInfo(w, r, c, ver, id, kind)
 	case "definition":
 		var def string
+		var m *redact.Masker
 		switch kind {
 		case kindWf:
-			j, err := s.engine.JobRecord(ctx, id)
+			j, acts, err := s.engine.Job(ctx, id)
 			if err != nil {
 				return err
 			}
-			def = j.Definition
+			def, m = j.Definition, s.jobMasker(c.user, j, acts)
 		case kindCoord:
 			d, err := s.coords.CoordDefinition(ctx, id)
 			if err != nil {
+				return err
+			}
+			if m, err = s.coordMasker(ctx, c.user, id); err != nil {
 				return err
 			}
 			def = d
@@ -110,7 +117,7 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 		h := w.Header()
 		h.Set("Content-Type", xmlType)
 		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": id + ".xml"}))
-		_, _ = w.Write([]byte(def))
+		_, _ = w.Write([]byte(m.XML(def)))
 		return nil
 	case "log", "errorlog", "auditlog":
 		if show != "log" {
@@ -118,7 +125,7 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 				return err
 			}
 		}
-		return s.showLog(w, r, id, kind, show)
+		return s.showLog(w, r, c, id, kind, show)
 	case "graph":
 		if kind != kindWf {
 			return errorf(http.StatusBadRequest, "E0306", "Invalid parameter [show=graph is only for workflow jobs]")
@@ -184,8 +191,9 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, ver, id string)
 	return errParamValue("show", show)
 }
 
-// showInfo renders the job or action object of an id.
-func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind string) error {
+// showInfo renders the job or action object of an id, masked for the
+// caller c.
+func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, c *call, ver, id, kind string) error {
 	ctx := r.Context()
 	loc := zoneParam(r)
 	q := r.URL.Query()
@@ -199,6 +207,7 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind 
 		if err != nil {
 			return err
 		}
+		all := acts
 		if offset > 1 || length > 0 {
 			from := min(offset-1, len(acts))
 			to := len(acts)
@@ -208,10 +217,14 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind 
 			}
 			acts = acts[from:to]
 		}
+		// The masker knows the secrets of every action, not only of the
+		// page shown.
+		m := s.jobMasker(c.user, j, all)
 		jj := engine.NewJobJSON(j, acts, s.opts.BaseURL)
 		for i, a := range acts {
 			s.fillConsole(jj.Actions[i], a)
 		}
+		maskJobJSON(jj, m)
 		localizeJob(jj, loc)
 		writeJSON(w, jj)
 	case kindWfAction:
@@ -225,6 +238,7 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind 
 				if a.ID == id {
 					jj := engine.NewJobJSON(j, []*store.Action{a}, "")
 					s.fillConsole(jj.Actions[0], a)
+					maskActionJSON(jj.Actions[0], s.jobMasker(c.user, j, acts))
 					localizeAction(jj.Actions[0], loc)
 					writeJSON(w, jj.Actions[0])
 					return nil
@@ -273,13 +287,22 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, ver, id, kind 
 			// v2 lists no actions when len is absent or 0.
 			out = withKey(out, "actions", []any{})
 		}
-		writeJSON(w, localizeAny(out, loc))
+		m, err := s.coordMasker(ctx, c.user, id)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, localizeAny(maskCoordJSON(out, m), loc))
 	case kindCoordAction:
 		out, err := s.coords.CoordActionInfo(ctx, id)
 		if err != nil {
 			return err
 		}
-		writeJSON(w, localizeAny(out, loc))
+		jobID, _, _ := strings.Cut(id, "@")
+		m, err := s.coordMasker(ctx, c.user, jobID)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, localizeAny(maskCoordJSON(out, m), loc))
 	}
 	return nil
 }
@@ -502,8 +525,7 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 			if err != nil {
 				return err
 			}
-			writeJSON(w, map[string]any{"actions": out})
-			return nil
+			return s.writeCoordActions(w, r, c, id, out)
 		}
 		err = s.engine.Kill(ctx, id)
 	case "change":
@@ -524,37 +546,19 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		if out == nil {
 			break // the job itself: 200 with no body
 		}
-		writeJSON(w, map[string]any{"actions": out})
-		return nil
+		return s.writeCoordActions(w, r, c, id, out)
 	case "update":
-		return s.coordUpdate(w, r, id)
+		return s.coordUpdate(w, r, c, id)
 	case "coord-rerun":
-		return s.coordRerun(w, r, id)
+		return s.coordRerun(w, r, c, id)
 	case "rerun":
 		if kind == kindCoord {
-			return s.coordRerun(w, r, id)
+			return s.coordRerun(w, r, c, id)
 		}
 		if kind != kindWf {
 			return errParamValue("action", act)
 		}
-		if err := requireXML(r); err != nil {
-			return err
-		}
-		props, rerr := readConf(r)
-		if rerr != nil {
-			return rerr
-		}
-		var note string
-		if c.user != "" {
-			if note, err = s.submitUser(r, props, c.user); err != nil {
-				return err
-			}
-		}
-		if err = s.engine.Rerun(ctx, id, props); err == nil && note != "" {
-			if lerr := s.engine.Note(ctx, id, "WARN", note); lerr != nil {
-				s.opts.Logf("gozie: job %s: %s (not logged: %v)", id, note, lerr)
-			}
-		}
+		err = s.wfRerun(r, c, id)
 	}
 	if err != nil {
 		return err
@@ -565,8 +569,9 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 
 // coordUpdate answers update: the body is the new configuration (empty:
 // keep the job's), dryrun=true only reports, diff=false leaves the changes
-// out of the answer.
-func (s *Server) coordUpdate(w http.ResponseWriter, r *http.Request, id string) error {
+// out of the answer. A caller who may not change what runs as the owner
+// (ownConfOnly) may update with the job's own configuration only.
+func (s *Server) coordUpdate(w http.ResponseWriter, r *http.Request, c *call, id string) error {
 	if s.coords == nil {
 		return errNoCoordinators()
 	}
@@ -577,18 +582,27 @@ func (s *Server) coordUpdate(w http.ResponseWriter, r *http.Request, id string) 
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
-	diff, err := s.coords.CoordUpdate(r.Context(), id, props, q.Get("dryrun") == "true", q.Get("diff") != "false")
+	owner, err := s.jobOwner(r, id, kindCoord)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, map[string]any{"update": map[string]string{"diff": diff}})
+	q := r.URL.Query()
+	diff, err := s.coords.CoordUpdate(r.Context(), id, props, coordengine.UpdateOptions{
+		DryRun: q.Get("dryrun") == "true", ShowDiff: q.Get("diff") != "false", OwnConf: s.ownConfOnly(c.user, owner)})
+	if err != nil {
+		return errOwnConf(err, c.user, owner, kindCoord, id)
+	}
+	m, err := s.commandMasker(r.Context(), c.user, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, map[string]any{"update": map[string]string{"diff": m.Text(diff)}})
 	return nil
 }
 
 // coordRerun answers coord-rerun (and rerun of a coordinator id):
 // rest-api.md 4.2, flags true only when "true".
-func (s *Server) coordRerun(w http.ResponseWriter, r *http.Request, id string) error {
+func (s *Server) coordRerun(w http.ResponseWriter, r *http.Request, c *call, id string) error {
 	if s.coords == nil {
 		return errNoCoordinators()
 	}
@@ -601,7 +615,17 @@ func (s *Server) coordRerun(w http.ResponseWriter, r *http.Request, id string) e
 	if err != nil {
 		return err
 	}
-	writeJSON(w, map[string]any{"actions": out})
+	return s.writeCoordActions(w, r, c, id, out)
+}
+
+// writeCoordActions answers a coordinator command with the actions it
+// changed, masked for a caller the job does not name (commandMasker).
+func (s *Server) writeCoordActions(w http.ResponseWriter, r *http.Request, c *call, id string, out any) error {
+	m, err := s.commandMasker(r.Context(), c.user, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, map[string]any{"actions": maskCoordActions(out, m)})
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -144,8 +145,9 @@ func (f *logFilter) match(l *store.LogEntry, line string) bool {
 
 // showLog writes a job's log (show=log), its WARN and ERROR lines
 // (errorlog), or the audit lines of the requests about it (auditlog) as
-// text.
-func (s *Server) showLog(w http.ResponseWriter, r *http.Request, id, kind, show string) error {
+// text, masked for the caller c. The text filter applies to the masked
+// lines, so that nobody finds a secret by filtering for it.
+func (s *Server) showLog(w http.ResponseWriter, r *http.Request, c *call, id, kind, show string) error {
 	ctx := r.Context()
 	f, err := parseLogFilter(r.URL.Query().Get("logfilter"), s.opts.Now())
 	if err != nil {
@@ -171,6 +173,7 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, id, kind, show 
 		}
 	}
 	var user, group, app string
+	var m *redact.Masker
 	switch idKind(jobID) {
 	case kindWf:
 		j, err := s.engine.JobRecord(ctx, jobID)
@@ -178,6 +181,14 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, id, kind, show 
 			return err
 		}
 		user, group, app = j.User, j.Group, j.AppName
+		if s.readerMasker(c.user, j.User, j.Group, j.ACL) != nil {
+			// Only a masked reader needs the actions' secrets.
+			j, acts, err := s.engine.Job(ctx, jobID)
+			if err != nil {
+				return err
+			}
+			m = s.jobMasker(c.user, j, acts)
+		}
 	default:
 		if s.coords == nil {
 			return errNoCoordinators()
@@ -187,6 +198,9 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, id, kind, show 
 		}
 		if info, err := s.coords.CoordJobInfo(ctx, jobID, 1, 1, false, nil); err == nil {
 			app = jsonString(info, "coordJobName")
+		}
+		if m, err = s.coordMasker(ctx, c.user, jobID); err != nil {
+			return err
 		}
 	}
 	entries, err := s.engine.Logs(ctx, jobID)
@@ -216,7 +230,7 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, id, kind, show 
 				continue
 			}
 		}
-		line := engine.FormatLogLine(user, group, app, l)
+		line := m.Text(engine.FormatLogLine(user, group, app, l))
 		if !f.match(l, line) {
 			continue
 		}
@@ -259,7 +273,8 @@ func (s *Server) writeInParts(w http.ResponseWriter, r io.Reader) {
 }
 
 // handleConsole serves an action's captured stdout or stderr, the target
-// of its consoleUrl: /oozie/console/action/<actionId>/stdout|stderr.
+// of its consoleUrl: /oozie/console/action/<actionId>/stdout|stderr,
+// masked line by line for a reader the job does not name.
 func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) error {
 	rest := strings.TrimPrefix(r.URL.Path, "/oozie/console/action/")
 	id, stream, ok := strings.Cut(rest, "/")
@@ -267,10 +282,11 @@ func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) 
 		return errInvalidResource(rest)
 	}
 	jobID, _, _ := strings.Cut(id, "@")
-	_, acts, err := s.engine.Job(r.Context(), jobID)
+	j, acts, err := s.engine.Job(r.Context(), jobID)
 	if err != nil {
 		return err
 	}
+	m := s.jobMasker(c.user, j, acts)
 	for _, a := range acts {
 		if a.ID != id {
 			continue
@@ -296,7 +312,7 @@ func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) 
 		w.Header().Set("Content-Type", textType)
 		if f != nil {
 			defer f.Close()
-			s.writeInParts(w, f)
+			s.writeInParts(w, m.Reader(f))
 		}
 		return nil
 	}

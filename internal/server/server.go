@@ -142,6 +142,7 @@ type Server struct {
 	coords  Coordinators // nil when the server has no coordinator engine
 	auth    *authenticator
 	hosts   *hostGuard
+	masker  *redact.Masker // secret names of job configurations (masking.go)
 	mux     http.Handler
 	mode    atomic.Value // string
 	metrics *metrics
@@ -170,7 +171,11 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, engine: opts.Engine, auth: auth, metrics: newMetrics(), started: opts.Now()}
+	masker, err := redact.NewMasker(opts.Config[keyMaskNames])
+	if err != nil {
+		return nil, fmt.Errorf("server: configuration key %s: %v", keyMaskNames, err)
+	}
+	s := &Server{opts: opts, engine: opts.Engine, auth: auth, masker: masker, metrics: newMetrics(), started: opts.Now()}
 	s.coords = opts.Coordinators
 	var live func(context.Context) ([]store.ServerInfo, error)
 	if opts.Cluster != nil {
@@ -264,8 +269,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/oozie/callback/", s.handleCallback)
 	mux.HandleFunc("/oozie/console/action/", s.api(false, s.handleConsole))
 	if cons, err := s.console(mux); err == nil {
-		mux.HandleFunc(console.Prefix, s.api(false, func(w http.ResponseWriter, r *http.Request, _ *call) error {
-			cons.ServeHTTP(w, r)
+		mux.HandleFunc(console.Prefix, s.api(false, func(w http.ResponseWriter, r *http.Request, c *call) error {
+			cons.ServeHTTP(w, withReader(r, c.user))
 			return nil
 		}))
 	} else {
@@ -294,7 +299,7 @@ func (s *Server) console(api http.Handler) (*console.Console, error) {
 	coords, _ := s.coords.(console.Coordinators) // nil: the console shows no coordinators
 	opts := console.Options{Engine: s.engine, Coordinators: coords, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
 		Version: s.opts.Version, StoreKind: storeKind, Mode: s.SystemMode, ActionDir: s.actionDir,
-		Counters: s.metrics.counters, ErrorOf: s.consoleError}
+		Counters: s.metrics.counters, ErrorOf: s.consoleError, Masker: s.consoleMasker}
 	if s.opts.Cluster != nil {
 		opts.Servers, opts.Self = s.opts.Cluster.Live, s.opts.Cluster.ID
 	}

@@ -70,6 +70,24 @@ func newEnvOn(t testing.TB, dir string, st store.Store, tweak ...func(*AuthOptio
 // returns its membership.
 func newEnvJoined(t testing.TB, dir string, st store.Store, join func(base string) Cluster, tweak ...func(*AuthOptions)) *env {
 	t.Helper()
+	return newEnvConfig(t, dir, st, join, nil, tweak...)
+}
+
+// newEnvConfigured is newEnv with server configuration keys besides the
+// test defaults (gozie.launch.as.user, ...).
+func newEnvConfigured(t testing.TB, cfg map[string]string, tweak ...func(*AuthOptions)) *env {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "gozie.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newEnvConfig(t, dir, st, nil, cfg, tweak...)
+}
+
+// newEnvConfig is newEnvJoined with extra server configuration keys.
+func newEnvConfig(t testing.TB, dir string, st store.Store, join func(base string) Cluster, cfg map[string]string, tweak ...func(*AuthOptions)) *env {
+	t.Helper()
 	reg := action.NewRegistry()
 	self, err := os.Executable()
 	if err != nil {
@@ -100,10 +118,13 @@ func newEnvJoined(t testing.TB, dir string, st store.Store, join func(base strin
 		member = join(e.base)
 	}
 	e.coords = coordengine.New(e.eng, coordengine.Options{})
+	config := map[string]string{"gozie.http.port": "11000", "gozie.authentication.secret": "hidden",
+		"gozie.db": "postgres://gozie:dbpw@db:5432/gozie", "gozie.authentication.tokens": "tokval=ann"}
+	for k, v := range cfg {
+		config[k] = v
+	}
 	e.srv, err = New(Options{Engine: e.eng, Coordinators: e.coords, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
-		Config: map[string]string{"gozie.http.port": "11000", "gozie.authentication.secret": "hidden",
-			"gozie.db": "postgres://gozie:dbpw@db:5432/gozie", "gozie.authentication.tokens": "tokval=ann"}, Logf: t.Logf,
-		Cluster: member})
+		Config: config, Logf: t.Logf, Cluster: member})
 	if err != nil {
 		t.Fatal(err)
 	}
