@@ -59,7 +59,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.authentication.anonymous.writes", "false", "requests without a user may also submit and change jobs (with simple off, only if gozie.authentication.simple.anonymous.allowed is true too)"},
 	{"gozie.authentication.simple.strict.user", "false", "with simple authentication, refuse submissions without an authenticated user and configurations whose user.name differs from it (default: take user.name from the configuration, replace a different one)"},
 	{"gozie.authentication.tokens", "", "static bearer tokens: token=user[,token=user...]"},
-	{"gozie.authentication.basic.users.file", "", "file of user:password lines enabling HTTP basic authentication (use with TLS)"},
+	{"gozie.authentication.basic.users.file", "", "file of user:password lines enabling HTTP basic authentication (use with TLS); refused unless private to the server's user (mode 0600)"},
 	{"gozie.authorization.enabled", "true", "only a job's owner, its oozie.job.acl users/groups and admins may change it"},
 	{"gozie.admin.users", "", "comma list of admin users, besides the OS user running the server"},
 	{"gozie.admin.groups", "", "comma list of OS groups whose members are admins"},
@@ -267,9 +267,11 @@ func AuthFromConfig(c Config, dataDir string) (AuthOptions, error) {
 		a.Tokens[strings.TrimSpace(tok)] = strings.TrimSpace(u)
 	}
 	if f := c["gozie.authentication.basic.users.file"]; f != "" {
-		data, err := os.ReadFile(f)
+		// It holds passwords: read only when no other user may read or
+		// change it, and within a bound, as the cookie secret file.
+		data, err := fsys.ReadPrivateFile(context.Background(), f, maxUsersFile)
 		if err != nil {
-			return a, err
+			return a, fileError("gozie.authentication.basic.users.file", f, err)
 		}
 		a.BasicUsers = map[string]string{}
 		for i, line := range strings.Split(string(data), "\n") {
@@ -319,3 +321,6 @@ func serverUser() string {
 }
 
 func secondsOf(n int) time.Duration { return time.Duration(n) * time.Second }
+
+// maxUsersFile bounds the basic users file: a million users fit.
+const maxUsersFile = 64 << 20

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -243,5 +244,32 @@ func TestLoadConfigAlternatives(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The basic users file holds passwords: one other users may read, a FIFO
+// or a device is refused at start, naming the key and the file.
+func TestBasicUsersFilePrivate(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(dir, "open")
+	if err := os.WriteFile(open, []byte("ann:pw\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(open, 0o644)
+	cases := []struct{ path, want string }{
+		{open, "chmod 600"},
+		{fifo, "not a regular file"},
+		{"/dev/zero", "not a regular file"},
+		{filepath.Join(dir, "missing"), "no such file"},
+	}
+	for _, c := range cases {
+		_, err := AuthFromConfig(Config{"gozie.authentication.basic.users.file": c.path}, dir)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "gozie.authentication.basic.users.file") {
+			t.Errorf("%s: %v, want an error naming the key and saying %q", c.path, err, c.want)
+		}
 	}
 }
