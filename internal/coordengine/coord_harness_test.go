@@ -81,6 +81,9 @@ type coordHarness struct {
 	hold  *holdExec
 	opts  Options
 	e     *engines
+	// engineOpts, when set, changes the workflow engine's options at the
+	// next (re)start.
+	engineOpts func(*engine.Options)
 }
 
 // harnessFactory makes a coordinator harness on some store.
@@ -119,8 +122,12 @@ func (h *coordHarness) startEngine() {
 	reg := action.NewRegistry()
 	reg.Register("fs", action.NewFS())
 	reg.Register("hold", h.hold)
-	e, err := newEngines(engine.Options{Store: h.store, Actions: reg, DataDir: h.dir, Clock: h.clock,
-		PollInterval: time.Hour, DefaultUser: "tester", SystemID: "oozie-test", Logf: h.t.Logf}, h.opts)
+	wfOpts := engine.Options{Store: h.store, Actions: reg, DataDir: h.dir, Clock: h.clock,
+		PollInterval: time.Hour, DefaultUser: "tester", SystemID: "oozie-test", Logf: h.t.Logf}
+	if h.engineOpts != nil {
+		h.engineOpts(&wfOpts)
+	}
+	e, err := newEngines(wfOpts, h.opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}

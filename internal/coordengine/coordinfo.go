@@ -147,6 +147,7 @@ func (e *Engine) CoordDryrun(ctx context.Context, props *conf.Config) (string, e
 		ReadFile:            e.readFile(ctx),
 		Now:                 e.now(),
 		MinFrequencyMinutes: e.opts.MinFrequencyMinutes,
+		MaxActionBytes:      e.maxAction,
 	}, opts.Exists, DryRunActionLimit)
 	if err != nil {
 		return "", engine.CoordError(err)

@@ -2,8 +2,10 @@ package coordengine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -99,4 +101,98 @@ func TestCoordSubmissionLimits(t *testing.T) {
 	if err != nil || len(jobs) != 0 {
 		t.Errorf("coordinator jobs after refused submissions: %d, %v", len(jobs), err)
 	}
+}
+
+// bigCoord is an hourly coordinator without inputs whose workflow
+// configuration is n properties each ${big}.
+func bigCoord(n int) string {
+	var b strings.Builder
+	b.WriteString(`<coordinator-app name="big" frequency="${coord:hours(1)}" start="${start}" end="${end}" timezone="UTC"
+    xmlns="uri:oozie:coordinator:0.4"><action><workflow><app-path>${wfApp}</app-path><configuration>`)
+	for i := range n {
+		fmt.Fprintf(&b, `<property><name>p%d</name><value>${big}</value></property>`, i)
+	}
+	b.WriteString(`</configuration></workflow></action></coordinator-app>`)
+	return b.String()
+}
+
+// TestCoordActionAmplification is the workflow engine's
+// TestActionAmplification for coordinator actions, whose configuration is
+// resolved per action (materialization: the action XML; start: the
+// workflow's run configuration) and stored with each: 300 properties of a
+// 900 KB variable are refused at submission with E1004 naming the limit,
+// allocating far less than the 270 MB they would build per action.
+func TestCoordActionAmplification(t *testing.T) {
+	h := newCoordHarness(t, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), Options{})
+	writeFiles(t, filepath.Join(h.dir, "apps"), map[string]string{"big/coordinator.xml": bigCoord(300), "wf/workflow.xml": holdWorkflow})
+	props := h.bigProps(strings.Repeat("b", 900_000))
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := h.e.Submit(context.Background(), props)
+	runtime.ReadMemStats(&after)
+	if engine.ErrorCode(err) != "E1004" || !strings.Contains(err.Error(), fmt.Sprint(engine.DefaultMaxActionBytes)) {
+		t.Fatalf("Submit = %v, want E1004 naming the limit", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 100<<20 {
+		t.Errorf("the submission allocated %d MB", grew>>20)
+	}
+	var jobs []*store.CoordJob
+	err = h.store.View(context.Background(), func(tx store.Tx) (err error) {
+		jobs, err = tx.CoordJobs(context.Background(), store.JobFilter{})
+		return err
+	})
+	if err != nil || len(jobs) != 0 {
+		t.Errorf("coordinator jobs after the refusal: %d, %v", len(jobs), err)
+	}
+}
+
+// TestCoordStoredAmplification: a coordinator stored before the bound
+// (here: under a larger limit) whose action configuration resolves past it
+// materializes an action XML that keeps the configuration unresolved, and
+// its action fails with E1004 when its workflow configuration is built,
+// storing none.
+func TestCoordStoredAmplification(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	h := newCoordHarness(t, now, Options{})
+	writeFiles(t, filepath.Join(h.dir, "apps"), map[string]string{"big/coordinator.xml": bigCoord(12), "wf/workflow.xml": holdWorkflow})
+	h.engineOpts = func(o *engine.Options) { o.MaxActionBytes = 8 << 20 }
+	h.restart()
+	props := h.bigProps(strings.Repeat("b", 200_000))
+	props.Set("start", "2026-03-01T14:00Z")
+	id, err := h.e.Run(context.Background(), props)
+	if err != nil {
+		t.Fatalf("Run under the larger limit: %v", err)
+	}
+	h.engineOpts = nil
+	h.restart()
+	h.advance(2*time.Hour, 15*time.Minute, nil)
+	acts := h.actions(id)
+	if len(acts) == 0 {
+		t.Fatal("no action materialized")
+	}
+	a := acts[0]
+	if a.Status != store.CoordActionFailed || a.ErrorCode != "E1004" || !strings.Contains(a.ErrorMessage, fmt.Sprint(engine.DefaultMaxActionBytes)) {
+		t.Errorf("action 1: %s %s %q; want FAILED E1004 naming the limit", a.Status, a.ErrorCode, a.ErrorMessage)
+	}
+	if a.RunConf != "" {
+		t.Errorf("run configuration of %d bytes stored", len(a.RunConf))
+	}
+	if len(a.ActionXML) > engine.DefaultMaxActionBytes || !strings.Contains(a.ActionXML, "${big}") {
+		t.Errorf("action XML of %d bytes, want the configuration unresolved", len(a.ActionXML))
+	}
+}
+
+// bigProps are the job properties of bigCoord.
+func (h *coordHarness) bigProps(big string) *conf.Config {
+	c := conf.New()
+	for _, p := range [][2]string{
+		{engine.PropCoordAppPath, "file://" + filepath.Join(h.dir, "apps", "big")},
+		{"wfApp", "file://" + filepath.Join(h.dir, "apps", "wf")},
+		{"start", "2026-03-01T12:00Z"}, {"end", "2026-03-02T00:00Z"},
+		{engine.PropUser, "tester"}, {"big", big},
+	} {
+		c.Set(p[0], p[1])
+	}
+	return c
 }

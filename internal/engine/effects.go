@@ -192,8 +192,9 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	}
 	exec, ok := e.actions.Lookup(a.Type)
 	var actx *action.Context
+	var confXML string
 	if ok {
-		actx, err = e.actionContext(st, a)
+		actx, confXML, err = e.actionContext(st, a)
 	}
 	switch {
 	case !ok:
@@ -210,7 +211,7 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		st.done = append(st.done, ef.ID)
 		return e.commitUnlock(ctx, st)
 	}
-	a.Conf = elementXML(actx.Element)
+	a.Conf = confXML
 	e.setContext(a.ID, actx)
 	st.mu.Unlock()
 
@@ -264,7 +265,7 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		st.done = append(st.done, ef.ID)
 		return e.commit(ctx, st)
 	}
-	a.Conf = elementXML(actx.Element)
+	a.Conf = confXML
 	st.actionStarted(e, a, res, startErr)
 	st.done = append(st.done, ef.ID)
 	if err := e.commit(ctx, st); err != nil {
@@ -373,7 +374,7 @@ func (e *Engine) contextFor(st *jobState, a *store.Action) *action.Context {
 	if actx != nil && actx.Attempt == a.Attempt {
 		return actx
 	}
-	actx, err := e.actionContext(st, a)
+	actx, _, err := e.actionContext(st, a)
 	if err != nil {
 		// The body resolved when the action started; if it no longer
 		// does, the executor still gets enough to find its run.

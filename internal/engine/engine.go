@@ -110,6 +110,12 @@ type Options struct {
 	// checked at submission (E1004); zero fields mean
 	// conf.DefaultExpandLimits.
 	Expand conf.ExpandLimits
+	// MaxActionBytes bounds an action after EL: the XML of its resolved
+	// body (arguments, its <configuration>, ...), which its record stores
+	// and show=info serves. An action over it fails with E1004 without
+	// starting; coordinator actions' run configurations have the same
+	// bound. Default DefaultMaxActionBytes.
+	MaxActionBytes int
 	// StoreRetryInterval is the wait before an effect whose work failed
 	// (a database outage, typically) is performed again, doubled for each
 	// further failure up to StoreRetryMax; defaults 1s and 30s. The waits
@@ -227,6 +233,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.MaxConfFileBytes <= 0 {
 		opts.MaxConfFileBytes = fsys.DefaultMaxConfFile
+	}
+	if opts.MaxActionBytes <= 0 {
+		opts.MaxActionBytes = DefaultMaxActionBytes
 	}
 	if opts.StoreRetryInterval <= 0 {
 		opts.StoreRetryInterval = DefaultStoreRetryInterval
