@@ -128,6 +128,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		// The server's bound on an action, so that a workflow tried with
 		// gozie run fails where the server would fail it.
 		MaxActionBytes: cfg.Int("gozie.action.max.bytes", engine.DefaultMaxActionBytes),
+		CrashJournal:   filepath.Join(dir, engine.CrashJournalFile),
 		Logf:           func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
 		OnTransition:   prog.note,
 	})

@@ -241,6 +241,7 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		MaxConfFileBytes:          int64(cfg.Int("gozie.conf.file.max.bytes", int(fsys.DefaultMaxConfFile))),
 		Expand:                    conf.DefaultExpandLimits,
 		MaxActionBytes:            cfg.Int("gozie.action.max.bytes", engine.DefaultMaxActionBytes),
+		CrashJournal:              filepath.Join(dir, engine.CrashJournalFile),
 		LeaseValid:                leaseValid(member),
 		MaxRunningActions:         cfg.Int("gozie.actions.max.concurrent", 0),
 		StartSettle:               time.Duration(cfg.Int("gozie.actions.start.settle.ms", int(engine.DefaultStartSettle/time.Millisecond))) * time.Millisecond,

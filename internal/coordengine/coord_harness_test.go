@@ -123,7 +123,8 @@ func (h *coordHarness) startEngine() {
 	reg.Register("fs", action.NewFS())
 	reg.Register("hold", h.hold)
 	wfOpts := engine.Options{Store: h.store, Actions: reg, DataDir: h.dir, Clock: h.clock,
-		PollInterval: time.Hour, DefaultUser: "tester", SystemID: "oozie-test", Logf: h.t.Logf}
+		PollInterval: time.Hour, DefaultUser: "tester", SystemID: "oozie-test", Logf: h.t.Logf,
+		CrashJournal: filepath.Join(h.dir, "effects.journal")}
 	if h.engineOpts != nil {
 		h.engineOpts(&wfOpts)
 	}

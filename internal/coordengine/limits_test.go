@@ -196,3 +196,122 @@ func (h *coordHarness) bigProps(big string) *conf.Config {
 	}
 	return c
 }
+
+// TestCoordQuarantineTick: a coordinator tick the server died performing
+// twice (the crash journal says so) is quarantined by the next server: not
+// performed, a line in the job's log, and the tick dropped, so that a
+// command steps the job again instead of it waiting for a tick that never
+// comes.
+func TestCoordQuarantineTick(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	h := newCoordHarness(t, now, Options{})
+	props := h.coordProps(holdWorkflow, "start", "2026-03-01T15:00Z", "end", "2026-03-01T18:00Z")
+	id, err := h.e.Run(context.Background(), props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	tick := h.pendingEffect(id, EffectCoordTick)
+	h.e.Close()
+	journal := filepath.Join(h.dir, engine.CrashJournalFile)
+	if err := os.WriteFile(journal, []byte(fmt.Sprintf("deaths %d 1\nbegin %d\n", tick.ID, tick.ID)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.startEngine()
+	h.advance(3*time.Hour, 15*time.Minute, nil)
+	if ef := h.pendingEffect(id, EffectCoordTick); ef != nil && ef.ID == tick.ID {
+		t.Fatalf("tick %d still pending", tick.ID)
+	}
+	if n := len(h.actions(id)); n != 0 {
+		t.Errorf("%d actions materialized by the quarantined tick", n)
+	}
+	found := false
+	for line := range h.jobLog(id) {
+		found = found || strings.Contains(line, "the server died twice while performing [coord-tick]")
+	}
+	if !found {
+		t.Errorf("job log: %v", h.jobLog(id))
+	}
+	if extra := decodeCoordExtra(h.coordJob(id).State); extra.TickID != 0 {
+		t.Errorf("the job still waits for tick %d", extra.TickID)
+	}
+	ctx := context.Background()
+	if err := h.e.Suspend(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.e.Resume(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	h.advance(time.Hour, 15*time.Minute, nil)
+	if n := len(h.actions(id)); n == 0 {
+		t.Error("no action materialized after a resume")
+	}
+}
+
+// pendingEffect returns a job's pending effect of a kind, nil if none.
+func (h *coordHarness) pendingEffect(jobID, kind string) *store.Effect {
+	h.t.Helper()
+	var out *store.Effect
+	err := h.store.View(context.Background(), func(tx store.Tx) error {
+		effs, err := tx.PendingEffects(context.Background(), jobID, 0)
+		for _, ef := range effs {
+			if ef.Kind == kind {
+				out = ef
+			}
+		}
+		return err
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return out
+}
+
+// TestCoordQuarantineLaunch: a coordinator action's workflow launch the
+// server died performing twice is not performed again: the action fails
+// with engine.CodeQuarantined and no workflow is launched for it.
+func TestCoordQuarantineLaunch(t *testing.T) {
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	h := newCoordHarness(t, start, Options{InputCheckInterval: time.Minute})
+	props := h.coordProps(holdWorkflow, "start", "2026-03-02T00:00Z", "end", "2026-03-02T02:00Z", "timeout", "-1")
+	h.publish(start)
+	h.publish(start.Add(time.Hour))
+	id, err := h.e.Run(context.Background(), props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.advance(2*time.Hour, 15*time.Minute, nil)
+	acts := h.actions(id)
+	if len(acts) != 2 || acts[1].Status != store.CoordActionReady {
+		t.Fatalf("actions %v, want the second READY behind the first (concurrency 1)", h.countByStatus(id))
+	}
+	h.e.Close()
+	// The state a server killed while launching the second action's
+	// workflow leaves, twice.
+	ctx := context.Background()
+	a := acts[1]
+	launch := &store.Effect{Kind: EffectCoordSubmit, JobID: id, ActionID: a.ID, CreatedTime: h.clock.Now()}
+	err = h.store.Update(ctx, func(tx store.Tx) error {
+		a.Status = store.CoordActionSubmitted
+		if err := tx.PutCoordAction(ctx, a); err != nil {
+			return err
+		}
+		return tx.AddEffect(ctx, launch)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	journal := filepath.Join(h.dir, engine.CrashJournalFile)
+	if err := os.WriteFile(journal, []byte(fmt.Sprintf("deaths %d 2\n", launch.ID)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.startEngine()
+	h.settle()
+	got := h.actions(id)[1]
+	if got.Status != store.CoordActionFailed || got.ErrorCode != engine.CodeQuarantined {
+		t.Errorf("action 2: %s %s %q; want FAILED %s", got.Status, got.ErrorCode, got.ErrorMessage, engine.CodeQuarantined)
+	}
+	if wfs := h.workflowsByParent()[a.ID]; len(wfs) != 0 {
+		t.Errorf("workflows launched for the quarantined action: %v", wfs)
+	}
+}

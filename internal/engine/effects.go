@@ -66,7 +66,7 @@ func (e *Engine) dispatch(effects []*store.Effect) {
 // backoff (retry.go) until it succeeds or the engine closes.
 func (e *Engine) perform(ef *store.Effect) {
 	ctx := e.ctx
-	err := e.performEffect(ctx, ef)
+	err := e.performJournaled(ctx, ef)
 	if err != nil && ctx.Err() == nil && ErrorCode(err) == CodeJobNotFound {
 		// The job is gone (deleted, or never committed): nothing to do.
 		err = e.markDone(ctx, ef)
@@ -222,7 +222,8 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		// the job's commit fails as taken over.
 		return errLeaseExpired
 	}
-	if a.Type != "sub-workflow" && !e.slots.acquire(ctx, a.ID) {
+	if a.Type != "sub-workflow" && !e.slots.tryAcquire(a.ID) &&
+		!e.journalWait(ctx, func() bool { return e.slots.acquire(ctx, a.ID) }) {
 		return nil // shutting down: the effect stays pending
 	}
 	var ended chan struct{}

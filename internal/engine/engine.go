@@ -133,6 +133,12 @@ type Options struct {
 	// paused past its lease does not start what the server taking its
 	// jobs over starts too. nil means always (one server per store).
 	LeaseValid func() bool
+	// CrashJournal is the file of the crash journal (journal.go): the
+	// effects being performed, so that one whose performance kills the
+	// process is quarantined after QuarantineDeaths deaths instead of
+	// performed at every start. gozie server and gozie run use
+	// <data>/effects.journal. Empty: no journal.
+	CrashJournal string
 }
 
 // errLeaseExpired delays an action start until the lease is renewed.
@@ -182,6 +188,9 @@ type Engine struct {
 	slots    *slots   // bound on running actions (slots.go)
 	batch    *batcher // several jobs' commits in one transaction (batch.go)
 	notifier notifier // HTTP notification deliveries (notifysend.go)
+
+	journal *crashJournal // nil without Options.CrashJournal
+	suspect chan struct{} // held while an effect in flight at a death is performed
 
 	// The coordinator engine, when attached (coordinators.go), and its
 	// effect kinds; under mu.
@@ -265,6 +274,7 @@ func New(opts Options) (*Engine, error) {
 		sem:      make(chan struct{}, opts.MaxConcurrentStarts),
 		slots:    newSlots(opts.MaxRunningActions),
 		batch:    &batcher{store: opts.Store},
+		suspect:  make(chan struct{}, 1),
 	}
 	e.started = e.clock.Now()
 	e.ctx, e.cancel = context.WithCancel(context.Background())
@@ -288,9 +298,12 @@ func Functions() *el.Registry {
 // checks every RUNNING action again (re-attaching to work that outlived a
 // previous process), and starts polling.
 func (e *Engine) Start(ctx context.Context) error {
-	if err := e.Adopt(ctx); err != nil {
+	e.openJournal()
+	pending, err := e.adopt(ctx)
+	if err != nil {
 		return err
 	}
+	e.keepJournal(pending)
 	e.wg.Add(2)
 	go e.every(e.opts.PollInterval, e.poll)
 	go e.every(e.opts.SweepInterval, func() { e.sweep(e.ctx, "") })
@@ -303,6 +316,12 @@ func (e *Engine) Start(ctx context.Context) error {
 // another's jobs over calls it again. Effects and checks already under way
 // are not repeated.
 func (e *Engine) Adopt(ctx context.Context) error {
+	_, err := e.adopt(ctx)
+	return err
+}
+
+// adopt is Adopt returning the pending effects it found.
+func (e *Engine) adopt(ctx context.Context) ([]*store.Effect, error) {
 	var effects []*store.Effect
 	var running []*store.Action
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -314,7 +333,7 @@ func (e *Engine) Adopt(ctx context.Context) error {
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	e.dispatch(effects)
 	for _, a := range running {
@@ -323,7 +342,7 @@ func (e *Engine) Adopt(ctx context.Context) error {
 		}
 		e.enqueueCheck(a.JobID, a.ID)
 	}
-	return nil
+	return effects, nil
 }
 
 // ForgetAll drops every cached job state, so that the next event of each
@@ -360,6 +379,11 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	e.cancel()
 	e.wg.Wait()
+	if e.journal != nil {
+		// Every effect has ended or been abandoned: the journal keeps
+		// only the counts of deaths.
+		return e.journal.Close()
+	}
 	return nil
 }
 
