@@ -32,6 +32,8 @@ probes=(
   "9 atomic submit+start, external id|./internal/engine/ ./internal/server/ ./internal/client/ ./internal/cli/|^(TestRunIsOneTransaction|TestExternalIDDeduplicates|TestExternalIDRace|TestStartIsAtomicOverREST|TestSubmitRetrying|TestJobRunResendsWithExternalID)$"
   "10 full disk never loses or repeats a step|./internal/action/ ./internal/engine/ ./internal/server/ ./internal/cli/|^(TestShellStatusDiskFull|TestShellStartDiskFull|TestShellLauncherGoneDiskFull|TestShellRealDiskFull|TestEndRetryDiskFull|TestShellOnFullDisk|TestServerOnFullDisk|TestServerStartOnFullDisk)$"
   "11 steps as the job's user|./internal/action/ ./internal/cli/|^(TestShellRunAsUser|TestShellRunAsUserRefused|TestCheckLaunchAsUser)$"
+  "23.4 effects that kill the server quarantined|./internal/engine/ ./internal/coordengine/|^(TestCrashQuarantine|TestQuarantineStart|TestQuarantineSparesBystanders|TestQuarantineSlotWaitIsNoDeath|TestJournalDeaths|TestJournalRead|TestJournalCannotOpen|TestCoordQuarantineTick|TestCoordQuarantineLaunch)$"
+  "23.5 an action after EL bounded|./internal/engine/ ./internal/coordengine/ ./internal/coord/|^(TestActionAmplification|TestResolveActionLimit|TestCoordActionAmplification|TestCoordStoredAmplification|TestActionBound|TestResolveEarlyBound)$"
 )
 
 printf '%-45s %-6s %6s %8s\n' "point" "result" "passed" "skipped"
@@ -54,7 +56,8 @@ if [ "$fuzztime" != 0 ]; then
   echo
   printf '%-40s %-10s %12s %s\n' "fuzz target" "time" "execs" "result"
   for t in "FuzzHandler ./internal/server/" "FuzzQueryParams ./internal/server/" \
-           "FuzzParseXML ./internal/conf/" "FuzzEval ./internal/el/"; do
+           "FuzzParseXML ./internal/conf/" "FuzzEval ./internal/el/" \
+           "FuzzResolveAction ./internal/engine/"; do
     set -- $t
     out="$log/$1.txt"
     if go test -run '^$' -fuzz "^$1\$" -fuzztime "$fuzztime" "$2" >"$out" 2>&1; then res=ok; else res="FAILED (see testdata/fuzz/$1)"; fail=1; fi
