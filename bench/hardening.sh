@@ -32,7 +32,7 @@ probes=(
   "9 atomic submit+start, external id|./internal/engine/ ./internal/server/ ./internal/client/ ./internal/cli/|^(TestRunIsOneTransaction|TestExternalIDDeduplicates|TestExternalIDRace|TestStartIsAtomicOverREST|TestSubmitRetrying|TestJobRunResendsWithExternalID)$"
   "10 full disk never loses or repeats a step|./internal/action/ ./internal/engine/ ./internal/server/ ./internal/cli/|^(TestShellStatusDiskFull|TestShellStartDiskFull|TestShellLauncherGoneDiskFull|TestShellRealDiskFull|TestEndRetryDiskFull|TestShellOnFullDisk|TestServerOnFullDisk|TestServerStartOnFullDisk)$"
   "11 steps as the job's user|./internal/action/ ./internal/cli/|^(TestShellRunAsUser|TestShellRunAsUserRefused|TestCheckLaunchAsUser)$"
-  "23.4 effects that kill the server quarantined|./internal/engine/ ./internal/coordengine/|^(TestCrashQuarantine|TestQuarantineStart|TestQuarantineSparesBystanders|TestQuarantineSlotWaitIsNoDeath|TestJournalDeaths|TestJournalRead|TestJournalCannotOpen|TestCoordQuarantineTick|TestCoordQuarantineLaunch)$"
+  "23.4 effects that kill the server quarantined|./internal/engine/ ./internal/coordengine/|^(TestCrashQuarantine|TestQuarantineStart|TestQuarantineSparesBystanders|TestQuarantineSlotWaitIsNoDeath|TestQuarantineSuspectWaitBounded|TestJournalDeaths|TestJournalRead|TestJournalCannotOpen|TestCoordQuarantineTick|TestCoordQuarantineLaunch)$"
   "23.5 an action after EL bounded|./internal/engine/ ./internal/coordengine/ ./internal/coord/|^(TestActionAmplification|TestResolveActionLimit|TestCoordActionAmplification|TestCoordStoredAmplification|TestActionBound|TestResolveEarlyBound)$"
 )
 

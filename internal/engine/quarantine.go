@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/store"
@@ -94,10 +95,25 @@ type journalScope struct {
 
 type journalScopeKey struct{}
 
+// suspectWait bounds how long a suspect waits for the one being performed:
+// a start that hangs (an executor waiting on a network without a timeout)
+// must not hold up the others for good. The starts that killed the server
+// in practice did so within seconds.
+const suspectWait = time.Minute
+
+// holdSuspect waits for the other suspects' turn to end, at most
+// suspectWait; false if ctx ends first. After suspectWait the effect is
+// performed beside the one that holds the turn.
 func (e *Engine) holdSuspect(ctx context.Context, sc *journalScope) bool {
+	timeout := make(chan struct{})
+	stop := e.clock.AfterFunc(suspectWait, func() { close(timeout) })
+	defer stop()
 	select {
 	case e.suspect <- struct{}{}:
 		sc.holding = true
+		return true
+	case <-timeout:
+		e.logf("gozie: effect %d: performed beside another effect the server died performing, which has run for %s", sc.id, suspectWait)
 		return true
 	case <-ctx.Done():
 		return false

@@ -334,3 +334,49 @@ func TestQuarantineSparesBystanders(t *testing.T) {
 		t.Errorf("%d quarantined, %d performed; want one each: %v", q, ok, got)
 	}
 }
+
+// TestQuarantineSuspectWaitBounded: a suspect whose start hangs holds the
+// other suspects up for suspectWait at most, on the engine's clock.
+func TestQuarantineSuspectWaitBounded(t *testing.T) {
+	l := newLives(t)
+	app := l.forkApp()
+	first := newBlockExec(true)
+	e := l.start(first)
+	if _, err := e.Run(context.Background(), props(app)); err != nil {
+		t.Fatal(err)
+	}
+	l.die(e, first, 2)
+
+	clock := newFakeClock()
+	hang := newBlockExec(true)
+	e = l.start(hang, func(o *Options) { o.Clock = clock })
+	defer e.Close()
+	var got []string
+	select {
+	case n := <-hang.started:
+		got = append(got, n)
+	case <-time.After(20 * time.Second):
+		t.Fatal("no suspect started")
+	}
+	if n := hang.starts("a1") + hang.starts("a2"); n != 1 {
+		t.Fatalf("%d starts while the first suspect runs, want 1", n)
+	}
+	// The other suspect waits for the turn with a timer on the engine's
+	// clock, set once its goroutine gets there: the clock is moved on
+	// until that timer has fired.
+	deadline := time.Now().Add(20 * time.Second)
+	for len(got) < 2 {
+		clock.Advance(suspectWait)
+		select {
+		case n := <-hang.started:
+			got = append(got, n)
+		case <-time.After(time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other suspect did not start after %s", suspectWait)
+		}
+	}
+	if got[0] == got[1] {
+		t.Errorf("starts %v", got)
+	}
+}
