@@ -298,7 +298,7 @@ func Functions() *el.Registry {
 // checks every RUNNING action again (re-attaching to work that outlived a
 // previous process), and starts polling.
 func (e *Engine) Start(ctx context.Context) error {
-	e.openJournal()
+	e.startJournal()
 	pending, err := e.adopt(ctx)
 	if err != nil {
 		return err

@@ -16,9 +16,10 @@ import (
 const CodeQuarantined = "CRASH001"
 
 // quarantineMessage is the action's error message.
-var quarantineMessage = fmt.Sprintf("the server died %s while starting this action; it is not started again", times(QuarantineDeaths))
+var quarantineMessage = fmt.Sprintf("the server died %s while starting this action; it is not started again", countWord(QuarantineDeaths))
 
-func times(n int) string {
+// countWord writes a count of deaths as a message says it.
+func countWord(n int) string {
 	switch n {
 	case 1:
 		return "once"
@@ -28,11 +29,11 @@ func times(n int) string {
 	return fmt.Sprintf("%d times", n)
 }
 
-// openJournal opens the crash journal (Options.CrashJournal) and says in
+// startJournal opens the crash journal (Options.CrashJournal) and says in
 // the server log which effects were in flight at a death. A journal that
 // cannot be opened is logged and left out: it is a safety net, and
 // refusing to start over it would stop every job.
-func (e *Engine) openJournal() {
+func (e *Engine) startJournal() {
 	if e.opts.CrashJournal == "" {
 		return
 	}
@@ -48,7 +49,7 @@ func (e *Engine) openJournal() {
 	}
 	ids := make([]string, 0, len(suspects))
 	for _, id := range sortedKeys(suspects) {
-		ids = append(ids, fmt.Sprintf("%d (%s)", id, times(suspects[id])))
+		ids = append(ids, fmt.Sprintf("%d (%s)", id, countWord(suspects[id])))
 	}
 	if len(ids) > 20 {
 		ids = append(ids[:20], fmt.Sprintf("and %d more", len(ids)-20))
@@ -157,7 +158,7 @@ func (e *Engine) journalWait(ctx context.Context, wait func() bool) bool {
 // would skip. Once committed, the effect's count goes.
 func (e *Engine) quarantine(ctx context.Context, ef *store.Effect, deaths int) error {
 	var err error
-	msg := fmt.Sprintf("the server died %s while performing [%s] for this job (effect %d); it is not performed again", times(deaths), ef.Kind, ef.ID)
+	msg := fmt.Sprintf("the server died %s while performing [%s] for this job (effect %d); it is not performed again", countWord(deaths), ef.Kind, ef.ID)
 	switch {
 	case e.coordEffect(ef):
 		err = e.coordinators().QuarantineEffect(ctx, ef, msg)
@@ -176,7 +177,7 @@ func (e *Engine) quarantine(ctx context.Context, ef *store.Effect, deaths int) e
 		return err
 	}
 	e.logf("gozie: effect %s %s quarantined: the server died %s while performing it; it is marked done, not performed again",
-		ef.Kind, effectSubject(ef), times(deaths))
+		ef.Kind, effectSubject(ef), countWord(deaths))
 	e.journal.End(ef.ID)
 	return nil
 }
@@ -191,7 +192,7 @@ func (e *Engine) quarantineStart(ctx context.Context, ef *store.Effect, deaths i
 	a := st.actions[nodeName(ef.ActionID)]
 	if a != nil && a.Attempt == ef.Attempt && startable(a.Status) && !store.Terminal(st.job.Status) {
 		st.note(e, a.ID, LevelError, "Action [%s]: the server died %s while starting it (effect %d); quarantined [%s], not started again",
-			a.Name, times(deaths), ef.ID, CodeQuarantined)
+			a.Name, countWord(deaths), ef.ID, CodeQuarantined)
 		st.startFailed(e, a, action.Errorf(action.ErrorKindError, CodeQuarantined, "%s", quarantineMessage))
 	}
 	st.done = append(st.done, ef.ID)
