@@ -36,6 +36,8 @@ probes=(
   "23.1/3 file work as the job's user|./internal/osuser/ ./internal/action/ ./internal/engine/ ./internal/coordengine/|^(TestDoActsAsTheUser|TestRunAsFSAction|TestRunAsPrepare|TestRunAsNamedFiles|TestEmailRunAsUser|TestRunAsReadsTheJobsFilesAsItsUser|TestCoordRunAsChecksInputsAsItsUser)$"
   "23.2 steps get no server secrets|./internal/action/|^(TestStepEnvironment|TestStepEnvRules)$"
   "23.4 files a job names: regular, bounded|./internal/action/|^(TestNamedFilesBounded)$"
+  "23.4q effects that kill the server quarantined|./internal/engine/ ./internal/coordengine/|^(TestCrashQuarantine|TestQuarantineStart|TestQuarantineSparesBystanders|TestQuarantineSlotWaitIsNoDeath|TestQuarantineSuspectWaitBounded|TestJournalDeaths|TestJournalRead|TestJournalCannotOpen|TestCoordQuarantineTick|TestCoordQuarantineLaunch)$"
+  "23.5 an action after EL bounded|./internal/engine/ ./internal/coordengine/ ./internal/coord/|^(TestActionAmplification|TestResolveActionLimit|TestCoordActionAmplification|TestCoordStoredAmplification|TestActionBound|TestResolveEarlyBound)$"
   "23.6 admin key not reachable locally|./internal/cli/ ./internal/server/ ./internal/store/sqlite/ ./internal/store/postgres/ ./internal/fsys/|^(TestServerDSNSources|TestClusterCookieKey|TestServerDataDirPrivate|TestCookieSecretFile|TestCookiesAcrossServers|TestGeneratedSecretPrivate|TestLoadConfigAlternatives|TestMigrationDropsClusterSecrets|TestFilesPrivate|TestReadPrivateFile|TestBasicUsersFilePrivate)$"
   "23.7 links and FIFOs in work directories|./internal/action/ ./internal/server/|^(TestLauncherFilesReplaced|TestOutputFilesReplacedByTheStep)$"
   "23.8 job secrets masked for other readers|./internal/server/ ./internal/redact/|^(TestSecretsMaskedForReaders|TestCoordSecretsMaskedForReaders|TestSecretsMaskedWithoutAuthorization|TestMaskNamesKey|TestSecretNameExtended|TestMaskerExtraNames|TestMaskText|TestMaskXML|TestMaskProperties|TestMaskValues|TestMaskReader)$"
@@ -63,7 +65,8 @@ if [ "$fuzztime" != 0 ]; then
   echo
   printf '%-40s %-10s %12s %s\n' "fuzz target" "time" "execs" "result"
   for t in "FuzzHandler ./internal/server/" "FuzzQueryParams ./internal/server/" \
-           "FuzzParseXML ./internal/conf/" "FuzzEval ./internal/el/" "FuzzMask ./internal/redact/"; do
+           "FuzzParseXML ./internal/conf/" "FuzzEval ./internal/el/" "FuzzMask ./internal/redact/" \
+           "FuzzResolveAction ./internal/engine/"; do
     set -- $t
     out="$log/$1.txt"
     if go test -run '^$' -fuzz "^$1\$" -fuzztime "$fuzztime" "$2" >"$out" 2>&1; then res=ok; else res="FAILED (see testdata/fuzz/$1)"; fail=1; fi

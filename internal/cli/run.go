@@ -130,8 +130,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		Store: s, Actions: reg, DataDir: dir, DefaultUser: currentUser(),
 		PollInterval: 500 * time.Millisecond,
 		StartSettle:  engine.DefaultStartSettle,
-		Logf:         logf,
-		OnTransition: prog.note,
+		// The server's bound on an action, so that a workflow tried with
+		// gozie run fails where the server would fail it.
+		MaxActionBytes: cfg.Int("gozie.action.max.bytes", engine.DefaultMaxActionBytes),
+		CrashJournal:   filepath.Join(dir, engine.CrashJournalFile),
+		Logf:           logf,
+		OnTransition:   prog.note,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)

@@ -266,6 +266,8 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		MaxDefinitionBytes:        maxDef,
 		MaxConfFileBytes:          int64(cfg.Int("gozie.conf.file.max.bytes", int(fsys.DefaultMaxConfFile))),
 		Expand:                    conf.DefaultExpandLimits,
+		MaxActionBytes:            cfg.Int("gozie.action.max.bytes", engine.DefaultMaxActionBytes),
+		CrashJournal:              filepath.Join(dir, engine.CrashJournalFile),
 		LeaseValid:                leaseValid(member),
 		RunAsUser:                 cfg.Bool("gozie.launch.as.user"),
 		MaxRunningActions:         cfg.Int("gozie.actions.max.concurrent", 0),

@@ -76,6 +76,10 @@ const (
 	// DefaultNoneTolerance is how long after its nominal time an action of
 	// an execution NONE job may still start (oozie.coord.execution.none.tolerance).
 	DefaultNoneTolerance = time.Minute
+	// DefaultMaxActionBytes bounds what one action's configuration
+	// resolves to (App.MaxActionBytes); the workflow engine bounds its
+	// actions with the same default (engine.DefaultMaxActionBytes).
+	DefaultMaxActionBytes = 2 << 20
 )
 
 // App is a coordinator job definition after submission-time resolution:
@@ -120,11 +124,31 @@ type App struct {
 	Definition string
 	// User and Group are the submitting user and group.
 	User, Group string
+	// MaxActionBytes bounds the action's configuration once its EL is
+	// resolved, per action: the materialized action XML keeps it
+	// unresolved above the bound, RunConf fails with E1004. 0 means
+	// DefaultMaxActionBytes. Submit sets it from its options (and refuses
+	// a configuration the job's variables already take past it); a caller
+	// of Load sets it.
+	MaxActionBytes int
 
 	datasetOrder []string // dataset names in definition order
 
 	partsOnce sync.Once // builds parts, the constant parts of action XML
 	parts     *actionXMLParts
+}
+
+// maxAction is the bound in force on an action's resolved configuration.
+func (a *App) maxAction() int {
+	if a.MaxActionBytes > 0 {
+		return a.MaxActionBytes
+	}
+	return DefaultMaxActionBytes
+}
+
+// actionTooLarge is the E1004 of an action configuration over its bound.
+func actionTooLarge(what string, limit int, prop string) *Error {
+	return errorf(CodeEL, "Expression language evaluation error, %s resolves to more than %d bytes (gozie.action.max.bytes; limit reached at [%s])", what, limit, prop)
 }
 
 // Property is one <property> of an action configuration.

@@ -99,6 +99,9 @@ func DryRunEach(props *conf.Config, opts SubmitOptions, exists func(string) (boo
 		if da.RunConf, ferr = cw.xml(rc); ferr != nil {
 			return false
 		}
+		if ferr = a.checkRunConfXML(chk.Plan, len(da.RunConf)); ferr != nil {
+			return false
+		}
 		ferr = fn(da)
 		return ferr == nil
 	})

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 
@@ -167,6 +168,38 @@ func (v runVars) Lookup(name string) (any, bool) {
 	return v.job.Lookup(name)
 }
 
+// RunConfXML is RunConf written as Hadoop configuration XML, which the
+// action stores; escaping can make it longer than its values, so the
+// bound applies to the XML too.
+func (a *App) RunConfXML(p *ActionPlan, props *conf.Config) (string, error) {
+	rc, err := a.RunConf(p, props)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := rc.WriteXML(&b); err != nil {
+		return "", err
+	}
+	return b.String(), a.checkRunConfXML(p, b.Len())
+}
+
+// name names the action in messages: its id, else its number.
+func (p *ActionPlan) name() string {
+	if p.ID != "" {
+		return p.ID
+	}
+	return strconv.Itoa(p.Number)
+}
+
+// checkRunConfXML refuses a run configuration whose XML is n bytes when
+// that passes the bound.
+func (a *App) checkRunConfXML(p *ActionPlan, n int) error {
+	if limit := a.maxAction(); n > limit {
+		return actionTooLarge("the workflow configuration of action ["+p.name()+"]", limit, "its XML")
+	}
+	return nil
+}
+
 // RunConf is the workflow job configuration an action submits:
 // oozie.wf.application.path (the app-path resolved), the action's
 // <configuration> with every coord: function of the start phase resolved
@@ -203,10 +236,16 @@ func (a *App) RunConf(p *ActionPlan, props *conf.Config) (*conf.Config, error) {
 		return nil, err
 	}
 	out.Set(PropWfAppPath, appPath)
+	// Counted as it is built: a configuration past the bound stops at the
+	// property that passes it.
+	size, limit := len(appPath), a.maxAction()
 	for _, pr := range a.Configuration {
 		v, err := eval("property "+pr.Name, pr.Value)
 		if err != nil {
 			return nil, err
+		}
+		if size += len(pr.Name) + len(v); size > limit {
+			return nil, actionTooLarge("the workflow configuration of action ["+p.name()+"]", limit, pr.Name)
 		}
 		out.Set(pr.Name, v)
 	}

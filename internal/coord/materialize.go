@@ -426,29 +426,67 @@ func (a *App) actionXML(p *ActionPlan) string {
 		b.WriteString(e.close)
 		b.WriteString(e.groupClose)
 	}
-	if !x.dynamic {
+	if block, ok := a.resolvedActionBlock(p); ok {
+		b.WriteString(block)
+	} else {
 		b.WriteString(x.action)
-		return b.String()
+	}
+	return b.String()
+}
+
+// resolvedActionBlock is the <action> block of an action's XML with what
+// materialization can resolve resolved, or false when the definition's
+// block stands as it is: nothing to resolve, or a block that would pass
+// the action bound (App.MaxActionBytes), which resolving stops at instead
+// of building first. The run configuration at start is bounded the same
+// way and fails the action.
+func (a *App) resolvedActionBlock(p *ActionPlan) (string, bool) {
+	if !a.xmlParts().dynamic {
+		return "", false
+	}
+	limit := a.maxAction()
+	left := limit
+	early := func(ctx *ELContext, text string) (string, bool) {
+		v, ok := resolveEarly(ctx, text, left)
+		left -= len(v)
+		return v, ok && left >= 0
 	}
 	ctx := &ELContext{Processing: a.Processing, Vars: p.vars,
 		Action: &Action{NominalTime: p.NominalTime, ActualTime: p.CreatedTime, Location: a.Location, ID: p.ID, Name: a.Name}}
+	appPath, ok := early(ctx, a.AppPath)
+	if !ok {
+		return "", false
+	}
 	props := make([]Property, len(a.Configuration))
 	for i, pr := range a.Configuration {
-		props[i] = Property{Name: pr.Name, Value: resolveEarly(ctx, pr.Value)}
+		v, ok := early(ctx, pr.Value)
+		if !ok {
+			return "", false
+		}
+		props[i] = Property{Name: pr.Name, Value: v}
 	}
+	var b strings.Builder
 	b.WriteString("  <action>\n")
-	b.WriteString(a.workflowXML("    ", resolveEarly(ctx, a.AppPath), props))
+	b.WriteString(a.workflowXML("    ", appPath, props))
 	if a.SLA != nil {
 		slaCtx := *ctx
 		slaCtx.Vars = slaVars{p.vars}
 		fields := make([]Property, len(a.SLA.Fields))
 		for i, f := range a.SLA.Fields {
-			fields[i] = Property{Name: f.Name, Value: resolveEarly(&slaCtx, f.Value)}
+			v, ok := early(&slaCtx, f.Value)
+			if !ok {
+				return "", false
+			}
+			fields[i] = Property{Name: f.Name, Value: v}
 		}
 		b.WriteString(a.SLA.xml("    ", fields))
 	}
 	b.WriteString("  </action>\n</coordinator-app>")
-	return b.String()
+	// Escaping can make the block longer than its values.
+	if b.Len() > limit+len(a.xmlParts().action) {
+		return "", false
+	}
+	return b.String(), true
 }
 
 // uris returns the action's URIs of an event.

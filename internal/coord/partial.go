@@ -48,17 +48,23 @@ func hasEarlySegments(text string) bool {
 // phase can (coord:nominalTime, coord:formatTime, job variables, ...) and
 // keeps the other segments, and any segment that fails, as written for the
 // start phase. It is what the stored action XML shows; the run
-// configuration is always computed from the definition at start.
-func resolveEarly(ctx *ELContext, text string) string {
+// configuration is always computed from the definition at start. A result
+// that would pass max bytes is not built: false, with text as it is.
+// (Segments are evaluated one by one, so el.MaxStringLen, which bounds a
+// whole text's, does not bound the result.)
+func resolveEarly(ctx *ELContext, text string, max int) (string, bool) {
 	if !el.HasExpr(text) {
-		return text
+		return text, len(text) <= max
 	}
 	tpl, err := el.Parse(text)
 	if err != nil {
-		return text
+		return text, len(text) <= max
 	}
 	var b strings.Builder
 	for _, n := range tpl.Nodes {
+		if b.Len() > max {
+			return text, false
+		}
 		switch n := n.(type) {
 		case *el.Text:
 			b.WriteString(n.String())
@@ -76,5 +82,8 @@ func resolveEarly(ctx *ELContext, text string) string {
 			b.WriteString(strings.NewReplacer("${", `\${`, "#{", `\#{`).Replace(v))
 		}
 	}
-	return b.String()
+	if b.Len() > max {
+		return text, false
+	}
+	return b.String(), true
 }

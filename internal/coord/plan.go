@@ -21,6 +21,9 @@ type SubmitOptions struct {
 	// 0 means DefaultMinFrequencyMinutes and a negative value disables the
 	// check (oozie.service.coord.check.maximum.frequency=false).
 	MinFrequencyMinutes int
+	// MaxActionBytes bounds an action's configuration after EL
+	// (App.MaxActionBytes); 0 means DefaultMaxActionBytes.
+	MaxActionBytes int
 }
 
 // PlanState is what materialization knows of a job from the store.

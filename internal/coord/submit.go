@@ -98,7 +98,7 @@ func Submit(props *conf.Config, opts SubmitOptions) (*App, *conf.Config, error) 
 		return nil, nil, err
 	}
 	read := func(p string) ([]byte, error) { return opts.ReadFile(p) }
-	a, err := resolveApp(r, job, read, appDir)
+	a, err := resolveApp(r, job, read, appDir, max(opts.MaxActionBytes, 0))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -119,7 +119,7 @@ func Load(definition string, props *conf.Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := resolveApp(r, props, nil, "")
+	a, err := resolveApp(r, props, nil, "", -1)
 	if err != nil {
 		return nil, err
 	}
@@ -235,8 +235,11 @@ func (rv resolver) timeIn(p Phase, what, text string) (time.Time, error) {
 
 // resolveApp turns a raw definition into an App with submission-phase EL
 // resolved; read (nil when loading a persisted definition) reads included
-// dataset files relative to appDir.
-func resolveApp(r *rawApp, job *conf.Config, read func(string) ([]byte, error), appDir string) (*App, error) {
+// dataset files relative to appDir. maxAction is App.MaxActionBytes, which
+// the action configuration resolved with the job's variables must not
+// pass; negative skips that check (a persisted definition is bounded per
+// action instead).
+func resolveApp(r *rawApp, job *conf.Config, read func(string) ([]byte, error), appDir string, maxAction int) (*App, error) {
 	pz := schedule.UTC
 	if z, ok := job.Get(PropProcessing); ok && strings.TrimSpace(z) != "" {
 		p, err := schedule.ParseProcessingZone(strings.TrimSpace(z))
@@ -246,7 +249,8 @@ func resolveApp(r *rawApp, job *conf.Config, read func(string) ([]byte, error), 
 		pz = p
 	}
 	rv := resolver{vars: confVars{job}, pz: pz}
-	a := &App{Namespace: r.ns, Processing: pz, Datasets: map[string]*Dataset{}, Parameters: r.params, SLA: r.sla}
+	a := &App{Namespace: r.ns, Processing: pz, Datasets: map[string]*Dataset{}, Parameters: r.params, SLA: r.sla,
+		MaxActionBytes: max(maxAction, 0)}
 	a.User, _ = job.Get(PropUser)
 	a.Group, _ = job.Get(PropGroup)
 	var err error
@@ -281,14 +285,23 @@ func resolveApp(r *rawApp, job *conf.Config, read func(string) ([]byte, error), 
 	}
 	// The action keeps its EL for materialization and start; evaluating it
 	// in the submit-data phase only checks that the variables exist.
+	// Every action resolves the configuration with these variables
+	// again and stores the result: one that is too large already is
+	// refused now, before a thousand actions each build it.
 	a.AppPath = r.appPath
-	if _, err := rv.eval(PhaseSubmitData, "app-path", r.appPath); err != nil {
+	v, err := rv.eval(PhaseSubmitData, "app-path", r.appPath)
+	if err != nil {
 		return nil, err
 	}
+	size, limit := len(v), a.maxAction()
 	a.Configuration = r.config
 	for _, p := range r.config {
-		if _, err := rv.eval(PhaseSubmitData, "property "+p.Name, p.Value); err != nil {
+		v, err := rv.eval(PhaseSubmitData, "property "+p.Name, p.Value)
+		if err != nil {
 			return nil, err
+		}
+		if size += len(p.Name) + len(v); maxAction >= 0 && size > limit {
+			return nil, actionTooLarge("the action configuration", limit, p.Name)
 		}
 	}
 	if a.SLA != nil {

@@ -128,6 +128,7 @@ type Engine struct {
 	newJobID       func(n int64, kind string) string
 	checkExpansion func(*conf.Config) error
 	readFile       func(ctx context.Context) func(string) ([]byte, error)
+	maxAction      int // coord.App.MaxActionBytes: the workflow engine's bound on an action
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // one writer per job, as for workflows
@@ -142,8 +143,8 @@ func New(wf *engine.Engine, opts Options) *Engine {
 	e := &Engine{
 		wf: wf, store: wo.Store, clock: wo.Clock, logf: wo.Logf, opts: opts.withDefaults(),
 		defaultUser: wo.DefaultUser, newJobID: wf.NewJobID, checkExpansion: wf.CheckExpansion,
-		readFile: wf.CoordFileReader,
-		locks:    map[string]*sync.Mutex{}, apps: map[string]*cachedApp{},
+		readFile: wf.CoordFileReader, maxAction: wo.MaxActionBytes,
+		locks: map[string]*sync.Mutex{}, apps: map[string]*cachedApp{},
 	}
 	wf.SetCoordinators(e)
 	return e
@@ -212,6 +213,7 @@ func (e *Engine) coordApp(j *store.CoordJob) (*coord.App, *conf.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	app.MaxActionBytes = e.maxAction
 	withJobControls(app, j)
 	e.mu.Lock()
 	e.apps[j.ID] = &cachedApp{definition: j.Definition, conf: j.Conf, end: j.EndTime, concurrency: j.Concurrency, app: app, props: props}
@@ -280,6 +282,7 @@ func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error)
 		ReadFile:            e.readFile(ctx),
 		Now:                 now,
 		MinFrequencyMinutes: e.opts.MinFrequencyMinutes,
+		MaxActionBytes:      e.maxAction,
 	})
 	if err != nil {
 		var ce *coord.Error

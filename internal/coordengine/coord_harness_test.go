@@ -81,7 +81,8 @@ type coordHarness struct {
 	hold  *holdExec
 	opts  Options
 	e     *engines
-	// engineOpts, when set, changes the workflow engine's options.
+	// engineOpts, when set, changes the workflow engine's options at the
+	// next (re)start.
 	engineOpts func(*engine.Options)
 }
 
@@ -121,12 +122,13 @@ func (h *coordHarness) startEngine() {
 	reg := action.NewRegistry()
 	reg.Register("fs", action.NewFS())
 	reg.Register("hold", h.hold)
-	eo := engine.Options{Store: h.store, Actions: reg, DataDir: h.dir, Clock: h.clock,
-		PollInterval: time.Hour, DefaultUser: "tester", SystemID: "oozie-test", Logf: h.t.Logf}
+	wfOpts := engine.Options{Store: h.store, Actions: reg, DataDir: h.dir, Clock: h.clock,
+		PollInterval: time.Hour, DefaultUser: "tester", SystemID: "oozie-test", Logf: h.t.Logf,
+		CrashJournal: filepath.Join(h.dir, "effects.journal")}
 	if h.engineOpts != nil {
-		h.engineOpts(&eo)
+		h.engineOpts(&wfOpts)
 	}
-	e, err := newEngines(eo, h.opts)
+	e, err := newEngines(wfOpts, h.opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
@@ -219,4 +220,63 @@ func (e *Engine) performCoordCascade(ctx context.Context, ef *store.Effect) erro
 		}
 	}
 	return e.markDone(ctx, ef)
+}
+
+// QuarantineEffect marks done a coordinator effect the server died
+// performing (engine.Coordinators): the tick's step is skipped and the tick
+// dropped, so that the next event of the job (an action ending, a command)
+// schedules a new one instead of the job waiting for a tick that never
+// comes; a workflow launch fails its action with engine.CodeQuarantined;
+// the other kinds (cascades, clean-up) are only marked done. Each says so
+// in the job's log.
+func (e *Engine) QuarantineEffect(ctx context.Context, ef *store.Effect, msg string) error {
+	jobID := ef.JobID
+	if ef.Kind == store.EffectNotify {
+		jobID, _, _ = strings.Cut(ef.ActionID, "@")
+	}
+	unlock := e.coordLock(jobID)
+	defer unlock()
+	c, err := e.loadCoordChange(ctx, jobID)
+	if errors.Is(err, store.ErrNotFound) || engine.ErrorCode(err) == engine.CodeJobNotFound {
+		return e.markDone(ctx, ef)
+	}
+	if err != nil {
+		return err
+	}
+	c.done = append(c.done, ef.ID)
+	switch ef.Kind {
+	case EffectCoordTick:
+		if c.extra.TickID == ef.ID {
+			c.extra.TickID, c.extra.TickAt = 0, time.Time{}
+			c.jobDirty = true
+		}
+		c.log("", "ERROR", "%s; the job's next action end or command steps it again", msg)
+	case EffectCoordSubmit:
+		a, err := e.coordActionOf(ctx, ef.ActionID)
+		if err != nil {
+			return err
+		}
+		c.log(ef.ActionID, "ERROR", "%s", msg)
+		if a != nil && a.Status == store.CoordActionSubmitted {
+			a.ErrorCode, a.ErrorMessage = engine.CodeQuarantined, "the server died while launching this action's workflow; it is not launched again"
+			c.setActionStatus(e, a, store.CoordActionFailed)
+			c.stepSoon()
+		}
+	default:
+		c.log(ef.ActionID, "ERROR", "%s", msg)
+	}
+	return e.commitCoord(ctx, c)
+}
+
+// coordActionOf reads a coordinator action, nil when it is gone.
+func (e *Engine) coordActionOf(ctx context.Context, id string) (*store.CoordAction, error) {
+	var a *store.CoordAction
+	err := e.store.View(ctx, func(tx store.Tx) (err error) {
+		a, err = tx.CoordAction(ctx, id)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return a, err
 }

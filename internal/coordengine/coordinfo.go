@@ -156,6 +156,7 @@ func (e *Engine) CoordDryrun(ctx context.Context, props *conf.Config) (string, e
 		ReadFile:            e.readFile(ctx),
 		Now:                 e.now(),
 		MinFrequencyMinutes: e.opts.MinFrequencyMinutes,
+		MaxActionBytes:      e.maxAction,
 	}, exists, DryRunActionLimit)
 	if err != nil {
 		return "", engine.CoordError(err)

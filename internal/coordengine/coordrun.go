@@ -577,12 +577,7 @@ func (e *Engine) decide(c *coordChange, app *coord.App, props *conf.Config, acts
 		runConf := ""
 		err := json.Unmarshal([]byte(a.Plan), &p)
 		if err == nil {
-			var rc *conf.Config
-			if rc, err = app.RunConf(&p, props); err == nil {
-				var b strings.Builder
-				err = rc.WriteXML(&b)
-				runConf = b.String()
-			}
+			runConf, err = app.RunConfXML(&p, props)
 		}
 		if !c.setActionStatus(e, a, store.CoordActionSubmitted) {
 			continue

@@ -84,6 +84,7 @@ func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config,
 		ReadFile:            e.readFile(ctx),
 		Now:                 c.now,
 		MinFrequencyMinutes: e.opts.MinFrequencyMinutes,
+		MaxActionBytes:      e.maxAction,
 	})
 	if err != nil {
 		var ce *coord.Error

@@ -55,7 +55,7 @@ func TestResolveElementDeferred(t *testing.T) {
 	}
 	for _, tt := range tests {
 		e := &workflow.Element{Name: xml.Name{Local: "arg"}, Text: tt.text, Attrs: []xml.Attr{{Name: xml.Name{Local: "v"}, Value: tt.attr}}}
-		out, err := resolveElement(ev, e)
+		out, _, err := resolveAction(ev, e, DefaultMaxActionBytes)
 		if err != nil {
 			t.Fatalf("%q: %v", tt.text, err)
 		}

@@ -99,9 +99,10 @@ func newBenchEnv(b *testing.B, backend string, shell bool) *benchEnv {
 		action.RegisterBuiltins(reg, action.Options{Launcher: []string{self}, SupervisorDir: supDir})
 		b.Cleanup(func() { _ = action.StopSupervisor(supDir, 20*time.Second) })
 	}
-	// StartSettle as gozie server and gozie run have it.
+	// StartSettle and the crash journal as gozie server and gozie run have them.
 	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, DefaultUser: "bench", Logf: b.Logf,
-		PollInterval: 500 * time.Millisecond, StartSettle: DefaultStartSettle})
+		PollInterval: 500 * time.Millisecond, StartSettle: DefaultStartSettle,
+		CrashJournal: filepath.Join(dir, CrashJournalFile)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -45,6 +45,12 @@ type Coordinators interface {
 	// performs the effect again after a backoff, store.ErrNotOwner gives
 	// the job up to its new owner, E0604 marks the effect done.
 	PerformEffect(ctx context.Context, ef *store.Effect) error
+	// QuarantineEffect marks done, instead of performing it, an effect of
+	// those kinds that the server died performing deaths times (the crash
+	// journal, quarantine.go), with a line in its job's log saying so and
+	// whatever else the job needs to go on without it. msg is that line's
+	// reason. Errors are treated as PerformEffect's are.
+	QuarantineEffect(ctx context.Context, ef *store.Effect, msg string) error
 }
 
 // EffectKinds describes the effect kinds of a Coordinators.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,6 +35,19 @@ const benchLauncherEnv = "GZTEST_ENGINE_AS_LAUNCHER" // not GOZIE_*: steps never
 // crashShellEnv makes the crash helper run real shell actions through the
 // launch supervisor instead of shExec.
 const crashShellEnv = "GOZIE_ENGINE_CRASH_HELPER_SHELL"
+
+// dieExec is an action type whose Start kills the process with SIGKILL, as
+// the kernel's OOM killer kills a server that a job's effect exhausts.
+type dieExec struct{}
+
+func (dieExec) Start(ctx context.Context, a *action.Context) (action.Result, error) {
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {} // the signal is on its way
+}
+func (dieExec) Check(ctx context.Context, a *action.Context, id string) (action.Result, error) {
+	return action.Result{ExternalID: id}, nil
+}
+func (dieExec) Kill(ctx context.Context, a *action.Context, id string) error { return nil }
 
 func TestMain(m *testing.M) {
 	// A launcher or supervisor started by a crash helper inherits the
@@ -110,6 +124,7 @@ func crashHelper(dir string) int {
 	}
 	reg := action.NewRegistry()
 	reg.Register("sh", shExec{Log: filepath.Join(dir, "log")})
+	reg.Register("die", dieExec{})
 	if os.Getenv(crashShellEnv) == "1" {
 		self, err := os.Executable()
 		if err != nil {
@@ -119,7 +134,8 @@ func crashHelper(dir string) int {
 		action.RegisterBuiltins(reg, action.Options{Launcher: []string{self}, SupervisorDir: filepath.Join(dir, "launcher")})
 	}
 	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, PollInterval: 20 * time.Millisecond, DefaultUser: "crash",
-		StartSettle: DefaultStartSettle}) // as gozie server runs: crashes while a start settles too
+		StartSettle:  DefaultStartSettle, // as gozie server runs: crashes while a start settles too
+		CrashJournal: filepath.Join(dir, "effects.journal")})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -255,6 +271,67 @@ func testCrashRecovery(t *testing.T, dsn string, shell bool) {
 		if len(files) != len(names) || len(pids) != 1 {
 			t.Errorf("%d pid files for %d steps, supervisors: %v", len(files), len(names), pids)
 		}
+	}
+}
+
+// TestCrashQuarantine: an action whose start kills the server (SIGKILL,
+// as the OOM killer's) kills it twice, then the third server quarantines
+// it: the action fails with CodeQuarantined, its error transition runs,
+// and the job ends instead of killing every restart.
+func TestCrashQuarantine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	appXML := wf(`<start to="boom"/><action name="boom"><die xmlns="uri:gozie:test:1.0"/><ok to="end"/><error to="after"/></action>` +
+		`<action name="after"><sh xmlns="uri:gozie:sh:1.0"/><ok to="end"/><error to="end"/></action><end name="end"/>`)
+	if err := os.MkdirAll(filepath.Join(dir, "app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "app", "workflow.xml"), []byte(appXML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for life := 1; life <= 3; life++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), crashHelperEnv+"="+dir, crashDSNEnv+"=", crashShellEnv+"=0")
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		killed := false
+		if ee, ok := err.(*exec.ExitError); ok {
+			ws, _ := ee.Sys().(syscall.WaitStatus)
+			killed = ws.Signaled() && ws.Signal() == syscall.SIGKILL
+		}
+		if life < 3 && !killed {
+			t.Fatalf("server %d: %v (%s), want killed by its action", life, err, out)
+		}
+		if life == 3 && (err != nil || strings.TrimSpace(string(out)) != store.JobSucceeded) {
+			t.Fatalf("server 3: %v (%s), want the job to end", err, out)
+		}
+	}
+	s, err := sqlite.Open(context.Background(), filepath.Join(dir, "gozie.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	var acts []*store.Action
+	err = s.View(ctx, func(tx store.Tx) error {
+		jobs, err := tx.Jobs(ctx, store.JobFilter{})
+		if err != nil || len(jobs) != 1 {
+			return fmt.Errorf("jobs: %d, %v", len(jobs), err)
+		}
+		acts, err = tx.Actions(ctx, jobs[0].ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, a := range acts {
+		got[a.Name] = a.Status + " " + a.ErrorCode
+	}
+	if got["boom"] != store.ActionError+" "+CodeQuarantined || got["after"] != store.ActionOK+" " {
+		t.Errorf("actions %v; want boom quarantined, after run", got)
 	}
 }
 

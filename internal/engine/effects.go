@@ -66,7 +66,7 @@ func (e *Engine) dispatch(effects []*store.Effect) {
 // backoff (retry.go) until it succeeds or the engine closes.
 func (e *Engine) perform(ef *store.Effect) {
 	ctx := e.ctx
-	err := e.performEffect(ctx, ef)
+	err := e.performJournaled(ctx, ef)
 	if err != nil && ctx.Err() == nil && ErrorCode(err) == CodeJobNotFound {
 		// The job is gone (deleted, or never committed): nothing to do.
 		err = e.markDone(ctx, ef)
@@ -192,8 +192,9 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	}
 	exec, ok := e.actions.Lookup(a.Type)
 	var actx *action.Context
+	var confXML string
 	if ok {
-		actx, err = e.actionContext(st, a)
+		actx, confXML, err = e.actionContext(st, a)
 	}
 	switch {
 	case !ok:
@@ -210,7 +211,7 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		st.done = append(st.done, ef.ID)
 		return e.commitUnlock(ctx, st)
 	}
-	a.Conf = elementXML(actx.Element)
+	a.Conf = confXML
 	e.setContext(a.ID, actx)
 	st.mu.Unlock()
 
@@ -221,7 +222,8 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		// the job's commit fails as taken over.
 		return errLeaseExpired
 	}
-	if a.Type != "sub-workflow" && !e.slots.acquire(ctx, a.ID) {
+	if a.Type != "sub-workflow" && !e.slots.tryAcquire(a.ID) &&
+		!e.journalWait(ctx, func() bool { return e.slots.acquire(ctx, a.ID) }) {
 		return nil // shutting down: the effect stays pending
 	}
 	var ended chan struct{}
@@ -264,7 +266,7 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		st.done = append(st.done, ef.ID)
 		return e.commit(ctx, st)
 	}
-	a.Conf = elementXML(actx.Element)
+	a.Conf = confXML
 	st.actionStarted(e, a, res, startErr)
 	st.done = append(st.done, ef.ID)
 	if err := e.commit(ctx, st); err != nil {
@@ -373,7 +375,7 @@ func (e *Engine) contextFor(st *jobState, a *store.Action) *action.Context {
 	if actx != nil && actx.Attempt == a.Attempt {
 		return actx
 	}
-	actx, err := e.actionContext(st, a)
+	actx, _, err := e.actionContext(st, a)
 	if err != nil {
 		// The body resolved when the action started; if it no longer
 		// does, the executor still gets enough to find its run.

@@ -118,16 +118,23 @@ func (e *Engine) callbackURL(actionID, stateVar string) string {
 
 // actionContext builds what an executor gets for the current attempt of a:
 // the action body with EL resolved, the merged configuration, a work
-// directory. An EL failure is returned as an *el.Error.
-func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, error) {
+// directory; and the resolved body as XML, which the action record keeps
+// (its conf). An EL failure is returned as an *el.Error; an action that
+// resolves to more than Options.MaxActionBytes, or whose job-xml files
+// together pass the configuration limit, as an E1004 action error.
+func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, string, error) {
 	n := st.app.Node(a.Name)
 	if n == nil || n.Action == nil || n.Action.Body == nil {
-		return nil, action.Errorf(action.Failed, workflow.CodeSchema, "node [%s] is not an action with a body", a.Name)
+		return nil, "", action.Errorf(action.Failed, workflow.CodeSchema, "node [%s] is not an action with a body", a.Name)
 	}
 	ev := st.evaluator(e, a.Name)
-	body, err := resolveElement(ev, n.Action.Body)
+	body, confXML, err := resolveAction(ev, n.Action.Body, e.opts.MaxActionBytes)
+	if errors.Is(err, errActionTooLarge) {
+		return nil, "", action.Errorf(action.ErrorKindError, conf.CodeExpand,
+			"Expression language evaluation error, action [%s] resolves to more than %d bytes (gozie.action.max.bytes)", a.Name, e.opts.MaxActionBytes)
+	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	c := conf.New()
 	c.Merge(st.defaults)
@@ -135,12 +142,20 @@ func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, 
 	if err != nil {
 		var ee *Error
 		errors.As(err, &ee)
-		return nil, action.Errorf(action.NonTransient, action.CodeRunAsUser, "%s", ee.Msg)
+		return nil, "", action.Errorf(action.NonTransient, action.CodeRunAsUser, "%s", ee.Msg)
 	}
+	total := e.expandTotal()
 	for _, x := range jobXMLOrder(st.app, body) {
-		jx, err := e.ReadConfFile(uctx, st.localPath(x))
+		jx, size, err := e.readConfFileSize(uctx, st.localPath(x))
 		if err != nil {
-			return nil, action.Errorf(action.ErrorKindError, "JA008", "job-xml [%s] of action [%s]: %v", x, a.Name, err)
+			return nil, "", action.Errorf(action.ErrorKindError, "JA008", "job-xml [%s] of action [%s]: %v", x, a.Name, err)
+		}
+		// Each file is bounded, not their number: a hundred <job-xml>
+		// elements naming large files would be merged into one
+		// configuration before CheckExpansion saw it.
+		if total -= size; total < 0 {
+			return nil, "", action.Errorf(action.ErrorKindError, conf.CodeExpand,
+				"configuration of action [%s]: Expression language evaluation error, its job-xml files are larger than %d bytes together (limit reached at [%s])", a.Name, e.expandTotal(), x)
 		}
 		c.Merge(jx)
 	}
@@ -151,7 +166,7 @@ func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, 
 	if err := c.CheckExpansion(e.opts.Expand); err != nil {
 		// The job configuration was checked at submission; job-xml files
 		// and the action's own <configuration> are only read now.
-		return nil, action.Errorf(action.ErrorKindError, conf.CodeExpand, "configuration of action [%s]: %v", a.Name, err)
+		return nil, "", action.Errorf(action.ErrorKindError, conf.CodeExpand, "configuration of action [%s]: %v", a.Name, err)
 	}
 	// The work directory is named, not made: executors that use it (shell,
 	// fs) create it, and most actions (sub-workflows, no-ops) never do;
@@ -164,7 +179,7 @@ func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, 
 	}
 	id, jobID := a.ID, st.job.ID
 	actx.Notify = func() { e.notify(jobID, id) }
-	return actx, nil
+	return actx, confXML, nil
 }
 
 // jobXMLOrder lists an action's job-xml files, those inherited from
@@ -212,26 +227,43 @@ func stripFileScheme(p string) string {
 	return p
 }
 
-// resolveElement returns a copy of e with EL evaluated in every text and
-// attribute value (specification 4: EL is resolved when a node executes).
-func resolveElement(ev *el.Evaluator, e *workflow.Element) (*workflow.Element, error) {
-	out := e.Clone()
+// errActionTooLarge stops the resolution of an action body that passes its
+// limit.
+var errActionTooLarge = errors.New("action too large")
+
+// resolveAction returns a copy of body with EL evaluated in every text and
+// attribute value (specification 4: EL is resolved when a node executes),
+// and that copy as XML, which must not be longer than limit bytes
+// (errActionTooLarge). The bound holds while evaluating: the texts and
+// values resolved so far, which the XML holds at least, are counted after
+// each one, so 300 references to a 900 KB variable stop after three
+// instead of building 270 MB first. One text is itself bounded by
+// el.MaxStringLen, or is a variable's value passed along without a copy.
+func resolveAction(ev *el.Evaluator, body *workflow.Element, limit int) (*workflow.Element, string, error) {
+	out := body.Clone()
+	used := 0
+	resolve := func(s string) (string, error) {
+		if el.HasExpr(s) {
+			v, err := ev.EvalString(s)
+			if err != nil {
+				return "", err
+			}
+			s = v
+		}
+		if used += len(s); used > limit {
+			return "", errActionTooLarge
+		}
+		return s, nil
+	}
 	var walk func(x *workflow.Element) error
 	walk = func(x *workflow.Element) error {
-		if el.HasExpr(x.Text) {
-			v, err := ev.EvalString(x.Text)
-			if err != nil {
-				return err
-			}
-			x.Text = v
+		var err error
+		if x.Text, err = resolve(x.Text); err != nil {
+			return err
 		}
-		for i, a := range x.Attrs {
-			if el.HasExpr(a.Value) {
-				v, err := ev.EvalString(a.Value)
-				if err != nil {
-					return err
-				}
-				x.Attrs[i].Value = v
+		for i := range x.Attrs {
+			if x.Attrs[i].Value, err = resolve(x.Attrs[i].Value); err != nil {
+				return err
 			}
 		}
 		for _, c := range x.Children {
@@ -241,42 +273,72 @@ func resolveElement(ev *el.Evaluator, e *workflow.Element) (*workflow.Element, e
 		}
 		return nil
 	}
-	return out, walk(out)
+	if err := walk(out); err != nil {
+		return nil, "", err
+	}
+	// Escaping can make the XML several times longer than its texts.
+	w := &xmlWriter{limit: limit}
+	w.element(out, "")
+	if w.over {
+		return nil, "", errActionTooLarge
+	}
+	return out, w.b.String(), nil
 }
 
-// elementXML serializes an element for the action record's conf (the
-// REST API shows the action XML there). Namespace declarations are written
-// where the namespace changes.
-func elementXML(e *workflow.Element) string {
-	var b strings.Builder
-	writeElement(&b, e, "")
-	return b.String()
+// xmlWriter writes an element as XML for the action record's conf (the
+// REST API shows the action XML there), declaring namespaces where they
+// change, and stops once the output would pass limit bytes (over is set
+// then and the output is incomplete).
+type xmlWriter struct {
+	b     strings.Builder
+	limit int
+	over  bool
 }
 
-func writeElement(b *strings.Builder, e *workflow.Element, parentNS string) {
-	b.WriteString("<" + e.Name.Local)
-	if e.Name.Space != parentNS && e.Name.Space != "" {
-		b.WriteString(` xmlns="`)
-		_ = xml.EscapeText(b, []byte(e.Name.Space))
-		b.WriteString(`"`)
+// Write is for xml.EscapeText; it refuses what would pass the limit.
+func (w *xmlWriter) Write(p []byte) (int, error) {
+	if w.over || w.b.Len()+len(p) > w.limit {
+		w.over = true
+		return 0, errActionTooLarge
 	}
-	for _, a := range e.Attrs {
-		b.WriteString(" " + a.Name.Local + `="`)
-		_ = xml.EscapeText(b, []byte(a.Value))
-		b.WriteString(`"`)
-	}
-	if len(e.Children) == 0 && e.Text == "" {
-		b.WriteString("/>")
+	return w.b.Write(p)
+}
+
+func (w *xmlWriter) str(s string) {
+	if w.over || w.b.Len()+len(s) > w.limit {
+		w.over = true
 		return
 	}
-	b.WriteString(">")
+	w.b.WriteString(s)
+}
+
+func (w *xmlWriter) element(e *workflow.Element, parentNS string) {
+	w.str("<" + e.Name.Local)
+	if e.Name.Space != parentNS && e.Name.Space != "" {
+		w.str(` xmlns="`)
+		_ = xml.EscapeText(w, []byte(e.Name.Space))
+		w.str(`"`)
+	}
+	for _, a := range e.Attrs {
+		w.str(" " + a.Name.Local + `="`)
+		_ = xml.EscapeText(w, []byte(a.Value))
+		w.str(`"`)
+	}
+	if len(e.Children) == 0 && e.Text == "" {
+		w.str("/>")
+		return
+	}
+	w.str(">")
 	if len(e.Children) == 0 {
-		_ = xml.EscapeText(b, []byte(e.Text))
+		_ = xml.EscapeText(w, []byte(e.Text))
 	}
 	for _, c := range e.Children {
-		writeElement(b, c, e.Name.Space)
+		if w.over {
+			return
+		}
+		w.element(c, e.Name.Space)
 	}
-	b.WriteString("</" + e.Name.Local + ">")
+	w.str("</" + e.Name.Local + ">")
 }
 
 // encodeData writes captured output as Java properties text, sorted so the

@@ -110,6 +110,12 @@ type Options struct {
 	// checked at submission (E1004); zero fields mean
 	// conf.DefaultExpandLimits.
 	Expand conf.ExpandLimits
+	// MaxActionBytes bounds an action after EL: the XML of its resolved
+	// body (arguments, its <configuration>, ...), which its record stores
+	// and show=info serves. An action over it fails with E1004 without
+	// starting; coordinator actions' run configurations have the same
+	// bound. Default DefaultMaxActionBytes.
+	MaxActionBytes int
 	// StoreRetryInterval is the wait before an effect whose work failed
 	// (a database outage, typically) is performed again, doubled for each
 	// further failure up to StoreRetryMax; defaults 1s and 30s. The waits
@@ -135,6 +141,12 @@ type Options struct {
 	// paused past its lease does not start what the server taking its
 	// jobs over starts too. nil means always (one server per store).
 	LeaseValid func() bool
+	// CrashJournal is the file of the crash journal (journal.go): the
+	// effects being performed, so that one whose performance kills the
+	// process is quarantined after QuarantineDeaths deaths instead of
+	// performed at every start. gozie server and gozie run use
+	// <data>/effects.journal. Empty: no journal.
+	CrashJournal string
 }
 
 // errLeaseExpired delays an action start until the lease is renewed.
@@ -184,6 +196,9 @@ type Engine struct {
 	slots    *slots   // bound on running actions (slots.go)
 	batch    *batcher // several jobs' commits in one transaction (batch.go)
 	notifier notifier // HTTP notification deliveries (notifysend.go)
+
+	journal *crashJournal // nil without Options.CrashJournal
+	suspect chan struct{} // held while an effect in flight at a death is performed
 
 	// The coordinator engine, when attached (coordinators.go), and its
 	// effect kinds; under mu.
@@ -236,6 +251,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.MaxConfFileBytes <= 0 {
 		opts.MaxConfFileBytes = fsys.DefaultMaxConfFile
 	}
+	if opts.MaxActionBytes <= 0 {
+		opts.MaxActionBytes = DefaultMaxActionBytes
+	}
 	if opts.StoreRetryInterval <= 0 {
 		opts.StoreRetryInterval = DefaultStoreRetryInterval
 	}
@@ -264,6 +282,7 @@ func New(opts Options) (*Engine, error) {
 		sem:      make(chan struct{}, opts.MaxConcurrentStarts),
 		slots:    newSlots(opts.MaxRunningActions),
 		batch:    &batcher{store: opts.Store},
+		suspect:  make(chan struct{}, 1),
 	}
 	e.started = e.clock.Now()
 	e.ctx, e.cancel = context.WithCancel(context.Background())
@@ -287,9 +306,12 @@ func Functions() *el.Registry {
 // checks every RUNNING action again (re-attaching to work that outlived a
 // previous process), and starts polling.
 func (e *Engine) Start(ctx context.Context) error {
-	if err := e.Adopt(ctx); err != nil {
+	e.startJournal()
+	pending, err := e.adopt(ctx)
+	if err != nil {
 		return err
 	}
+	e.keepJournal(pending)
 	e.wg.Add(2)
 	go e.every(e.opts.PollInterval, e.poll)
 	go e.every(e.opts.SweepInterval, func() { e.sweep(e.ctx, "") })
@@ -302,6 +324,12 @@ func (e *Engine) Start(ctx context.Context) error {
 // another's jobs over calls it again. Effects and checks already under way
 // are not repeated.
 func (e *Engine) Adopt(ctx context.Context) error {
+	_, err := e.adopt(ctx)
+	return err
+}
+
+// adopt is Adopt returning the pending effects it found.
+func (e *Engine) adopt(ctx context.Context) ([]*store.Effect, error) {
 	var effects []*store.Effect
 	var running []*store.Action
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -313,7 +341,7 @@ func (e *Engine) Adopt(ctx context.Context) error {
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	e.dispatch(effects)
 	for _, a := range running {
@@ -322,7 +350,7 @@ func (e *Engine) Adopt(ctx context.Context) error {
 		}
 		e.enqueueCheck(a.JobID, a.ID)
 	}
-	return nil
+	return effects, nil
 }
 
 // ForgetAll drops every cached job state, so that the next event of each
@@ -359,6 +387,11 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	e.cancel()
 	e.wg.Wait()
+	if e.journal != nil {
+		// Every effect has ended or been abandoned: the journal keeps
+		// only the counts of deaths.
+		return e.journal.Close()
+	}
 	return nil
 }
 

@@ -173,7 +173,10 @@ func newHarnessOn(t *testing.T, s store.Store, dir string, configure ...func(*Op
 	reg.Register("test", h.exec)
 	reg.Register("noop", noop{})
 	opts := Options{Store: s, Actions: reg, DataDir: dir, Clock: h.clock, PollInterval: 20 * time.Millisecond,
-		DefaultUser: "tester", SystemID: "oozie-test", Logf: t.Logf}
+		DefaultUser: "tester", SystemID: "oozie-test", Logf: t.Logf,
+		// As gozie server runs: every test performs its effects through
+		// the crash journal.
+		CrashJournal: filepath.Join(dir, "effects.journal")}
 	for _, c := range configure {
 		c(&opts)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/osuser"
 )
@@ -30,11 +31,26 @@ func (e *Engine) ReadDefinition(ctx context.Context, p string) ([]byte, error) {
 // ReadConfFile reads and parses a config-default.xml or <job-xml> file,
 // bounded by MaxConfFileBytes, refusing as ReadDefinition does.
 func (e *Engine) ReadConfFile(ctx context.Context, p string) (*conf.Config, error) {
+	c, _, err := e.readConfFileSize(ctx, p)
+	return c, err
+}
+
+// readConfFileSize is ReadConfFile also returning the file's size.
+func (e *Engine) readConfFileSize(ctx context.Context, p string) (*conf.Config, int, error) {
 	data, err := fsys.ReadFileLimit(ctx, p, e.opts.MaxConfFileBytes)
 	if err != nil {
-		return nil, readFailure(err)
+		return nil, 0, readFailure(err)
 	}
-	return conf.ParseFileBytes(data, p)
+	c, err := conf.ParseFileBytes(data, p)
+	return c, len(data), err
+}
+
+// expandTotal is the limit in force on one configuration's expanded size.
+func (e *Engine) expandTotal() int {
+	if e.opts.Expand.Total > 0 {
+		return e.opts.Expand.Total
+	}
+	return conf.DefaultExpandLimits.Total
 }
 
 // readFailure gives a refused read its Oozie code: E0736 for a file over
@@ -118,3 +134,14 @@ func cannotRead(err error) error {
 // MaxDefinitionBytes is the definition size limit in force, for callers
 // that parse definitions themselves (the validate endpoint).
 func (e *Engine) MaxDefinitionBytes() int64 { return e.opts.MaxDefinitionBytes }
+
+// DefaultMaxActionBytes is the default of Options.MaxActionBytes: the
+// largest action, as XML after EL, the engine starts and stores. Real
+// actions are a few kilobytes (paths, arguments, a configuration of a few
+// dozen properties); 2 MiB leaves room for one value as large as a
+// configuration may expand to (conf.DefaultExpandLimits.Value, 1 MiB) and
+// the rest of the action, and keeps what one action stores and show=info
+// serves per action far from the 270 MB a few hundred references to a
+// large property build. Coordinator actions' configurations have the same
+// default.
+const DefaultMaxActionBytes = coord.DefaultMaxActionBytes

@@ -2,16 +2,22 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/workflow"
 )
 
 // TestSubmissionLimits reproduces the submissions that took the server
@@ -174,5 +180,122 @@ func TestStoredExpansionBomb(t *testing.T) {
 	}
 	if err := h.e.StartJob(ctx, id); ErrorCode(err) != "E1004" {
 		t.Fatalf("StartJob = %v, want E1004", err)
+	}
+}
+
+// TestActionAmplification reproduces the probe's EL amplification: 300
+// <argument>${big}</argument> of a 900 KB property took the server to 4.69
+// GB, stored 271 MB as the action's configuration and served 270 MB on
+// show=info. The action must fail with E1004 naming the limit and the
+// action, before its executor is asked to start anything; what is stored
+// and served stays small, and the memory the engine allocates for the
+// whole run (TotalAlloc bounds the peak from above) stays far below the
+// amplified size.
+func TestActionAmplification(t *testing.T) {
+	h := newHarness(t)
+	var body strings.Builder
+	body.WriteString(`<test xmlns="uri:gozie:test:1.0">`)
+	for range 300 {
+		body.WriteString(`<argument>${big}</argument>`)
+	}
+	body.WriteString(`</test>`)
+	app := h.writeApp("amplify", wf(`<start to="a"/><action name="a">`+body.String()+
+		`<ok to="end"/><error to="fail"/></action><kill name="fail"><message>failed</message></kill><end name="end"/>`), nil)
+	p := props(app, "big", strings.Repeat("b", 900_000))
+
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	id := h.run(p)
+	j := h.wait(id)
+	runtime.ReadMemStats(&after)
+
+	_, acts := h.job(id)
+	a := acts["a"]
+	if a == nil || a.Status != store.ActionError || a.ErrorCode != "E1004" ||
+		!strings.Contains(a.ErrorMessage, "action [a]") || !strings.Contains(a.ErrorMessage, fmt.Sprint(DefaultMaxActionBytes)) {
+		t.Fatalf("action a: %+v; want ERROR E1004 naming the action and the limit", a)
+	}
+	if j.Status != store.JobKilled {
+		t.Errorf("job %s, want KILLED through the error transition", j.Status)
+	}
+	if n := h.exec.count(h.exec.starts, "a"); n != 0 {
+		t.Errorf("executor started a %d times", n)
+	}
+	if len(a.Conf) > DefaultMaxActionBytes {
+		t.Errorf("stored action configuration is %d bytes", len(a.Conf))
+	}
+	j, all, err := h.e.Job(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := json.Marshal(NewJobJSON(j, all, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The job's own configuration holds the 900 KB property once.
+	if len(info) > 3<<20 {
+		t.Errorf("show=info is %d bytes", len(info))
+	}
+	grew := after.TotalAlloc - before.TotalAlloc
+	t.Logf("the run allocated %d MB in all", grew>>20)
+	if grew > 100<<20 {
+		t.Errorf("the run allocated %d MB; the amplified action is 270 MB", grew>>20)
+	}
+}
+
+// TestResolveActionLimit: the bound is on the action's XML after EL, at
+// the limit included; escaping counts (a text of quotes grows fivefold);
+// and evaluation stops at the first text that passes the limit instead of
+// resolving the rest.
+func TestResolveActionLimit(t *testing.T) {
+	evals := 0
+	funcs := el.Basic()
+	funcs.Define("t", "count", nil, func(*el.Call) (any, error) { evals++; return "", nil })
+	ev := &el.Evaluator{Funcs: funcs, Vars: el.MapVars{"k": strings.Repeat("k", 1000), "q": strings.Repeat(`"`, 300)}}
+	args := func(n int, text string) *workflow.Element {
+		e := &workflow.Element{Name: xml.Name{Local: "test"}}
+		for range n {
+			e.Children = append(e.Children, &workflow.Element{Name: xml.Name{Local: "arg"}, Text: text})
+		}
+		return e
+	}
+	// <test><arg>...</arg>x3</test> with 1000-byte texts: 6+3*(5+1000+6)+7.
+	const three = 6 + 3*1011 + 7
+	tests := []struct {
+		name  string
+		body  *workflow.Element
+		limit int
+		ok    bool
+		evals int // t:count calls, when the body uses it
+	}{
+		{"at the limit", args(3, "${k}"), three, true, 0},
+		{"one byte over", args(3, "${k}"), three - 1, false, 0},
+		{"literal text counts", args(3, strings.Repeat("k", 1000)), three - 1, false, 0},
+		{"escaping counts", args(1, "${q}"), 6 + 5 + 300 + 6 + 7, false, 0},
+		{"attributes count", &workflow.Element{Name: xml.Name{Local: "test"},
+			Attrs: []xml.Attr{{Name: xml.Name{Local: "a"}, Value: "${k}"}}}, 500, false, 0},
+		{"stops at the first text over", &workflow.Element{Name: xml.Name{Local: "test"}, Children: append(args(3, "${k}").Children,
+			args(5, "${t:count()}").Children...)}, 2000, false, 0},
+		{"resolves everything under the limit", &workflow.Element{Name: xml.Name{Local: "test"}, Children: append(args(1, "${k}").Children,
+			args(5, "${t:count()}").Children...)}, 2000, true, 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			evals = 0
+			out, x, err := resolveAction(ev, tc.body, tc.limit)
+			if tc.ok != (err == nil) {
+				t.Fatalf("err = %v, want ok=%v", err, tc.ok)
+			}
+			if err != nil && !errors.Is(err, errActionTooLarge) {
+				t.Fatalf("err = %v, want errActionTooLarge", err)
+			}
+			if tc.ok && (out == nil || len(x) > tc.limit) {
+				t.Fatalf("xml of %d bytes over the limit %d", len(x), tc.limit)
+			}
+			if evals != tc.evals {
+				t.Errorf("t:count evaluated %d times, want %d", evals, tc.evals)
+			}
+		})
 	}
 }

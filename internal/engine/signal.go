@@ -315,15 +315,6 @@ func (st *jobState) actionEnded(e *Engine, a *store.Action, res action.Result) {
 	st.advance(e, a)
 }
 
-func (e *Engine) userRetryable(code string) bool {
-	for _, c := range e.opts.UserRetryErrorCodes {
-		if c == code || c == "ALL" {
-			return true
-		}
-	}
-	return false
-}
-
 // advance takes an ended action's transition, or defers it while the job
 // is suspended.
 func (st *jobState) advance(e *Engine, a *store.Action) {

@@ -53,6 +53,20 @@ func (s *slots) acquire(ctx context.Context, id string) bool {
 	return true
 }
 
+// tryAcquire takes a slot for action id if one is free, without waiting.
+func (s *slots) tryAcquire(id string) bool {
+	if s.max <= 0 {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.held[id] && len(s.held) >= s.max {
+		return false
+	}
+	s.held[id] = true
+	return true
+}
+
 // adopt counts an action found running (after a restart or a take-over)
 // without waiting: it runs already, so the bound may be exceeded until
 // such actions end.

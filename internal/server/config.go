@@ -81,6 +81,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.conf.file.max.bytes", "10485760", "largest config-default.xml or <job-xml> file, in bytes (E0736 above it)"},
 	{"gozie.conf.expand.value.max.bytes", "1048576", "largest ${var} expansion of one configuration value, in bytes (E1004 at submission above it)"},
 	{"gozie.conf.expand.total.max.bytes", "33554432", "largest sum of the expanded values of one job or action configuration, in bytes (E1004 above it)"},
+	{"gozie.action.max.bytes", "2097152", "largest action after EL (its XML, as stored and shown by show=info) and largest coordinator action configuration, in bytes (E1004 above it: the action fails without starting)"},
 }
 
 func init() {
