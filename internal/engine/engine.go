@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -127,6 +128,17 @@ type Options struct {
 	// paused past its lease does not start what the server taking its
 	// jobs over starts too. nil means always (one server per store).
 	LeaseValid func() bool
+	// DataID is the identity of DataDir (action.DataDirID), ServerID
+	// names this server's instance (package cluster's Member.ID) and Host
+	// its host. With DataID set (several servers sharing a store), every
+	// start effect records them with the data directory, in the commit
+	// that creates it (the start intent, intent.go), so that a server
+	// taking the job over starts the step in that directory when it can
+	// see it, re-attaching to what the first server launched. Empty
+	// records nothing (one server per store).
+	DataID   string
+	ServerID func() string
+	Host     string
 }
 
 // errLeaseExpired delays an action start until the lease is renewed.
@@ -147,6 +159,7 @@ type Engine struct {
 	clock   Clock
 	funcs   *el.Registry
 	started time.Time
+	dataDir string // DataDir made absolute: start intents name it
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -238,8 +251,12 @@ func New(opts Options) (*Engine, error) {
 	if opts.SweepInterval <= 0 {
 		opts.SweepInterval = DefaultSweepInterval
 	}
+	dataDir, err := filepath.Abs(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
 	e := &Engine{
-		opts: opts, store: opts.Store, actions: opts.Actions, clock: opts.Clock,
+		opts: opts, store: opts.Store, actions: opts.Actions, clock: opts.Clock, dataDir: dataDir,
 		funcs:    Functions(),
 		jobs:     map[string]*jobState{},
 		loading:  map[string]chan struct{}{},
@@ -646,6 +663,7 @@ func (e *Engine) takeChange(st *jobState) *change {
 	e.queueNotifications(st, ch.dirty, now)
 	ch.logs = st.takeLogs(now, ch.dirty, e.ActionDir)
 	ch.effects, ch.done, ch.deleted = st.effects, st.done, st.deleted
+	e.recordIntents(ch.effects)
 	st.effects, st.done, st.deleted, st.jobDirty = nil, nil, nil, false
 	return ch
 }
@@ -792,10 +810,3 @@ func transitionOf(ch *change) Transition {
 // (gozie.actions.start.settle.ms) and gozie run: long enough for a trivial
 // program to end, short next to any step worth watching.
 const DefaultStartSettle = 20 * time.Millisecond
-
-// ActionDir is the work directory of an action's attempt under the data
-// directory (action.WorkDir). Process actions keep
-// their stdout and stderr there.
-func (e *Engine) ActionDir(a *store.Action) string {
-	return action.WorkDir(e.opts.DataDir, a.ID, a.Attempt)
-}

@@ -285,7 +285,9 @@ func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) 
 			if err != nil || n < 0 || n > a.Attempt {
 				return errParamValue("attempt", v)
 			}
-			dir = action.WorkDir(s.opts.DataDir, a.ID, n)
+			if n != a.Attempt {
+				dir = action.WorkDir(s.opts.DataDir, a.ID, n)
+			}
 		}
 		f, err := os.Open(filepath.Join(dir, stream))
 		if err != nil && !os.IsNotExist(err) {
