@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/cluster"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
 )
@@ -58,11 +60,27 @@ func (l *logLines) count(substr string) int {
 	return n
 }
 
-// shellServer is an engine of a cluster on PostgreSQL, registered as
-// instance id, running real shell steps (per-step launcher: this test
-// binary) in a data directory of its own, with the identity a server
-// records with each start. wrap, when set, wraps its shell executor.
-func shellServer(t *testing.T, dsn, id string, wrap func(action.Executor) action.Executor) (*harness, *logLines) {
+// memberClock is the fake monotonic clock the cluster members of a test
+// share.
+type memberClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *memberClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *memberClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// shellServer is a server of a cluster on PostgreSQL: a member named name
+// (lease 20s, the given hold, its heartbeats on clk) and an engine running
+// real shell steps (per-step launcher: this test binary) in a data
+// directory of its own, recording its start intents as gozie server does.
+// wrap, when set, wraps its shell executor.
+func shellServer(t *testing.T, dsn, name string, clk *memberClock, hold time.Duration,
+	wrap func(action.Executor) action.Executor) (*harness, *cluster.Member, *logLines) {
 	t.Helper()
 	dir := t.TempDir()
 	dataID, err := action.DataDirID(dir)
@@ -77,10 +95,14 @@ func shellServer(t *testing.T, dsn, id string, wrap func(action.Executor) action
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.(store.Cluster).Register(context.Background(), store.ServerInfo{ID: id, Name: id}); err != nil {
+	logs := &logLines{t: t}
+	m, err := cluster.Join(context.Background(), cluster.Options{Store: s.(store.Cluster), Name: name,
+		URL: "http://" + name + "/oozie", Lease: 20 * time.Second, Now: clk.Now, Logf: logs.logf,
+		Host: "host-" + name, DataDir: dir, DataID: dataID, Hold: hold,
+		Sees: func(s store.ServerInfo) bool { return action.SameDataDir(s.DataDir, s.DataID) }})
+	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &logLines{t: t}
 	h := newHarnessOn(t, s, dir, func(o *Options) {
 		shells := action.NewRegistry()
 		action.RegisterBuiltins(shells, action.Options{Launcher: []string{self}})
@@ -89,10 +111,10 @@ func shellServer(t *testing.T, dsn, id string, wrap func(action.Executor) action
 			x = wrap(x)
 		}
 		o.Actions.Register("shell", x)
-		o.DataID, o.Host, o.ServerID = dataID, "host-"+id, func() string { return id }
+		o.DataID, o.Host, o.ServerID = dataID, "host-"+name, m.ID
 		o.Logf = logs.logf
 	})
-	return h, logs
+	return h, m, logs
 }
 
 // markApp is one shell step appending a line to marker: the marker's
@@ -105,25 +127,30 @@ func (h *harness) markApp(marker string) string {
 }
 
 // TestTakeOverStartInFlight: server a launches a step and dies before it
-// records the start; b takes a's jobs over and performs the start still
-// pending. Where b sees a's data directory (same host, or shared), it
-// re-attaches to the program a launched there: the step runs once and its
-// outcome is recorded from a's directory. Where it cannot (the directory
-// at that path on b's host is another one), it starts the step again in
-// its own directory, saying in the job log and its own log that the step
-// may have run twice.
+// records the start; b finds a dead (its fake clock) and takes its jobs
+// over, performing the start still pending. Where b sees a's data
+// directory (same host, or shared), it takes them over after the lease
+// and re-attaches to the program a launched there: the step runs once and
+// its outcome is recorded from a's directory. Where it cannot (the
+// directory at that path on b's host is another one), it waits the hold
+// too (a restarted meanwhile would take its jobs back), then starts the
+// step again in its own directory, saying in the job log and its own log
+// that the step may have run twice.
 func TestTakeOverStartInFlight(t *testing.T) {
+	const lease, hold = 20 * time.Second, time.Minute
 	for _, tc := range []struct {
 		name    string
 		visible bool
+		after   time.Duration // when b takes a's jobs over, after a's last beat
 	}{
-		{"visible", true},
-		{"not visible", false},
+		{"visible", true, lease},
+		{"not visible", false, lease + hold},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dsn := postgres.TestDSN(t)
+			clk := &memberClock{now: time.Unix(1000, 0)}
 			var dying *diesAfterLaunch
-			a, _ := shellServer(t, dsn, "a#1", func(x action.Executor) action.Executor {
+			a, _, _ := shellServer(t, dsn, "a", clk, hold, func(x action.Executor) action.Executor {
 				dying = &diesAfterLaunch{Executor: x, launched: make(chan struct{})}
 				return dying
 			})
@@ -142,8 +169,25 @@ func TestTakeOverStartInFlight(t *testing.T) {
 				}
 			}
 
-			b, blog := shellServer(t, dsn, "b#1", nil)
-			b.takeOver("b#1", "a#1")
+			b, bm, blog := shellServer(t, dsn, "b", clk, hold, nil)
+			ctx := context.Background()
+			bm.Tick(ctx) // b sees a's last beat
+			start := clk.Now()
+			var took time.Duration
+			for took == 0 && clk.Now().Sub(start) < 2*(lease+hold) {
+				clk.add(lease / 4)
+				bm.Tick(ctx)
+				if o, err := b.store.(store.Cluster).Owner(ctx, id); err == nil && o == bm.ID() {
+					took = clk.Now().Sub(start)
+				}
+			}
+			if took < tc.after-lease/8 || took > tc.after+lease/8 {
+				t.Fatalf("b took a's jobs over %v after a's last beat, want %v", took, tc.after)
+			}
+			// What gozie server's heartbeat loop does after a take-over.
+			if err := b.e.Adopt(ctx); err != nil {
+				t.Fatal(err)
+			}
 			if j := b.wait(id); j.Status != store.JobSucceeded {
 				t.Fatalf("job on b: %s; %s", j.Status, b.describe(id))
 			}
@@ -183,6 +227,9 @@ func TestTakeOverStartInFlight(t *testing.T) {
 			}
 			if n := blog.count("may run twice"); n != 1 {
 				t.Errorf("%d server log lines say the step may run twice, want 1", n)
+			}
+			if n := blog.count("waiting 1m0s more for it to come back"); n != 1 {
+				t.Errorf("%d server log lines say b holds a's jobs, want 1", n)
 			}
 		})
 	}

@@ -48,6 +48,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.server.lease.s", "20", "several servers: how long a server's heartbeats may stop before another server takes its jobs over, in seconds"},
 	{"gozie.server.spread", "true", "several servers: pass a new submission to a live server with clearly fewer unfinished jobs (false: keep every submission where it arrives)"},
 	{"gozie.server.heartbeat.s", "5", "several servers: how often a server renews its lease, in seconds (at most half of gozie.server.lease.s)"},
+	{"gozie.server.takeover.hold.s", "60", "several servers: how much longer than the lease to wait before taking over a dead server whose data directory this server cannot see (another host) and which left steps starting or running there, so that restarted meanwhile it takes its jobs back; 0: take it over after the lease"},
 	{"gozie.log.level", "info", "level of the server's log lines on stderr (one per request, one per job/action transition): debug (adds the OPTIONS handshakes), info, warn or error; -log-level overrides"},
 	{"gozie.authentication.secret", "", "HMAC secret signing hadoop.auth cookies (default: generated once into <data>/auth-secret)"},
 	{"gozie.authentication.token.validity", "36000", "cookie lifetime in seconds"},
