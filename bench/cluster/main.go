@@ -80,13 +80,16 @@ func main() {
 	flag.IntVar(&o.restartWorkflows, "restart-workflows", 300, "three-step workflows of the PostgreSQL restart run (c)")
 	flag.StringVar(&o.pgRestart, "pg-restart", "auto", `(c): "auto" (as root where pg_ctlcluster exists), "yes" or "no"`)
 	flag.StringVar(&o.parts, "parts", "abc", "the parts to run: any of a, b and c")
-	flag.BoolVar(&o.quick, "quick", false, "reduced size for CI: 60 workflows in (a), 6 long workflows and only the 5s lease in (b), no (c)")
+	flag.BoolVar(&o.quick, "quick", false, "reduced size for CI: 60 workflows in (a), 6 long workflows and only the 5s lease in (b), a burst of 60 unless -burst says otherwise, no (c)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server logs, marks)")
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "bound on the whole benchmark")
 	flag.DurationVar(&o.runTimeout, "run-timeout", 5*time.Minute, "bound on one measured run")
 	flag.Parse()
 	if o.quick {
 		o.workflows, o.long, o.longSteps, o.pgRestart = 60, 6, 3, "no"
+		if o.burst == 0 {
+			o.burst = 60
+		}
 	}
 	if flag.NArg() > 0 || o.gozie == "" || o.workflows < 1 || o.long < 1 || o.longSteps < 2 || o.clients < 1 || o.burst < 0 {
 		fmt.Fprintln(os.Stderr, "usage: cluster -gozie PATH [flags]")

@@ -214,7 +214,7 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		// directory): its directory, where the executor finds the
 		// program it launched.
 		actx.WorkDir = workDir
-		e.logf("gozie: job %s: action %s attempt %d was being started by %s; starting it in that server's work directory %s",
+		e.logLimited("intent "+a.ID, "gozie: job %s: action %s attempt %d was being started by %s; starting it in that server's work directory %s",
 			st.job.ID, a.Name, a.Attempt, other.who(), workDir)
 	}
 	switch {
