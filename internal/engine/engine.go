@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
@@ -160,6 +161,10 @@ type Engine struct {
 	funcs   *el.Registry
 	started time.Time
 	dataDir string // DataDir made absolute: start intents name it
+	// ownDataID is how this server's start intents name its data
+	// directory's identity; intent the encoded intent (intent.go).
+	ownDataID string
+	intent    atomic.Pointer[intentPayload]
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -257,11 +262,12 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{
 		opts: opts, store: opts.Store, actions: opts.Actions, clock: opts.Clock, dataDir: dataDir,
-		funcs:    Functions(),
-		jobs:     map[string]*jobState{},
-		loading:  map[string]chan struct{}{},
-		waiters:  map[string][]chan struct{}{},
-		inflight: map[string]bool{}, endRetryNext: map[string]*store.Effect{},
+		ownDataID: ownDataIDTag(opts.DataID),
+		funcs:     Functions(),
+		jobs:      map[string]*jobState{},
+		loading:   map[string]chan struct{}{},
+		waiters:   map[string][]chan struct{}{},
+		inflight:  map[string]bool{}, endRetryNext: map[string]*store.Effect{},
 		checks:   map[string]int{},
 		notified: map[string]bool{},
 		settling: map[string]chan struct{}{},

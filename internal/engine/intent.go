@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/store"
@@ -34,6 +35,11 @@ type startIntent struct {
 	DataID string `json:"dataid"`
 }
 
+// intentPayload is this server's start intent, encoded; kept for the
+// instance token it names, which changes only when the server registers
+// anew.
+type intentPayload struct{ server, payload string }
+
 // recordIntents makes the start effects of a change record this server
 // as the one starting them. Effects made by another server keep theirs.
 func (e *Engine) recordIntents(effects []*store.Effect) {
@@ -46,15 +52,30 @@ func (e *Engine) recordIntents(effects []*store.Effect) {
 			continue
 		}
 		if payload == "" {
-			in := startIntent{Host: e.opts.Host, Data: e.dataDir, DataID: e.opts.DataID}
-			if e.opts.ServerID != nil {
-				in.Server = e.opts.ServerID()
-			}
-			b, _ := json.Marshal(in)
-			payload = string(b)
+			payload = e.myIntent()
 		}
 		ef.Payload = payload
 	}
+}
+
+func (e *Engine) myIntent() string {
+	server := ""
+	if e.opts.ServerID != nil {
+		server = e.opts.ServerID()
+	}
+	if p := e.intent.Load(); p != nil && p.server == server {
+		return p.payload
+	}
+	b, _ := json.Marshal(startIntent{Server: server, Host: e.opts.Host, Data: e.dataDir, DataID: e.opts.DataID})
+	e.intent.Store(&intentPayload{server: server, payload: string(b)})
+	return string(b)
+}
+
+// ownDataIDTag is how an intent encodes a data directory identity, to
+// recognize this server's own intents without decoding them.
+func ownDataIDTag(id string) string {
+	b, _ := json.Marshal(id)
+	return `"dataid":` + string(b)
 }
 
 // parseIntent reads a start effect's payload; ok is false for an effect
@@ -79,7 +100,9 @@ func parseIntent(payload string) (in startIntent, ok bool) {
 // when it does not: the first server may have launched the program
 // where this one cannot look.
 func (e *Engine) startDir(ef *store.Effect, a *store.Action) (in *startIntent, dir string) {
-	if e.opts.DataID == "" || a.Type == "sub-workflow" {
+	if e.opts.DataID == "" || a.Type == "sub-workflow" || strings.Contains(ef.Payload, e.ownDataID) {
+		// The last test is the usual case, a start this server
+		// recorded, without decoding it.
 		return nil, ""
 	}
 	got, ok := parseIntent(ef.Payload)

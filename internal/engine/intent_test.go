@@ -282,13 +282,21 @@ func TestRecordIntents(t *testing.T) {
 		{"one server", "", []string{"", "", `{"data":"/x","dataid":"other"}`}},
 		{"cluster", "d1", []string{`{"server":"a#1","host":"h1","data":"` + dir + `","dataid":"d1"}`, "", `{"data":"/x","dataid":"other"}`}},
 	} {
-		e := &Engine{opts: Options{DataID: c.dataID, Host: "h1", ServerID: func() string { return "a#1" }}, dataDir: dir}
+		server := "a#1"
+		e := &Engine{opts: Options{DataID: c.dataID, Host: "h1", ServerID: func() string { return server }}, dataDir: dir}
 		efs := mk()
 		e.recordIntents(efs)
 		for i, ef := range efs {
 			if ef.Payload != c.want[i] {
 				t.Errorf("%s: effect %d payload %q, want %q", c.name, i, ef.Payload, c.want[i])
 			}
+		}
+		// Registered anew (a new instance token): the next starts name it.
+		server = "a#2"
+		efs = mk()
+		e.recordIntents(efs)
+		if want := strings.Replace(c.want[0], "a#1", "a#2", 1); efs[0].Payload != want {
+			t.Errorf("%s: after a new registration, payload %q, want %q", c.name, efs[0].Payload, want)
 		}
 	}
 }
