@@ -788,30 +788,6 @@ func (e *Engine) lockState(ctx context.Context, id string) (*jobState, error) {
 	return nil, fmt.Errorf("engine: job %s: state keeps changing", id)
 }
 
-// Transition is one committed change of a workflow job, as OnTransition
-// receives it: copies of the job and of the actions whose status changed,
-// and the job log lines the change wrote.
-type Transition struct {
-	Job     store.Job
-	Actions []store.Action
-	Logs    []store.LogEntry
-}
-
-func transitionOf(ch *change) Transition {
-	t := Transition{Job: ch.jobAt}
-	logged := map[string]bool{}
-	for _, l := range ch.logs {
-		t.Logs = append(t.Logs, *l)
-		logged[l.ActionID] = true
-	}
-	for _, a := range ch.dirty {
-		if logged[a.ID] {
-			t.Actions = append(t.Actions, *a)
-		}
-	}
-	return t
-}
-
 // DefaultStartSettle is the StartSettle of gozie server
 // (gozie.actions.start.settle.ms) and gozie run: long enough for a trivial
 // program to end, short next to any step worth watching.

@@ -26,8 +26,7 @@ import (
 // launches it, once: a launcher claims a directory with link(2)).
 //
 // Recording costs no commit: the intent is the effect's payload, written
-// with the effect. It is the same for every start of this server, so the
-// server's identity is what a step's record grows by.
+// with the effect, and the same for every start of this server instance.
 type startIntent struct {
 	Server string `json:"server,omitempty"`
 	Host   string `json:"host,omitempty"`
@@ -58,6 +57,7 @@ func (e *Engine) recordIntents(effects []*store.Effect) {
 	}
 }
 
+// myIntent is this server's intent, encoded once for each instance token.
 func (e *Engine) myIntent() string {
 	server := ""
 	if e.opts.ServerID != nil {
