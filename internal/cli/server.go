@@ -216,14 +216,18 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	// its engine starts, so that the engine takes up exactly the jobs it
 	// owns (its own from before a restart included).
 	var member *cluster.Member
+	var place stepPlace
 	if c, ok := st.(store.Cluster); ok && shared {
+		if place, err = placeOf(dir); err != nil {
+			return err
+		}
 		name := cfg["gozie.server.id"]
 		if name == "" {
-			h, _ := os.Hostname()
-			name = net.JoinHostPort(h, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+			name = net.JoinHostPort(place.host, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
 		}
 		lease := time.Duration(cfg.Int("gozie.server.lease.s", 20)) * time.Second
 		beat := time.Duration(cfg.Int("gozie.server.heartbeat.s", 5)) * time.Second
+		hold := time.Duration(cfg.Int("gozie.server.takeover.hold.s", 60)) * time.Second
 		if cfg["gozie.authentication.secret"] == "" && cfg["gozie.authentication.secret.file"] == "" {
 			// A cookie one server signed is good at another (a load
 			// balancer, a forwarded command) only if both derive the key
@@ -233,7 +237,9 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 				filepath.Join(dir, server.GeneratedSecretFile))
 		}
 		member, err = cluster.Join(ctx, cluster.Options{Store: c, Name: name, URL: base, Version: Version(),
-			Lease: lease, Heartbeat: beat, Logf: logf, NoSpread: !cfg.Bool("gozie.server.spread")})
+			Lease: lease, Heartbeat: beat, Logf: logf, NoSpread: !cfg.Bool("gozie.server.spread"),
+			Host: place.host, DataDir: place.dataDir, DataID: place.dataID, Hold: hold,
+			Sees: func(s store.ServerInfo) bool { return action.SameDataDir(s.DataDir, s.DataID) }})
 		if err != nil {
 			return err
 		}
@@ -270,6 +276,9 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		CrashJournal:              filepath.Join(dir, engine.CrashJournalFile),
 		LeaseValid:                leaseValid(member),
 		RunAsUser:                 cfg.Bool("gozie.launch.as.user"),
+		DataID:                    place.dataID,
+		Host:                      place.host,
+		ServerID:                  memberID(member),
 		MaxRunningActions:         cfg.Int("gozie.actions.max.concurrent", 0),
 		StartSettle:               time.Duration(cfg.Int("gozie.actions.start.settle.ms", int(engine.DefaultStartSettle/time.Millisecond))) * time.Millisecond,
 	})
@@ -325,6 +334,37 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	// Actions the engine launched keep running; the next start re-attaches.
 	_ = eng.Close()
 	return err
+}
+
+// stepPlace is where a server of several sharing a store keeps its
+// steps, as it registers and records it with each start (the start
+// intent): its host, its data directory and that directory's identity.
+type stepPlace struct{ host, dataDir, dataID string }
+
+// placeOf makes the data directory's identity file if it has none.
+func placeOf(dir string) (stepPlace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return stepPlace{}, err
+	}
+	id, err := action.DataDirID(abs)
+	if err != nil {
+		return stepPlace{}, fmt.Errorf("data directory %s: identity: %w", abs, err)
+	}
+	h, _ := os.Hostname()
+	if h == "" {
+		h = "localhost"
+	}
+	return stepPlace{host: h, dataDir: abs, dataID: id}, nil
+}
+
+// memberID is the engine's view of a member's instance token, nil without
+// one.
+func memberID(m *cluster.Member) func() string {
+	if m == nil {
+		return nil
+	}
+	return m.ID
 }
 
 // leaseValid is the engine's lease check of a member, nil without one.

@@ -21,6 +21,12 @@
 // observer's own heartbeat fails, so a database outage never makes every
 // instance look dead at once. No clocks of different hosts are compared.
 //
+// A dead instance whose data directory this server cannot see (another
+// host) and which left steps there (starts under way, steps running) is
+// taken over only Hold after its lease: restarted under its name within
+// that time, it takes its jobs back itself and re-attaches to those steps,
+// which a server on another host cannot do.
+//
 // A server starts actions only while its own lease is current (its last
 // successful heartbeat began less than Lease minus a margin ago), so a
 // server paused past its lease does not start an action that the server
@@ -73,6 +79,23 @@ type Options struct {
 	// NoSpread keeps every submission on the server that receives it
 	// (see Spread).
 	NoSpread bool
+	// Host, DataDir and DataID say where this server keeps its steps
+	// (its host name, data directory and that directory's identity,
+	// action.DataDirID); they are registered with the instance.
+	Host, DataDir, DataID string
+	// Sees reports whether this server can look at the steps of another
+	// instance: the directory registered as its DataDir is, seen from
+	// this host, the directory of its DataID (the same host, or a data
+	// directory shared between hosts). nil means it always can.
+	Sees func(store.ServerInfo) bool
+	// Hold is how much longer than the lease this server waits before
+	// it takes over the jobs of a dead instance it cannot see (Sees)
+	// that left steps on its host: starts under way (perhaps launched,
+	// not yet recorded) or running. A server restarted under the same
+	// name meanwhile takes its jobs back and re-attaches to those steps;
+	// taken over, each such start runs again here and each running step
+	// ends JA017. 0 takes them over after the lease like any other.
+	Hold time.Duration
 }
 
 // Member is this server's membership of a shared store.
@@ -97,6 +120,9 @@ type Member struct {
 type observation struct {
 	beat  int64
 	since time.Time // when this beat value was first seen
+	// holdUntil, once the instance is dead, is when its jobs may be
+	// taken over (Options.Hold); zero before it is decided.
+	holdUntil time.Time
 }
 
 // Join registers this server. It takes back the jobs of earlier instances
@@ -122,6 +148,7 @@ func Join(ctx context.Context, opts Options) (*Member, error) {
 	if opts.Logf == nil {
 		opts.Logf = log.Printf
 	}
+	opts.Hold = max(opts.Hold, 0)
 	m := &Member{opts: opts, st: opts.Store, observed: map[string]observation{}, sent: map[string]int{}}
 	earlier, err := m.st.Servers(ctx)
 	if err != nil {
@@ -163,7 +190,7 @@ func (m *Member) register(ctx context.Context) error {
 	}
 	now := m.opts.Now()
 	s := store.ServerInfo{ID: m.opts.Name + "#" + hex.EncodeToString(b[:]), Name: m.opts.Name, URL: m.opts.URL,
-		Version: m.opts.Version, Started: now}
+		Version: m.opts.Version, Started: now, Host: m.opts.Host, DataDir: m.opts.DataDir, DataID: m.opts.DataID}
 	if err := m.st.Register(ctx, s); err != nil {
 		return err
 	}
@@ -292,6 +319,9 @@ func (m *Member) Tick(ctx context.Context) {
 	m.mu.Unlock()
 	adopt := false
 	for _, s := range dead {
+		if !m.due(ctx, s, now) {
+			continue
+		}
 		moved, err := m.st.TakeOver(ctx, id, s.ID, s.Beat)
 		if err != nil {
 			m.logf("gozie: cluster: take over %s: %v", s.ID, err)
@@ -310,6 +340,42 @@ func (m *Member) Tick(ctx context.Context) {
 			m.logf("gozie: cluster: take up jobs: %v (the sweep tries again)", err)
 		}
 	}
+}
+
+// due reports whether the jobs of a dead instance may be taken over now:
+// at once, unless this server cannot see the instance's data directory
+// and the instance left steps there (Options.Hold). Then they wait until
+// the hold has passed too, so that the instance, restarted under its
+// name meanwhile, takes them back itself and re-attaches to those steps.
+// The steps are counted once, when the instance is found dead: nobody
+// works its jobs while it is.
+func (m *Member) due(ctx context.Context, s store.ServerInfo, now time.Time) bool {
+	if m.opts.Hold == 0 || s.DataID == "" || m.opts.Sees == nil || m.opts.Sees(s) {
+		return true
+	}
+	m.mu.Lock()
+	o := m.observed[s.ID]
+	m.mu.Unlock()
+	if !o.holdUntil.IsZero() {
+		return !now.Before(o.holdUntil)
+	}
+	n, err := m.st.CountHostSteps(ctx, s.ID)
+	if err != nil {
+		m.logf("gozie: cluster: steps of %s: %v (asking again at the next heartbeat)", s.ID, err)
+		return false
+	}
+	if n == 0 {
+		return true
+	}
+	o.holdUntil = o.since.Add(m.deadAfter() + m.opts.Hold)
+	m.mu.Lock()
+	if cur, ok := m.observed[s.ID]; ok && cur.beat == o.beat {
+		m.observed[s.ID] = o
+	}
+	m.mu.Unlock()
+	m.logf("gozie: cluster: %s (%s) sent no heartbeat for %s; it left %d step(s) starting or running in %s on %s, which this server cannot see: waiting %s more for it to come back before taking its jobs over",
+		s.ID, s.URL, m.opts.Lease, n, s.DataDir, s.Host, m.opts.Hold)
+	return !now.Before(o.holdUntil)
 }
 
 // rejoin follows the loss of this instance's registration: another server
@@ -417,5 +483,9 @@ func (m *Member) Route(ctx context.Context, jobID string) (url string, local boo
 			return s.URL, false, nil
 		}
 	}
-	return "", false, fmt.Errorf("job %s: %w (%s); a live server takes its jobs over within %s", jobID, ErrOwnerDown, owner, m.opts.Lease)
+	within := m.opts.Lease.String()
+	if m.opts.Hold > 0 {
+		within += " (" + (m.opts.Lease + m.opts.Hold).String() + " if it left steps on a host the other servers cannot see)"
+	}
+	return "", false, fmt.Errorf("job %s: %w (%s); a live server takes its jobs over within %s", jobID, ErrOwnerDown, owner, within)
 }

@@ -285,3 +285,97 @@ func TestJoinRefusesLongHeartbeat(t *testing.T) {
 		t.Errorf("Join with a heartbeat over half the lease: %v", err)
 	}
 }
+
+// TestHoldForStepsElsewhere: a dead instance whose data directory this
+// server cannot see, and which left steps there (a start under way, a
+// step running), is taken over only a hold after its lease, so that
+// restarted under its name meanwhile it takes its jobs back and
+// re-attaches to those steps. One this server sees, one without such
+// steps, and one of an earlier version (no data directory registered) is
+// taken over after the lease.
+func TestHoldForStepsElsewhere(t *testing.T) {
+	const hold = 30 * time.Second
+	for _, tc := range []struct {
+		name    string
+		sees    bool
+		steps   bool   // a left a pending start
+		dataID  string // a's data directory identity
+		restart bool   // a is restarted under its name within the hold
+		want    time.Duration
+	}{
+		{"seen", true, true, "d-a", false, lease},
+		{"no steps there", false, false, "d-a", false, lease},
+		{"earlier version", false, true, "", false, lease},
+		{"steps there", false, true, "d-a", false, lease + hold},
+		{"restarted within the hold", false, true, "d-a", true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ss := shared(t, 3)
+			clk := &clock{now: time.Unix(1000, 0)}
+			aOpts := Options{Store: ss[0].(store.Cluster), Name: "a", URL: "http://a/oozie", Lease: lease, Now: clk.Now,
+				Logf: t.Logf, Host: "host-a", DataDir: "/var/lib/gozie", DataID: tc.dataID}
+			a, err := Join(ctx, aOpts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var asked []string
+			b, err := Join(ctx, Options{Store: ss[1].(store.Cluster), Name: "b", URL: "http://b/oozie", Lease: lease,
+				Now: clk.Now, Logf: t.Logf, Host: "host-b", DataDir: "/var/lib/gozie", DataID: "d-b", Hold: hold,
+				Sees: func(s store.ServerInfo) bool { asked = append(asked, s.DataDir+" "+s.DataID); return tc.sees }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := &fakeEngine{}
+			b.eng = eng
+			newJob(t, ss[0], "1-W")
+			if tc.steps {
+				err := ss[0].Update(ctx, func(tx store.Tx) error {
+					return tx.AddEffect(ctx, &store.Effect{JobID: "1-W", ActionID: "1-W@s1", Kind: store.EffectStart})
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			b.Tick(ctx) // b sees a's beat; a is never heard of again
+			start := clk.Now()
+			step := lease / 4
+			var took time.Duration
+			var a2 *Member // a restarted, heartbeating
+			for clk.Now().Sub(start) < 2*(lease+hold) && took == 0 {
+				clk.add(step)
+				if tc.restart && clk.Now().Sub(start) == lease+hold/2 {
+					if a2, err = Join(ctx, aOpts); err != nil {
+						t.Fatal(err)
+					}
+					if got := owner(t, b.st, "1-W"); got != a2.ID() || a2.ID() == a.ID() {
+						t.Fatalf("restarted a did not take its job back: owner %q", got)
+					}
+				}
+				if a2 != nil {
+					a2.Tick(ctx)
+				}
+				b.Tick(ctx)
+				if owner(t, b.st, "1-W") == b.ID() {
+					took = clk.Now().Sub(start)
+				}
+			}
+			if tc.want == 0 {
+				if took != 0 || eng.adopts != 0 {
+					t.Fatalf("b took the job over after %v although a came back", took)
+				}
+				return
+			}
+			// Taken over at the first heartbeat of b's at or after the
+			// lease (less half a heartbeat) and the hold.
+			if took < tc.want-step/2 || took > tc.want+step/2 {
+				t.Errorf("taken over %v after a's last beat, want %v", took, tc.want)
+			}
+			if eng.adopts != 1 {
+				t.Errorf("engine adopted %d times, want 1", eng.adopts)
+			}
+			if tc.dataID != "" && (len(asked) == 0 || asked[0] != "/var/lib/gozie d-a") {
+				t.Errorf("b asked whether it sees %q, want a's directory", asked)
+			}
+		})
+	}
+}

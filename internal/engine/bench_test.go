@@ -100,9 +100,18 @@ func newBenchEnv(b *testing.B, backend string, shell bool) *benchEnv {
 		b.Cleanup(func() { _ = action.StopSupervisor(supDir, 20*time.Second) })
 	}
 	// StartSettle and the crash journal as gozie server and gozie run have them.
-	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, DefaultUser: "bench", Logf: b.Logf,
+	opts := Options{Store: s, Actions: reg, DataDir: dir, DefaultUser: "bench", Logf: b.Logf,
 		PollInterval: 500 * time.Millisecond, StartSettle: DefaultStartSettle,
-		CrashJournal: filepath.Join(dir, CrashJournalFile)})
+		CrashJournal: filepath.Join(dir, CrashJournalFile)}
+	if backend == "postgres-registered" {
+		// As gozie server on PostgreSQL: each start records its intent.
+		id, err := action.DataDirID(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts.DataID, opts.Host, opts.ServerID = id, "bench-host", func() string { return "bench#1" }
+	}
+	e, err := New(opts)
 	if err != nil {
 		b.Fatal(err)
 	}

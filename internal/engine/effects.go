@@ -173,7 +173,12 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		// and the sweep finds it superseded later.
 		return nil
 	}
-	defer e.release(key)
+	claimed := true
+	defer func() {
+		if claimed {
+			e.release(key)
+		}
+	}()
 	st, err := e.lockState(ctx, ef.JobID)
 	if err != nil {
 		return err
@@ -190,11 +195,28 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		st.jobDirty = true
 		return e.commitUnlock(ctx, st)
 	}
+	other, workDir := e.startDir(ef, a)
+	if other != nil && workDir == "" {
+		// The effect that replaces this one starts the attempt; it
+		// must find the attempt unclaimed when it is dispatched.
+		e.startAgain(st, a, ef, other)
+		e.release(key)
+		claimed = false
+		return e.commitUnlock(ctx, st)
+	}
 	exec, ok := e.actions.Lookup(a.Type)
 	var actx *action.Context
 	var confXML string
 	if ok {
 		actx, confXML, err = e.actionContext(st, a)
+	}
+	if err == nil && actx != nil && workDir != "" {
+		// Started by another server on this host (or in a shared data
+		// directory): its directory, where the executor finds the
+		// program it launched.
+		actx.WorkDir = workDir
+		e.logLimited("intent "+a.ID, "gozie: job %s: action %s attempt %d was being started by %s; starting it in that server's work directory %s",
+			st.job.ID, a.Name, a.Attempt, other.who(), workDir)
 	}
 	switch {
 	case !ok:

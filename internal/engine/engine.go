@@ -26,7 +26,9 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
@@ -147,6 +149,17 @@ type Options struct {
 	// performed at every start. gozie server and gozie run use
 	// <data>/effects.journal. Empty: no journal.
 	CrashJournal string
+	// DataID is the identity of DataDir (action.DataDirID), ServerID
+	// names this server's instance (package cluster's Member.ID) and Host
+	// its host. With DataID set (several servers sharing a store), every
+	// start effect records them with the data directory, in the commit
+	// that creates it (the start intent, intent.go), so that a server
+	// taking the job over starts the step in that directory when it can
+	// see it, re-attaching to what the first server launched. Empty
+	// records nothing (one server per store).
+	DataID   string
+	ServerID func() string
+	Host     string
 }
 
 // errLeaseExpired delays an action start until the lease is renewed.
@@ -167,6 +180,11 @@ type Engine struct {
 	clock   Clock
 	funcs   *el.Registry
 	started time.Time
+	dataDir string // DataDir made absolute: start intents name it
+	// ownDataID is how this server's start intents name its data
+	// directory's identity; intent the encoded intent (intent.go).
+	ownDataID string
+	intent    atomic.Pointer[intentPayload]
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -264,13 +282,18 @@ func New(opts Options) (*Engine, error) {
 	if opts.SweepInterval <= 0 {
 		opts.SweepInterval = DefaultSweepInterval
 	}
+	dataDir, err := filepath.Abs(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
 	e := &Engine{
-		opts: opts, store: opts.Store, actions: opts.Actions, clock: opts.Clock,
-		funcs:    Functions(),
-		jobs:     map[string]*jobState{},
-		loading:  map[string]chan struct{}{},
-		waiters:  map[string][]chan struct{}{},
-		inflight: map[string]bool{}, endRetryNext: map[string]*store.Effect{},
+		opts: opts, store: opts.Store, actions: opts.Actions, clock: opts.Clock, dataDir: dataDir,
+		ownDataID: ownDataIDTag(opts.DataID),
+		funcs:     Functions(),
+		jobs:      map[string]*jobState{},
+		loading:   map[string]chan struct{}{},
+		waiters:   map[string][]chan struct{}{},
+		inflight:  map[string]bool{}, endRetryNext: map[string]*store.Effect{},
 		checks:   map[string]int{},
 		notified: map[string]bool{},
 		settling: map[string]chan struct{}{},
@@ -687,6 +710,7 @@ func (e *Engine) takeChange(st *jobState) *change {
 	e.queueNotifications(st, ch.dirty, now)
 	ch.logs = st.takeLogs(now, ch.dirty, e.ActionDir)
 	ch.effects, ch.done, ch.deleted = st.effects, st.done, st.deleted
+	e.recordIntents(ch.effects)
 	st.effects, st.done, st.deleted, st.jobDirty = nil, nil, nil, false
 	return ch
 }
@@ -805,38 +829,7 @@ func (e *Engine) lockState(ctx context.Context, id string) (*jobState, error) {
 	return nil, fmt.Errorf("engine: job %s: state keeps changing", id)
 }
 
-// Transition is one committed change of a workflow job, as OnTransition
-// receives it: copies of the job and of the actions whose status changed,
-// and the job log lines the change wrote.
-type Transition struct {
-	Job     store.Job
-	Actions []store.Action
-	Logs    []store.LogEntry
-}
-
-func transitionOf(ch *change) Transition {
-	t := Transition{Job: ch.jobAt}
-	logged := map[string]bool{}
-	for _, l := range ch.logs {
-		t.Logs = append(t.Logs, *l)
-		logged[l.ActionID] = true
-	}
-	for _, a := range ch.dirty {
-		if logged[a.ID] {
-			t.Actions = append(t.Actions, *a)
-		}
-	}
-	return t
-}
-
 // DefaultStartSettle is the StartSettle of gozie server
 // (gozie.actions.start.settle.ms) and gozie run: long enough for a trivial
 // program to end, short next to any step worth watching.
 const DefaultStartSettle = 20 * time.Millisecond
-
-// ActionDir is the work directory of an action's attempt under the data
-// directory (action.WorkDir). Process actions keep
-// their stdout and stderr there.
-func (e *Engine) ActionDir(a *store.Action) string {
-	return action.WorkDir(e.opts.DataDir, a.ID, a.Attempt)
-}

@@ -263,3 +263,27 @@ func FormatLogLine(user, group, app string, l *store.LogEntry) string {
 	return fmt.Sprintf("%s %5s gozie - USER[%s] GROUP[%s] TOKEN[] APP[%s] JOB[%s] ACTION[%s] %s",
 		l.Time.UTC().Format(LogTimeLayout), l.Level, dash(user), dash(group), dash(app), l.JobID, dash(l.ActionID), l.Message)
 }
+
+// Transition is one committed change of a workflow job, as OnTransition
+// receives it: copies of the job and of the actions whose status changed,
+// and the job log lines the change wrote.
+type Transition struct {
+	Job     store.Job
+	Actions []store.Action
+	Logs    []store.LogEntry
+}
+
+func transitionOf(ch *change) Transition {
+	t := Transition{Job: ch.jobAt}
+	logged := map[string]bool{}
+	for _, l := range ch.logs {
+		t.Logs = append(t.Logs, *l)
+		logged[l.ActionID] = true
+	}
+	for _, a := range ch.dirty {
+		if logged[a.ID] {
+			t.Actions = append(t.Actions, *a)
+		}
+	}
+	return t
+}

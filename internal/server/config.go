@@ -50,6 +50,7 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.server.lease.s", "20", "several servers: how long a server's heartbeats may stop before another server takes its jobs over, in seconds"},
 	{"gozie.server.spread", "true", "several servers: pass a new submission to a live server with clearly fewer unfinished jobs (false: keep every submission where it arrives)"},
 	{"gozie.server.heartbeat.s", "5", "several servers: how often a server renews its lease, in seconds (at most half of gozie.server.lease.s)"},
+	{"gozie.server.takeover.hold.s", "60", "several servers: how much longer than the lease to wait before taking over a dead server whose data directory this server cannot see (another host) and which left steps starting or running there, so that restarted meanwhile it takes its jobs back; 0: take it over after the lease"},
 	{"gozie.log.level", "info", "level of the server's log lines on stderr (one per request, one per job/action transition): debug (adds the OPTIONS handshakes), info, warn or error; -log-level overrides"},
 	{"gozie.authentication.secret", "", "secret the hadoop.auth cookie signing key is derived from; the same on every server behind one load balancer (default: gozie.authentication.secret.file, else <data>/auth-secret, generated once)"},
 	{"gozie.authentication.secret.file", "", "file holding the secret the hadoop.auth cookie signing key is derived from: at least 32 bytes, mode 0600 or 0400, the server's or root's; copy it to every server behind one load balancer (default: <data>/auth-secret, generated once)"},

@@ -416,8 +416,12 @@ func (s *Server) fillConsole(aj *engine.ActionJSON, a *store.Action) {
 	aj.ConsoleURL = &u
 }
 
+// actionDir is the work directory of an action's current attempt: in
+// this server's data directory, or in the one of the server whose launch
+// this server (or the one that recorded it) re-attached to after a take-over
+// (action.RunDir).
 func (s *Server) actionDir(a *store.Action) string {
-	return action.WorkDir(s.opts.DataDir, a.ID, a.Attempt)
+	return action.RunDir(s.opts.DataDir, a.ID, a.Attempt, a.ExternalID)
 }
 
 // jobStatus returns the status of any kind of id.

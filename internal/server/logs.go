@@ -300,7 +300,9 @@ func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) 
 			if err != nil || n < 0 || n > a.Attempt {
 				return errParamValue("attempt", v)
 			}
-			dir = action.WorkDir(s.opts.DataDir, a.ID, n)
+			if n != a.Attempt {
+				dir = action.WorkDir(s.opts.DataDir, a.ID, n)
+			}
 		}
 		// Never through a link, never waiting on a FIFO: the job's user
 		// may own the work directory (action.OpenOutput). A file that

@@ -36,6 +36,12 @@ type ServerInfo struct {
 	// Load is the number of unfinished jobs the server owned at its last
 	// heartbeat.
 	Load int
+	// Host, DataDir and DataID say where the server keeps its steps: its
+	// host name, its data directory and that directory's identity
+	// (action.DataDirID). A server that finds this one dead looks for
+	// the identity at DataDir to know whether it can see its steps.
+	// Empty for servers of earlier versions.
+	Host, DataDir, DataID string
 }
 
 // Cluster is implemented by a store that several servers share
@@ -67,4 +73,8 @@ type Cluster interface {
 	Owner(ctx context.Context, jobID string) (string, error)
 	// CountOwned counts the unfinished jobs of an instance.
 	CountOwned(ctx context.Context, id string) (int, error)
+	// CountHostSteps counts the steps of an instance's jobs whose outcome
+	// only its host can tell: pending starts (perhaps launched, not yet
+	// recorded) and RUNNING steps, sub-workflows left out.
+	CountHostSteps(ctx context.Context, id string) (int, error)
 }

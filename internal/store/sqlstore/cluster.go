@@ -18,16 +18,25 @@ func ownerQueries(lock string) map[string]string {
 		"ownerCoordLocked":    `SELECT owner FROM coord_jobs WHERE id = ?` + lock,
 		"ownerWorkflow":       `SELECT owner FROM wf_jobs WHERE id = ?`,
 		"ownerCoord":          `SELECT owner FROM coord_jobs WHERE id = ?`,
-		"registerServer": `INSERT INTO servers (id, name, url, version, started_ms, heartbeat_ms, beat, load)
-			VALUES (?, ?, ?, ?, ?, ?, 1, 0)`,
-		"heartbeat":    `UPDATE servers SET heartbeat_ms = ?, beat = beat + 1, load = ? WHERE id = ?`,
-		"servers":      `SELECT id, name, url, version, started_ms, heartbeat_ms, beat, load FROM servers ORDER BY name, id`,
+		"registerServer": `INSERT INTO servers (id, name, url, version, started_ms, heartbeat_ms, beat, load, host, data_dir, data_id)
+			VALUES (?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?)`,
+		"heartbeat": `UPDATE servers SET heartbeat_ms = ?, beat = beat + 1, load = ? WHERE id = ?`,
+		"servers": `SELECT id, name, url, version, started_ms, heartbeat_ms, beat, load, host, data_dir, data_id
+			FROM servers ORDER BY name, id`,
 		"serverBeat":   `SELECT beat FROM servers WHERE id = ?`,
 		"moveJobs":     `UPDATE wf_jobs SET owner = ? WHERE owner = ?`,
 		"moveCoords":   `UPDATE coord_jobs SET owner = ? WHERE owner = ?`,
 		"deleteServer": `DELETE FROM servers WHERE id = ?`,
 		"countOwned": `SELECT (SELECT COUNT(*) FROM wf_jobs WHERE owner = ? AND status IN ('PREP', 'RUNNING', 'SUSPENDED'))
 			+ (SELECT COUNT(*) FROM coord_jobs WHERE owner = ? AND status NOT IN ('SUCCEEDED', 'DONEWITHERROR', 'KILLED', 'FAILED', 'IGNORED'))`,
+		// Steps whose outcome only the instance's host can tell: starts
+		// pending (perhaps launched, not yet recorded) and RUNNING
+		// steps. Sub-workflows run nowhere but in the store.
+		"countHostSteps": `SELECT (SELECT COUNT(*) FROM wf_effects e JOIN wf_jobs j ON j.id = e.job_id
+				LEFT JOIN wf_actions a ON a.id = e.action_id
+				WHERE j.owner = ? AND e.kind = 'start' AND e.done_ms IS NULL AND COALESCE(a.type, '') <> 'sub-workflow')
+			+ (SELECT COUNT(*) FROM wf_actions a JOIN wf_jobs j ON j.id = a.job_id
+				WHERE j.owner = ? AND a.status = 'RUNNING' AND a.type <> 'sub-workflow')`,
 	}
 }
 
@@ -49,7 +58,7 @@ func (db *DB) Register(ctx context.Context, s store.ServerInfo) error {
 		return err
 	}
 	_, err := db.Write.ExecContext(ctx, db.q["registerServer"], s.ID, s.Name, s.URL, s.Version,
-		ms(s.Started), time.Now().UnixMilli())
+		ms(s.Started), time.Now().UnixMilli(), s.Host, s.DataDir, s.DataID)
 	if err != nil {
 		return db.classify(fmt.Errorf("%s: register server: %w", db.Dialect.Name, err))
 	}
@@ -81,7 +90,8 @@ func (db *DB) Servers(ctx context.Context) ([]store.ServerInfo, error) {
 	for rows.Next() {
 		var s store.ServerInfo
 		var started, beatAt sql.NullInt64
-		if err := rows.Scan(&s.ID, &s.Name, &s.URL, &s.Version, &started, &beatAt, &s.Beat, &s.Load); err != nil {
+		if err := rows.Scan(&s.ID, &s.Name, &s.URL, &s.Version, &started, &beatAt, &s.Beat, &s.Load,
+			&s.Host, &s.DataDir, &s.DataID); err != nil {
 			return nil, fmt.Errorf("%s: servers: %w", db.Dialect.Name, err)
 		}
 		s.Started, s.Heartbeat = fromMS(started), fromMS(beatAt)
@@ -184,6 +194,15 @@ func (db *DB) CountOwned(ctx context.Context, id string) (int, error) {
 	var n int
 	if err := db.Read.QueryRowContext(ctx, db.q["countOwned"], id, id).Scan(&n); err != nil {
 		return 0, db.classify(fmt.Errorf("%s: jobs of %s: %w", db.Dialect.Name, id, err))
+	}
+	return n, nil
+}
+
+// CountHostSteps implements store.Cluster.
+func (db *DB) CountHostSteps(ctx context.Context, id string) (int, error) {
+	var n int
+	if err := db.Read.QueryRowContext(ctx, db.q["countHostSteps"], id, id).Scan(&n); err != nil {
+		return 0, db.classify(fmt.Errorf("%s: steps of %s: %w", db.Dialect.Name, id, err))
 	}
 	return n, nil
 }

@@ -24,6 +24,8 @@ func RunCluster(t *testing.T, open OpenShared) {
 		{"AuditLinesUnfenced", testAuditUnfenced},
 		{"ScansSeeOwnJobs", testOwnedScans},
 		{"Heartbeat", testHeartbeat},
+		{"WhereStepsAre", testWhereStepsAre},
+		{"CountHostSteps", testCountHostSteps},
 		{"TakeOver", testTakeOver},
 		{"TakeOverBeforeCommit", testTakeOverBeforeCommit},
 		{"ClaimUnowned", testClaimUnowned},
@@ -300,6 +302,82 @@ func testHeartbeat(t *testing.T, ss []store.Store) {
 	})
 	if n, err := a.CountOwned(ctx, "a#1"); err != nil || n != 2 {
 		t.Errorf("CountOwned = %d, %v; want 2 unfinished (a PREP workflow, a RUNNING coordinator)", n, err)
+	}
+}
+
+// testWhereStepsAre: an instance registers its host, data directory and
+// that directory's identity, and every server lists them.
+func testWhereStepsAre(t *testing.T, ss []store.Store) {
+	a := cl(t, ss[0])
+	in := store.ServerInfo{ID: "a#1", Name: "a", Started: at(0), Host: "h1", DataDir: "/var/lib/gozie", DataID: "d1"}
+	if err := a.Register(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	register(t, ss[1], "b#1") // an instance that says nothing of it
+	for i, s := range ss[:2] {
+		got, ok := beatOf(t, cl(t, s), "a#1")
+		if !ok || got.Host != "h1" || got.DataDir != "/var/lib/gozie" || got.DataID != "d1" {
+			t.Errorf("store %d lists a as %+v", i, got)
+		}
+	}
+	if got, _ := beatOf(t, a, "b#1"); got.Host != "" || got.DataDir != "" || got.DataID != "" {
+		t.Errorf("b without a place: %+v", got)
+	}
+}
+
+// testCountHostSteps: the steps only an instance's host can tell the
+// outcome of are its jobs' pending starts and RUNNING steps, not
+// sub-workflows, nor finished steps, done effects or other instances'.
+func testCountHostSteps(t *testing.T, ss []store.Store) {
+	register(t, ss[0], "a#1")
+	b := register(t, ss[1], "b#1")
+	putJobs(t, ss[0], "1-W", "2-C")
+	putJobs(t, ss[1], "3-W", "4-C")
+	var done store.Effect
+	mustUpdate(t, ss[0], func(tx store.Tx) error {
+		for _, x := range []struct{ name, typ, status string }{
+			{"run", "shell", store.ActionRunning},
+			{"sub", "sub-workflow", store.ActionRunning},
+			{"start", "shell", store.ActionPrep},
+			{"substart", "sub-workflow", store.ActionPrep},
+			{"ended", "shell", store.ActionOK},
+		} {
+			act := sampleAction("1-W", x.name)
+			act.Type, act.Status = x.typ, x.status
+			if err := tx.PutAction(ctx, act); err != nil {
+				return err
+			}
+		}
+		for _, ef := range []*store.Effect{
+			{JobID: "1-W", ActionID: "1-W@start", Kind: store.EffectStart},
+			{JobID: "1-W", ActionID: "1-W@substart", Kind: store.EffectStart},
+			{JobID: "1-W", ActionID: "1-W@gone", Kind: store.EffectStart}, // no record: counted
+			{JobID: "1-W", ActionID: "1-W@run", Kind: store.EffectKill},
+			{JobID: "2-C", Kind: "coord-tick"},
+		} {
+			if err := tx.AddEffect(ctx, ef); err != nil {
+				return err
+			}
+		}
+		done = store.Effect{JobID: "1-W", ActionID: "1-W@ended", Kind: store.EffectStart}
+		return tx.AddEffect(ctx, &done)
+	})
+	mustUpdate(t, ss[0], func(tx store.Tx) error { return tx.DoneEffect(ctx, done.ID) })
+	mustUpdate(t, ss[1], func(tx store.Tx) error {
+		act := sampleAction("3-W", "run")
+		act.Status = store.ActionRunning
+		if err := tx.PutAction(ctx, act); err != nil {
+			return err
+		}
+		return tx.AddEffect(ctx, &store.Effect{JobID: "3-W", ActionID: "3-W@run", Kind: store.EffectStart})
+	})
+	for _, c := range []struct {
+		id   string
+		want int
+	}{{"a#1", 3}, {"b#1", 2}, {"nobody#1", 0}} {
+		if n, err := b.CountHostSteps(ctx, c.id); err != nil || n != c.want {
+			t.Errorf("CountHostSteps(%s) = %d, %v; want %d", c.id, n, err, c.want)
+		}
 	}
 }
 
