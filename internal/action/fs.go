@@ -623,12 +623,21 @@ func openFSJournal(a *Context, cmds []fsCommand) (*fsJournal, error) {
 }
 
 // previousAttemptDir returns the WorkDir of the attempt before a's when
-// the engine's layout (.../<attempt>) is recognizable, else "".
+// the engine's layout is recognizable (WorkDir: .../<actionId>.<attempt>,
+// or .../<actionId>/<attempt> as earlier versions made it), else "".
 func previousAttemptDir(a *Context) string {
-	if a.Attempt <= 0 || filepath.Base(a.WorkDir) != strconv.Itoa(a.Attempt) {
+	if a.Attempt <= 0 {
 		return ""
 	}
-	return filepath.Join(filepath.Dir(a.WorkDir), strconv.Itoa(a.Attempt-1))
+	n, prev := strconv.Itoa(a.Attempt), strconv.Itoa(a.Attempt-1)
+	base := filepath.Base(a.WorkDir)
+	switch {
+	case base == n:
+		return filepath.Join(filepath.Dir(a.WorkDir), prev)
+	case strings.HasSuffix(base, "."+n):
+		return filepath.Join(filepath.Dir(a.WorkDir), strings.TrimSuffix(base, n)+prev)
+	}
+	return ""
 }
 
 // parse applies journal lines "B i fp" and "D i fp". A line cut short by

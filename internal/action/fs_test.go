@@ -290,44 +290,54 @@ func TestFSCrashResume(t *testing.T) {
 		{name: "retry after the first move", crashAt: 2, after: true, retry: true},
 		{name: "retry before the second move", crashAt: 3, retry: true},
 	}
+	// The work directory of attempt n: today's layout, and the one of
+	// earlier versions (whose directories a restarted server still uses).
+	layouts := map[string]func(jobDir string, n int) string{
+		"current": func(jobDir string, n int) string { return WorkDir(jobDir, "j@a", n) },
+		"legacy":  func(jobDir string, n int) string { return filepath.Join(jobDir, strconv.Itoa(n)) },
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
-			mkTree(t, root, "in", "old/x")
-			jobDir := t.TempDir()
-			a := &Context{ActionID: "j@a", Element: actionBody(t, "<fs>"+strings.ReplaceAll(body, "$R", root)+"</fs>"),
-				WorkDir: filepath.Join(jobDir, "0")}
-			fsCrashHook = func(i int, done bool) bool { return i == tt.crashAt && done == tt.after }
-			_, err := NewFS().Start(context.Background(), a)
-			fsCrashHook = nil
-			var xe *ExecError
-			if !errors.As(err, &xe) || xe.Kind != Transient {
-				t.Fatalf("crashed run: err = %v, want a transient failure", err)
-			}
-			// Mark the touched file so that a second touchz would show.
-			old := time.Now().Add(-time.Hour).Truncate(time.Second)
-			os.Chtimes(filepath.Join(root, "flag"), old, old)
-			if tt.retry {
-				a.Attempt, a.WorkDir = 1, filepath.Join(jobDir, "1")
-			}
-			res, err := NewFS().Start(context.Background(), a)
-			if err != nil || res.Status != OK {
-				t.Fatalf("resumed run: %+v, %v", res, err)
-			}
-			if fi, err := os.Stat(filepath.Join(root, "flag")); err != nil || !fi.ModTime().Equal(old) {
-				t.Errorf("flag was touched again (or is gone): %v", err)
-			}
-			for _, p := range []string{"a", "b", "last"} {
-				if _, err := os.Stat(filepath.Join(root, p)); err != nil {
-					t.Errorf("%s missing: %v", p, err)
-				}
-			}
-			for _, p := range []string{"in", "a/in", "old"} {
-				if _, err := os.Stat(filepath.Join(root, p)); !errors.Is(err, fs.ErrNotExist) {
-					t.Errorf("%s should be gone", p)
-				}
-			}
-		})
+		for layout, workDir := range layouts {
+			t.Run(tt.name+"/"+layout, func(t *testing.T) { testFSCrashResume(t, body, tt.crashAt, tt.after, tt.retry, workDir) })
+		}
+	}
+}
+
+func testFSCrashResume(t *testing.T, body string, crashAt int, after, retry bool, workDir func(string, int) string) {
+	root := t.TempDir()
+	mkTree(t, root, "in", "old/x")
+	jobDir := t.TempDir()
+	a := &Context{ActionID: "j@a", Element: actionBody(t, "<fs>"+strings.ReplaceAll(body, "$R", root)+"</fs>"),
+		WorkDir: workDir(jobDir, 0)}
+	fsCrashHook = func(i int, done bool) bool { return i == crashAt && done == after }
+	_, err := NewFS().Start(context.Background(), a)
+	fsCrashHook = nil
+	var xe *ExecError
+	if !errors.As(err, &xe) || xe.Kind != Transient {
+		t.Fatalf("crashed run: err = %v, want a transient failure", err)
+	}
+	// Mark the touched file so that a second touchz would show.
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	os.Chtimes(filepath.Join(root, "flag"), old, old)
+	if retry {
+		a.Attempt, a.WorkDir = 1, workDir(jobDir, 1)
+	}
+	res, err := NewFS().Start(context.Background(), a)
+	if err != nil || res.Status != OK {
+		t.Fatalf("resumed run: %+v, %v", res, err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, "flag")); err != nil || !fi.ModTime().Equal(old) {
+		t.Errorf("flag was touched again (or is gone): %v", err)
+	}
+	for _, p := range []string{"a", "b", "last"} {
+		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+			t.Errorf("%s missing: %v", p, err)
+		}
+	}
+	for _, p := range []string{"in", "a/in", "old"} {
+		if _, err := os.Stat(filepath.Join(root, p)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s should be gone", p)
+		}
 	}
 }
 
