@@ -450,3 +450,36 @@ func writeTar(t *testing.T, path string, files map[string]string) {
 		t.Fatal(err)
 	}
 }
+
+// The launcher's files are reserved in a directory the job's user may
+// already own (a start tried again for the same attempt): links the user
+// planted under their names are replaced, never written through, so root
+// never creates or truncates a file elsewhere.
+func TestReserveReplacesPlantedLinks(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	absent := filepath.Join(t.TempDir(), "created-by-root")
+	links := map[string]string{StdoutFile: absent, StderrFile: victim, launcherLog: victim, pidReserveFile: victim, statusReserveFile: victim}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := reserveLauncherFiles(dir, DefaultMaxOutput, false); err != nil {
+		t.Fatalf("reserve: %v", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+		t.Errorf("the link's target was written: %d bytes, %q...", len(b), b[:min(len(b), 16)])
+	}
+	if _, err := os.Lstat(absent); err == nil {
+		t.Error("a file was created where a link pointed")
+	}
+	for name := range links {
+		if fi, err := os.Lstat(filepath.Join(dir, name)); err != nil || !privateRegular(fi) {
+			t.Errorf("%s: %v, want a private regular file", name, err)
+		}
+	}
+}

@@ -83,7 +83,9 @@ func reserveLauncherFiles(dir string, maxOutput int, supervised bool) error {
 		names = append(names, launcherLog)
 	}
 	for _, name := range names {
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE, 0o644)
+		// Never through a link the job's user planted, should the
+		// directory be the user's already (a start tried again).
+		f, err := createOwn(filepath.Join(dir, name), 0, 0o644)
 		if err != nil {
 			return err
 		}
@@ -111,8 +113,14 @@ func ensureZeros(path string, n int) error {
 // writeZeros writes a file of n zero bytes: written, not truncated to size,
 // so that the blocks are really allocated.
 func writeZeros(path string, n int) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := createOwn(path, 0, 0o600)
+	if err == nil {
+		err = f.Truncate(0)
+	}
 	if err != nil {
+		if f != nil {
+			f.Close()
+		}
 		return err
 	}
 	// No fsync: file systems charge the blocks of a write to the free
