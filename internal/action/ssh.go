@@ -92,8 +92,8 @@ var (
 		"private key file passed to ssh with -i for every ssh action, in addition to the keys ~/.ssh/config and the agent offer; empty: none")
 	sshConnectTimeoutKey = siteKey("gozie.ssh.connect.timeout", "20",
 		"seconds ssh waits for the remote host to accept a connection (ssh -o ConnectTimeout)")
-	sshAllowUserAtHostKey = siteKey("gozie.ssh.allow.user.at.host", "true",
-		"Oozie's oozie.action.ssh.allow.user.at.host: true lets <host> name any remote user; false requires the job's user (ERR_USER_MISMATCH otherwise)")
+	sshAllowUserAtHostKey = siteKey("gozie.ssh.allow.user.at.host", "",
+		"Oozie's oozie.action.ssh.allow.user.at.host: true lets <host> name any remote user; false requires the job's user (ERR_USER_MISMATCH otherwise); empty: true, false with gozie.launch.as.user")
 	sshRetentionKey = siteKey("gozie.ssh.remote.retention.days", "7",
 		"days a finished run's directory (~/.gozie-ssh/<actionId>/<attempt>) is kept on the remote host; each ssh action start removes older ones of that user; 0 keeps them")
 	sshCheckRetriesKey = siteKey("gozie.ssh.check.retries.max", "3",
@@ -209,14 +209,20 @@ func unquoteArg(s string) string {
 }
 
 // userHost applies Oozie's rule for <host>: without "user@" the job's user
-// is the remote user; with gozie.ssh.allow.user.at.host false only the
-// job's user may be named.
+// is the remote user; with gozie.ssh.allow.user.at.host false (the default
+// with RunAsUser) only the job's user may be named.
 func (s *sshExecutor) userHost(host, jobUser string) (string, error) {
 	if strings.HasPrefix(host, "-") || strings.ContainsAny(host, " \t\n/") {
 		// ssh would read a leading "-" as an option.
 		return "", Errorf(ErrorKindError, CodeSchema, "invalid ssh host [%s]", host)
 	}
 	allow := !strings.EqualFold(s.opts.site(sshAllowUserAtHostKey), "false")
+	if s.opts.site(sshAllowUserAtHostKey) == "" {
+		// The server's ssh identity serves every job: when the server
+		// acts for each job's user, a job may reach only its own user's
+		// accounts with it unless the operator says otherwise.
+		allow = !s.opts.RunAsUser
+	}
 	if i := strings.LastIndexByte(host, '@'); i >= 0 {
 		if !allow && jobUser != "" && host[:i] != jobUser {
 			return "", Errorf(ErrorKindError, CodeSSHUserMismatch, "user mismatch between the job's user [%s] and ssh host [%s]", jobUser, host)

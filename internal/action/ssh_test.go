@@ -455,6 +455,7 @@ func TestSSHParse(t *testing.T) {
 	tests := []struct {
 		name, body string
 		site       map[string]string
+		runAs      bool
 		host       string
 		argv       []string
 		code       string
@@ -464,12 +465,17 @@ func TestSSHParse(t *testing.T) {
 		{name: "arg kept", body: `<host>h</host><command>echo</command><arg> a  b </arg><arg>'x y'</arg><arg>"z"</arg>`, host: "job@h", argv: []string{"echo", "a  b", "x y", "z"}},
 		{name: "mismatch refused", body: `<host>bob@h</host><command>ls</command>`, site: map[string]string{"gozie.ssh.allow.user.at.host": "false"}, code: "ERR_USER_MISMATCH"},
 		{name: "own user allowed", body: `<host>job@h</host><command>ls</command>`, site: map[string]string{"gozie.ssh.allow.user.at.host": "false"}, host: "job@h", argv: []string{"ls"}},
+		// With gozie.launch.as.user the server's ssh identity reaches only
+		// the job user's own accounts, unless the key says otherwise.
+		{name: "run-as: other user refused", body: `<host>bob@h</host><command>ls</command>`, runAs: true, code: "ERR_USER_MISMATCH"},
+		{name: "run-as: own user", body: `<host>job@h</host><command>ls</command>`, runAs: true, host: "job@h", argv: []string{"ls"}},
+		{name: "run-as: allowed by the key", body: `<host>bob@h</host><command>ls</command>`, runAs: true, site: map[string]string{"gozie.ssh.allow.user.at.host": "true"}, host: "bob@h", argv: []string{"ls"}},
 		{name: "option as host", body: `<host>-oProxyCommand=x</host><command>ls</command>`, code: "E0701"},
 		{name: "both args and arg", body: `<host>h</host><command>ls</command><args>a</args><arg>b</arg>`, code: "E0701"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := &sshExecutor{opts: Options{Site: tc.site}}
+			e := &sshExecutor{opts: Options{Site: tc.site, RunAsUser: tc.runAs}}
 			a := &Context{ActionID: "j@a", User: "job", Element: actionBody(t, `<ssh xmlns="uri:oozie:ssh-action:0.2">`+tc.body+`</ssh>`)}
 			p, err := e.parse(a)
 			if tc.code != "" {
