@@ -17,11 +17,6 @@ func registerBuiltin(actionType string, b builtin) {
 	builtins[actionType] = b
 }
 
-func init() {
-	registerBuiltin("fs", func(l *launchers) Executor { return fsExecutor{runAsUser: l.opts.RunAsUser} })
-	registerBuiltin("shell", func(l *launchers) Executor { return newProcess(l, shellProgram{l.opts}) })
-}
-
 // BuiltinTypes returns the action types RegisterBuiltins registers, sorted.
 func BuiltinTypes() []string {
 	types := make([]string, 0, len(builtins))

@@ -17,6 +17,10 @@ import (
 	"github.com/gozie/gozie/internal/workflow"
 )
 
+func init() {
+	registerBuiltin("fs", func(l *launchers) Executor { return fsExecutor{runAsUser: l.opts.RunAsUser} })
+}
+
 // Error codes of the fs action (workflow specification 3.2.4). The FS codes
 // and their wording are Oozie's own, so users find them in Oozie's
 // documentation and forums:

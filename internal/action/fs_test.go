@@ -12,41 +12,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
-	"github.com/gozie/gozie/internal/workflow"
 )
-
-// actionBody parses body (an action element such as <fs>...</fs>) with the
-// real workflow parser, as the engine would hand it over.
-func actionBody(t testing.TB, body string) *workflow.Element {
-	t.Helper()
-	doc := `<workflow-app xmlns="uri:oozie:workflow:0.5" name="w"><start to="a"/>` +
-		`<action name="a">` + body + `<ok to="end"/><error to="end"/></action><end name="end"/></workflow-app>`
-	app, err := workflow.ParseNoValidate([]byte(doc))
-	if err != nil {
-		t.Fatalf("parse: %v\n%s", err, doc)
-	}
-	return app.Node("a").Action.Body
-}
-
-// mkTree creates files (names ending in "/" are directories) under root.
-func mkTree(t testing.TB, root string, files ...string) {
-	t.Helper()
-	for _, name := range files {
-		p := filepath.Join(root, name)
-		if strings.HasSuffix(name, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(name), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func TestFSAction(t *testing.T) {
 	tests := []struct {

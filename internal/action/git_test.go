@@ -49,10 +49,6 @@ func bareRepo(t testing.TB) string {
 	return "file://" + bare
 }
 
-func gitBody(inner string) string {
-	return `<git xmlns="uri:oozie:git-action:1.0"><name-node>file:///</name-node>` + inner + `</git>`
-}
-
 func TestGitAction(t *testing.T) {
 	uri := bareRepo(t)
 	out := t.TempDir()

@@ -4,34 +4,12 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/gozie/gozie/internal/osuser/osusertest"
 )
-
-// testUser is the account the run-as tests act as.
-const testUser = osusertest.Name
-
-// ensureTestUser returns the test account (osusertest creates it when
-// missing, or skips the test).
-func ensureTestUser(t *testing.T) *user.User {
-	t.Helper()
-	osusertest.User(t)
-	u, err := user.Lookup(testUser)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
-
-// openDir is a temporary directory every user may traverse, as a server's
-// data directory must be with RunAsUser.
-func openDir(t *testing.T) string { return osusertest.OpenDir(t) }
 
 // Fault point 11: with RunAsUser, the program runs as the job's user (id
 // -un seen through capture-output), can write in its working directory,

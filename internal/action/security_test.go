@@ -145,21 +145,6 @@ func TestRunAsFSAction(t *testing.T) {
 	}
 }
 
-// registered returns the executor RegisterBuiltins makes for actionType.
-func registered(t *testing.T, actionType string, opts Options) Executor {
-	t.Helper()
-	reg := NewRegistry()
-	if opts.Launcher == nil {
-		opts.Launcher = testLauncher(t).Launcher
-	}
-	RegisterBuiltins(reg, opts)
-	e, ok := reg.Lookup(actionType)
-	if !ok {
-		t.Fatalf("no executor for %s", actionType)
-	}
-	return e
-}
-
 // Finding 1, <prepare>: every action type's prepare block runs with the
 // job user's rights.
 func TestRunAsPrepare(t *testing.T) {
@@ -290,21 +275,6 @@ func TestNamedFilesBounded(t *testing.T) {
 				t.Errorf("Start allocated %d MB", grown>>20)
 			}
 		})
-	}
-}
-
-// within runs fn and fails the test when it has not returned after d: the
-// findings below are calls that never returned.
-func within(t *testing.T, d time.Duration, fn func() error) error {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(d):
-		t.Fatalf("still blocked after %v", d)
-		return nil
 	}
 }
 

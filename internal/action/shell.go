@@ -14,6 +14,10 @@ import (
 	"github.com/gozie/gozie/internal/workflow"
 )
 
+func init() {
+	registerBuiltin("shell", func(l *launchers) Executor { return newProcess(l, shellProgram{l.opts}) })
+}
+
 // Error codes of launcher-style actions (shell).
 //
 // JA018 is what Oozie reports when the program of a launcher action fails

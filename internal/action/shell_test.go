@@ -1,9 +1,6 @@
 package action
 
 import (
-	"archive/tar"
-	"archive/zip"
-	"compress/gzip"
 	"context"
 	"os"
 	"path/filepath"
@@ -15,66 +12,6 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 )
-
-const shellNS = `xmlns="uri:oozie:shell-action:0.3"`
-
-// deadline bounds every wait of these tests; nothing sleeps for
-// correctness, the tests wait for processes and files up to it.
-const deadline = 20 * time.Second
-
-// shellAction builds a Context for a shell body and a channel that receives
-// the executor's notifications.
-func shellAction(t testing.TB, appDir, body string) (*Context, chan struct{}) {
-	t.Helper()
-	notified := make(chan struct{}, 16)
-	a := &Context{
-		JobID: "0000001-gozie-W", ActionID: "0000001-gozie-W@sh", Name: "sh", Type: "shell",
-		AppPath: appDir, WorkDir: filepath.Join(t.TempDir(), "work"),
-		Element: actionBody(t, "<shell "+shellNS+">"+body+"</shell>"),
-		Conf:    conf.FromMap(map[string]string{"mapred.job.queue.name": "default", "my.prop": "a&b"}),
-		Notify:  func() { notified <- struct{}{} },
-	}
-	return a, notified
-}
-
-// runToEnd starts the action, waits for the notification and checks it.
-func runToEnd(t testing.TB, e Executor, a *Context, notified chan struct{}) Result {
-	t.Helper()
-	res, err := e.Start(context.Background(), a)
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	if res.ExternalID == "" {
-		t.Fatal("Start set no ExternalID")
-	}
-	if !res.Done {
-		select {
-		case <-notified:
-		case <-time.After(deadline):
-			t.Fatal("no notification before the deadline")
-		}
-	}
-	res, err = e.Check(context.Background(), a, res.ExternalID)
-	if err != nil {
-		t.Fatalf("Check: %v", err)
-	}
-	if !res.Done {
-		t.Fatalf("Check after notification: not done: %+v", res)
-	}
-	return res
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	end := time.Now().Add(deadline)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
 
 func TestShellAction(t *testing.T) {
 	app := t.TempDir()
@@ -272,17 +209,6 @@ func TestShellLauncherDied(t *testing.T) {
 	}
 }
 
-func startAndReap(t *testing.T) int {
-	var attr syscall.ProcAttr
-	pid, err := syscall.ForkExec("/bin/sh", []string{"sh", "-c", "exit 0"}, &attr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ws syscall.WaitStatus
-	syscall.Wait4(pid, &ws, 0, nil)
-	return pid
-}
-
 // Kill ends the whole process group: the program and what it started in
 // the background, also from an executor that did not start it.
 func TestShellKill(t *testing.T) {
@@ -351,22 +277,6 @@ func TestRegisterBuiltins(t *testing.T) {
 	}
 }
 
-func writeTgz(t *testing.T, path string, files map[string]string) {
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zw := gzip.NewWriter(f)
-	tw := tar.NewWriter(zw)
-	for name, body := range files {
-		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
-		tw.Write([]byte(body))
-	}
-	tw.Close()
-	zw.Close()
-}
-
 // BenchmarkShellTrue is one shell step running `true`, start to outcome,
 // in both launch modes: the executor's own cost beyond the program's.
 func BenchmarkShellTrue(b *testing.B) {
@@ -433,21 +343,4 @@ func TestUnpackArchive(t *testing.T) {
 	if exists(filepath.Join(work, "escape.txt")) || exists(filepath.Join(filepath.Dir(work), "escape.txt")) {
 		t.Error("an entry escaped")
 	}
-}
-
-func zipFile(t *testing.T, path string, files map[string]string) {
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zw := zip.NewWriter(f)
-	for name, body := range files {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(body))
-	}
-	zw.Close()
 }

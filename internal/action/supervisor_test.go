@@ -46,13 +46,6 @@ func startTestSupervisor(t *testing.T, dir string, env ...string) *exec.Cmd {
 	return cmd
 }
 
-// exited reports whether the process of cmd has ended (and reaps it).
-func exited(cmd *exec.Cmd) bool {
-	var ws syscall.WaitStatus
-	pid, _ := syscall.Wait4(cmd.Process.Pid, &ws, syscall.WNOHANG, nil)
-	return pid == cmd.Process.Pid || !processExists(cmd.Process.Pid)
-}
-
 // A supervisor that dies while its program runs: the step is reported lost
 // (JA017), never OK; Kill still reaches the program's group; the next
 // step starts a new supervisor.

@@ -58,22 +58,6 @@ func toolExecutors(t testing.TB, opts Options) *Registry {
 	return r
 }
 
-// toolAction builds the Context of one action body of the given type.
-func toolAction(t testing.TB, typ, appDir, body string, props map[string]string) (*Context, chan struct{}) {
-	t.Helper()
-	notified := make(chan struct{}, 16)
-	if props == nil {
-		props = map[string]string{"mapred.job.queue.name": "default", "my.prop": "a&b"}
-	}
-	return &Context{
-		JobID: "0000001-gozie-W", ActionID: "0000001-gozie-W@" + typ, Name: typ, Type: typ, User: "alice",
-		AppPath: appDir, WorkDir: filepath.Join(t.TempDir(), "work"),
-		Element: actionBody(t, body),
-		Conf:    conf.FromMap(props),
-		Notify:  func() { notified <- struct{}{} },
-	}, notified
-}
-
 // recordedArgs reads the argv the stand-in recorded.
 func recordedArgs(t testing.TB, dir string) []string {
 	t.Helper()
