@@ -19,7 +19,7 @@ var siteKeys []SiteKey
 
 // siteKey declares a key; it is called from package-level var
 // declarations, so that a key lives next to the code that reads it.
-func siteKey(name, def, doc string) string {
+func DeclareSiteKey(name, def, doc string) string {
 	siteKeys = append(siteKeys, SiteKey{Name: name, Default: def, Doc: doc})
 	return name
 }
