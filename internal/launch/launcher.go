@@ -275,9 +275,16 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 	default:
 		return fail("waiting for [%s]: %v", spec.Exec, err)
 	}
-	if st.ExitCode != 0 || !spec.Capture {
-		return st
+	if st.ExitCode == 0 && spec.Capture {
+		captureOutput(dir, spec, out, &st)
 	}
+	return st
+}
+
+// captureOutput reads the output of a program that exited 0 (its stdout,
+// or the file it names with spec.CaptureFile) into st.Output as Java
+// properties; a failure to read it is recorded in st as CodeLauncher.
+func captureOutput(dir string, spec *LaunchSpec, out *os.File, st *LaunchStatus) {
 	max := spec.MaxOutput
 	if max <= 0 {
 		max = DefaultMaxOutput
@@ -293,7 +300,7 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 			return err
 		})
 		if errors.Is(err, fs.ErrNotExist) {
-			return st
+			return
 		}
 		if err == nil {
 			if fi, serr := f.Stat(); serr != nil || !fi.Mode().IsRegular() {
@@ -303,7 +310,7 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 		}
 		if err != nil {
 			st.ErrorCode, st.Error = CodeLauncher, fmt.Sprintf("reading captured output: %v", err)
-			return st
+			return
 		}
 		defer f.Close()
 		src, name = f, spec.CaptureFile
@@ -313,16 +320,15 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 	data, err := readLimited(src, max)
 	if err != nil {
 		st.ErrorCode, st.Error = CodeLauncher, err.Error()
-		return st
+		return
 	}
 	props, err := conf.ParseProperties(bytes.NewReader(data), "output of "+name)
 	if err != nil {
 		st.ErrorCode = CodeLauncher
 		st.Error = fmt.Sprintf("captured output is not Java properties: %v", err)
-		return st
+		return
 	}
 	st.Output = props.ToMap()
-	return st
 }
 
 // readLimited reads a file of at most max bytes from its start; a larger

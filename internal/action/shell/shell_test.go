@@ -271,16 +271,6 @@ func testShellKill(t *testing.T, opts launch.Options, restarted bool) {
 	}
 }
 
-func TestRegisterBuiltins(t *testing.T) {
-	r := action.NewRegistry()
-	launch.RegisterBuiltins(r, launch.Options{})
-	// Each action type registers itself; the registry gets every one.
-	got, want := strings.Join(r.Types(), ","), strings.Join(launch.BuiltinTypes(), ",")
-	if got != want || !strings.Contains(","+got+",", ",fs,") || !strings.Contains(","+got+",", ",shell,") {
-		t.Errorf("types = %s, want %s (with fs and shell)", got, want)
-	}
-}
-
 // BenchmarkShellTrue is one shell step running `true`, start to outcome,
 // in both launch modes: the executor's own cost beyond the program's.
 func BenchmarkShellTrue(b *testing.B) {
