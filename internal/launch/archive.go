@@ -18,7 +18,7 @@ import (
 // compression bomb cannot fill the server's disk.
 const maxArchiveBytes = 8 << 30
 
-// unpackArchive makes an <archive> entry available in the working
+// UnpackArchive makes an <archive> entry available in the working
 // directory: unpacked into a directory named by the link name (the
 // "#name" fragment or the archive's file name), as Hadoop's distributed
 // cache does. .zip/.jar, .tar, .tar.gz/.tgz are unpacked; other files are

@@ -8,7 +8,7 @@ import (
 	"github.com/gozie/gozie/internal/redact"
 )
 
-// launchEnvKeep names variables passed to steps although stepEnv would
+// LaunchEnvKeep names variables passed to steps although stepEnv would
 // drop them for their name.
 var LaunchEnvKeep = action.DeclareSiteKey("gozie.launch.env.keep", "",
 	"comma list of environment variables of the server passed to steps although their names look secret (e.g. AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY); GOZIE_* variables are never passed")
@@ -18,7 +18,7 @@ var LaunchEnvKeep = action.DeclareSiteKey("gozie.launch.env.keep", "",
 // gozie.launch.env.keep).
 var secretEnvWords = []string{"SECRET", "PASSWORD", "PASSWD", "TOKEN", "CREDENTIAL", "KEY", "DSN"}
 
-// stepEnv is the environment a step's program starts from: the server's
+// StepEnv is the environment a step's program starts from: the server's
 // environment without what belongs to the server alone. Every GOZIE_*
 // variable is dropped (the server's configuration, its authentication
 // secret and tokens among them), as is every variable whose name holds

@@ -13,7 +13,7 @@ import (
 // a transient failure, since retrying does not install the tool.
 const CodeToolMissing = "JA008"
 
-// findTool locates the executable name of an external tool: home/bin/name
+// FindTool locates the executable name of an external tool: home/bin/name
 // when the server key homeKey names a home directory, else name on PATH.
 // A missing tool is CodeToolMissing naming the tool and the key.
 func (o Options) FindTool(name, homeKey string) (string, error) {
@@ -31,6 +31,6 @@ func (o Options) FindTool(name, homeKey string) (string, error) {
 	return p, nil
 }
 
-// hadoopHome is where the Hadoop installation is, for the action types
+// HadoopHome is where the Hadoop installation is, for the action types
 // that need a cluster (Java map-reduce, pipes, distcp beyond file://).
 var HadoopHome = action.DeclareSiteKey("gozie.hadoop.home", "", "Hadoop installation (the directory holding bin/hadoop and bin/mapred) used by map-reduce jobs that are not local streaming, pipes and distcp beyond file://; empty: hadoop on PATH")

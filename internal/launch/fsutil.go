@@ -65,7 +65,7 @@ const (
 	CodeIO                = "JA009"
 )
 
-// resolveFSPath applies Oozie's path rules to attribute attr of a command:
+// ResolveFSPath applies Oozie's path rules to attribute attr of a command:
 // absolute, with a scheme or a name-node to supply one. gozie departs from
 // Oozie in one way: without a name-node, an absolute path without scheme is
 // a local path (Oozie says FS001), so that applications run on a laptop.
@@ -88,7 +88,7 @@ func ResolveFSPath(op string, el *workflow.Element, attr, nnPrefix string) (stri
 	return p, nil
 }
 
-// fsIOError classifies a file-system failure: an unsupported scheme is
+// FsIOError classifies a file-system failure: an unsupported scheme is
 // E0904, permission denied FS014, otherwise code (with the optional message)
 // when given, else JA008 for a missing path and a transient JA009.
 func FsIOError(p string, err error, code string, msg ...any) error {
@@ -109,7 +109,7 @@ func FsIOError(p string, err error, code string, msg ...any) error {
 	return &action.ExecError{Kind: action.Transient, Code: CodeIO, Msg: text, Err: err}
 }
 
-// writeFileAtomic writes data to a temporary file beside path and renames it
+// WriteFileAtomic writes data to a temporary file beside path and renames it
 // into place, so that readers never see a partial file, even after a crash.
 //
 // It does not fsync: the files it writes (launch spec, pid, exit status)

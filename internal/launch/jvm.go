@@ -90,7 +90,7 @@ func (c *jvmCommand) argv() []string {
 	return append(argv, c.Args...)
 }
 
-// launchSpec returns what the launcher runs for c; capture asks for
+// LaunchSpec returns what the launcher runs for c; capture asks for
 // Oozie's output.properties as the captured output.
 func (c *jvmCommand) LaunchSpec(capture bool, maxOutput int) *LaunchSpec {
 	s := &LaunchSpec{Exec: c.Java, Args: c.argv(), Env: c.Env, MaxOutput: maxOutput}
@@ -100,7 +100,7 @@ func (c *jvmCommand) LaunchSpec(capture bool, maxOutput int) *LaunchSpec {
 	return s
 }
 
-// jvmRequest is what an action type asks of newJVM.
+// JvmRequest is what an action type asks of newJVM.
 type JvmRequest struct {
 	// ActionType chooses the share library (oozie.action.sharelib.for.TYPE).
 	ActionType string
@@ -112,7 +112,7 @@ type JvmRequest struct {
 	Args            []string
 }
 
-// newJVM builds the JVM command of an action whose working directory dir
+// NewJVM builds the JVM command of an action whose working directory dir
 // has been staged (stageFiles): it writes the action configuration there,
 // finds java, builds the class path, and collects the JVM options and
 // environment from the action body and configuration.
@@ -194,7 +194,7 @@ func (o Options) javaBinary() (string, error) {
 	return o.FindTool("java", javaHomeKey)
 }
 
-// buildClassPath returns the class path of a JVM action in Oozie's order
+// BuildClassPath returns the class path of a JVM action in Oozie's order
 // and links into dir the library files a program opens by name:
 //
 //  1. dir itself (Oozie's container working directory, where <file>s and
@@ -217,7 +217,7 @@ func BuildClassPath(dir string, a *action.Context, actionType, defaultShareLib s
 	return classPath(dir, a, actionType, defaultShareLib, opts, true)
 }
 
-// appClassPath is the class path of an action's own jars: buildClassPath
+// AppClassPath is the class path of an action's own jars: buildClassPath
 // without the share library. An installed tool (pig, hive, sqoop) brings
 // its own libraries; the share library's copies of them would only clash.
 func AppClassPath(dir string, a *action.Context) ([]string, error) {
@@ -352,6 +352,7 @@ func addLibFile(dir, p string, addJar func(string)) error {
 	return nil
 }
 
+// IsJar reports whether name ends in .jar, in any case.
 func IsJar(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".jar") }
 
 // localLibPath resolves one entry of oozie.libpath: a URI of a local file
@@ -488,7 +489,7 @@ func javaOpts(a *action.Context) (opts, notes []string, err error) {
 	return opts, notes, nil
 }
 
-// splitJavaOpts splits JVM options as the shell that starts Oozie's
+// SplitJavaOpts splits JVM options as the shell that starts Oozie's
 // launcher container does: on blanks, with '...' and "..." quoting and
 // backslash escapes. Variables are not expanded.
 func SplitJavaOpts(s string) ([]string, error) {
@@ -677,7 +678,7 @@ func writeLauncherNotes(dir string, notes []string) {
 	}
 }
 
-// readChildIDs reads the external child ids a program wrote to
+// ReadChildIDs reads the external child ids a program wrote to
 // oozie.action.externalChildIDs (comma separated).
 func ReadChildIDs(dir string) []string {
 	b, err := ReadJobRecord(filepath.Join(dir, childIDsFile))
@@ -687,7 +688,7 @@ func ReadChildIDs(dir string) []string {
 	return splitList(strings.ReplaceAll(string(b), "\n", ","))
 }
 
-// exitCodeError returns Oozie's error code for a main class that ended
+// ExitCodeError returns Oozie's error code for a main class that ended
 // with System.exit(n), n != 0: the exit code itself, with Oozie's JA019
 // for -1 (which a process reports as 255).
 func ExitCodeError(code int) string {

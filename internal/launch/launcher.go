@@ -409,7 +409,7 @@ func procStart(pid int) string {
 	return fields[19]
 }
 
-// alive reports whether the launcher recorded in p still runs: the pid
+// Alive reports whether the launcher recorded in p still runs: the pid
 // exists and, where /proc tells, is the same process (not a recycled pid).
 func Alive(p LauncherPID) bool {
 	if p.PID <= 0 {
@@ -429,6 +429,8 @@ func Alive(p LauncherPID) bool {
 	return true
 }
 
+// IsZombie reports whether pid has exited but not been reaped (state Z in
+// /proc), which kill(2) with signal 0 still finds.
 func IsZombie(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -439,7 +441,7 @@ func IsZombie(pid int) bool {
 	return i >= 0 && strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
 }
 
-// groupAlive reports whether any live process of group pgid is left.
+// GroupAlive reports whether any live process of group pgid is left.
 // Zombies do not count: an orphan whose parent died is reaped by init,
 // which in a container may take its time, yet it runs no more.
 func GroupAlive(pgid int) bool {

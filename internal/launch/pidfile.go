@@ -94,7 +94,7 @@ func writeInReserve(path string, off int64, data []byte) error {
 	return err
 }
 
-// readPID reads the pid file of dir: its last complete line.
+// ReadPID reads the pid file of dir: its last complete line.
 func ReadPID(dir string) (LauncherPID, bool) {
 	b, err := readOwn(filepath.Join(dir, PIDFile))
 	if err != nil {

@@ -1,3 +1,16 @@
+// Package launch is the launch runtime of the launcher-style action types
+// (shell, java, map-reduce, distcp, the Hadoop tools, custom types): the
+// process executor (Start, Check, Kill, re-attach after a restart) that
+// runs a family's Program detached in a work directory of its own, the
+// launcher protocol (`gozie launch DIR`), the launch supervisor and its
+// client, pid files, run-as, space reserves, work directories, the
+// staging every family shares (prepare block, files, archives, class
+// paths), the environment of steps and the built-in tools run as
+// `gozie launch -tool NAME`.
+//
+// Families register their types here (Register, from an init function)
+// and RegisterBuiltins puts them in an action.Registry. The package links
+// no engine, store or server: it runs inside the launched process too.
 package launch
 
 import (
@@ -19,15 +32,15 @@ import (
 	"time"
 )
 
-// A program is what one launcher-style action type adds to the common
+// A Program is what one launcher-style action type adds to the common
 // machinery of processExecutor: how the working directory is staged and
 // the launch spec built, and how a recorded outcome reads as the action's
 // result. Programs keep no state: a restarted server rebuilds them.
-type program interface {
-	// build stages dir (prepare block, files, archives, configuration)
+type Program interface {
+	// Build stages dir (prepare block, files, archives, configuration)
 	// and returns what the launcher is to run there.
 	Build(dir string, a *action.Context) (*LaunchSpec, error)
-	// result turns the launcher's record of a finished run into the
+	// Result turns the launcher's record of a finished run into the
 	// action's result (defaultResult for most).
 	Result(dir string, a *action.Context, st LaunchStatus) action.Result
 }
@@ -65,13 +78,13 @@ type Options struct {
 	Site map[string]string
 }
 
-// site returns the value of a server configuration key, trimmed; "" when
+// Setting returns the value of a server configuration key, trimmed; "" when
 // unset.
 func (o Options) Setting(key string) string {
 	return strings.TrimSpace(o.Site[key])
 }
 
-// launchers is what every process executor of one registry shares: the
+// Runtime is what every process executor of one registry shares: the
 // options, the supervisor client and the launchers this process watches.
 type Runtime struct {
 	Opts Options
@@ -91,6 +104,7 @@ type launchProc struct {
 	done chan struct{}
 }
 
+// NewRuntime returns the runtime the executors of one registry share.
 func NewRuntime(opts Options) *Runtime {
 	l := &Runtime{Opts: opts, procs: make(map[string]*launchProc), prep: make(map[string]chan struct{})}
 	if opts.SupervisorDir != "" {
@@ -106,10 +120,12 @@ func NewRuntime(opts Options) *Runtime {
 // (launcher.go), so that the program outlives a server crash.
 type processExecutor struct {
 	*Runtime
-	prog program
+	prog Program
 }
 
-func NewProcess(l *Runtime, p program) *processExecutor {
+// NewProcess returns the executor of one launcher-style action type:
+// p stages and reads the runs, l starts and watches them.
+func NewProcess(l *Runtime, p Program) *processExecutor {
 	return &processExecutor{Runtime: l, prog: p}
 }
 
@@ -125,7 +141,7 @@ func (o Options) launcher() ([]string, error) {
 	return []string{self, "launch"}, nil
 }
 
-// toolCommand returns the command line that runs one of gozie's built-in
+// ToolCommand returns the command line that runs one of gozie's built-in
 // tools (RunLauncher's -tool NAME): programs that gozie itself provides,
 // such as the local streaming map-reduce, run through the launcher like
 // any other program, so that they are detached, killable and recorded the
@@ -266,7 +282,7 @@ func (s *processExecutor) Start(ctx context.Context, a *action.Context) (action.
 	return action.Result{ExternalID: dir, ExternalStatus: "RUNNING"}, nil
 }
 
-// mkdirAll is os.MkdirAll, a variable so that tests can fill the disk.
+// MkdirAll is os.MkdirAll, a variable so that tests can fill the disk.
 var MkdirAll = os.MkdirAll
 
 // beforeLaunch turns a failure of Start before the launcher ran into its
@@ -499,7 +515,7 @@ func (s *processExecutor) finished(dir string, a *action.Context, st LaunchStatu
 	return r
 }
 
-// defaultResult reads a launch status the way most programs want it: a
+// DefaultResult reads a launch status the way most programs want it: a
 // launch error as recorded, a non-zero exit or a signal as JA018 naming
 // mainClass (the class Oozie's launcher would have run), exit 0 as OK with
 // the captured output.
@@ -521,6 +537,8 @@ func DefaultResult(dir string, st LaunchStatus, mainClass string) action.Result 
 	return r
 }
 
+// ReadStatus reads the outcome the launcher recorded in dir; ok is false
+// while there is none.
 func ReadStatus(dir string) (LaunchStatus, bool, error) {
 	var st LaunchStatus
 	b, err := readOwn(filepath.Join(dir, StatusFile))
@@ -653,12 +671,13 @@ func waitGroupGone(ctx context.Context, pgid int, d time.Duration) bool {
 	return true
 }
 
+// Exists reports whether p exists (links followed).
 func Exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
 
-// tail returns the last lines of a log for error messages.
+// Tail returns the last lines of a log for error messages.
 func Tail(p string) string {
 	b, _, _ := ReadOwnTail(p, 4096)
 	s := strings.TrimSpace(string(b))

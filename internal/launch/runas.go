@@ -41,7 +41,7 @@ func runAsOf(name string) (*RunAs, error) {
 	return nil, action.Errorf(action.NonTransient, CodeRunAsUser, "cannot run the action as user [%s]: %v", name, err)
 }
 
-// runAsIf is runAsOf when opts asks for it, else nil: the server's own
+// RunAsIf is runAsOf when opts asks for it, else nil: the server's own
 // identity.
 func RunAsIf(opts Options, name string) (*RunAs, error) {
 	if !opts.RunAsUser {
@@ -50,7 +50,7 @@ func RunAsIf(opts Options, name string) (*RunAs, error) {
 	return runAsOf(name)
 }
 
-// asUser runs fn with r's file-system permission checks (osuser.Do); a
+// AsUser runs fn with r's file-system permission checks (osuser.Do); a
 // nil r runs fn as the server.
 func AsUser(r *RunAs, fn func() error) error { return osuser.Do(r, fn) }
 

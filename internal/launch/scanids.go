@@ -11,7 +11,7 @@ import (
 // Tools print the ids of their jobs as they submit them, near the start.
 const outputScanBytes = 64 << 20
 
-// scanIDs returns the first submatch of patterns found in the files (the
+// ScanIDs returns the first submatch of patterns found in the files (the
 // launcher's own, opened as OpenOutput does), each once, in order.
 func ScanIDs(files []string, patterns []*regexp.Regexp) []string {
 	var ids []string

@@ -23,10 +23,10 @@ import (
 // full, staying alive — and so visibly running — until the outcome is
 // recorded.
 const (
-	// statusReserveFile holds the room for status.json; the launcher
+	// StatusReserveFile holds the room for status.json; the launcher
 	// writes the status into it in place and renames it.
 	StatusReserveFile = ".status.reserve"
-	// pidReserveFile is renamed by the launcher that claims the run, so
+	// PidReserveFile is renamed by the launcher that claims the run, so
 	// that claiming needs no new disk block. It also holds the room for
 	// the second line of the pid file, written once the program runs (its
 	// pid, and its process group when supervised: what Kill needs), so
@@ -72,7 +72,7 @@ func statusReserveSize(maxOutput int) int {
 	return 16<<10 + 6*maxOutput
 }
 
-// reserveLauncherFiles creates what the launcher writes in dir, so that a
+// ReserveLauncherFiles creates what the launcher writes in dir, so that a
 // full disk shows here, before anything ran, and not after. Every file
 // made here is a new inode, which is most of a short step's cost on
 // ext4 (docs/benchmarks.md): a supervised step makes no launcher.log.
@@ -168,7 +168,7 @@ func overwriteReserve(from, to string, data []byte) error {
 	return os.Rename(from, to)
 }
 
-// writeStatus records the launcher's status in dir: in the reserved room
+// WriteStatus records the launcher's status in dir: in the reserved room
 // when there is one, else as a new file. A variable so that tests can make
 // it fail as a full disk does.
 var WriteStatus = func(dir string, data []byte) error {
@@ -178,14 +178,14 @@ var WriteStatus = func(dir string, data []byte) error {
 	return WriteFileAtomic(filepath.Join(dir, StatusFile), data)
 }
 
-// statusRetryWait is how long the launcher waits before its next attempt
+// StatusRetryWait is how long the launcher waits before its next attempt
 // to record its status on a full disk: 1s doubling up to a minute. A
 // variable so that tests wait milliseconds.
 var StatusRetryWait = func(attempt int) time.Duration {
 	return min(time.Second<<min(attempt, 6), time.Minute)
 }
 
-// recordStatus writes the status, retrying for as long as the disk is full:
+// RecordStatus writes the status, retrying for as long as the disk is full:
 // the program has run, its outcome exists only in this process, and a
 // launcher that is alive is what tells the executor to wait. Other errors
 // are returned at once.
@@ -207,7 +207,7 @@ func RecordStatus(dir string, data []byte, sleep func(time.Duration), log io.Wri
 // inodes), to explain failures that do not say so themselves.
 func DiskFull(dir string) bool { return DiskFullCheck(dir) }
 
-// diskFull reports whether the file system holding dir has no room left
+// DiskFullCheck reports whether the file system holding dir has no room left
 // for unprivileged writes: no free blocks or no free inodes. A variable so
 // that tests can simulate it.
 var DiskFullCheck = func(dir string) bool {

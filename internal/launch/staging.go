@@ -41,16 +41,16 @@ const ConfEnvVar = "OOZIE_ACTION_CONF_XML"
 // ConfFile is the name of that configuration file in the working directory.
 const ConfFile = "action.xml"
 
-// launcherLog collects the launcher's own stdout and stderr.
+// LauncherLog collects the launcher's own stdout and stderr.
 const LauncherLog = "launcher.log"
 
-// launcherStartGrace is how long after the spec was written a launcher may
+// LauncherStartGrace is how long after the spec was written a launcher may
 // take to record its pid before Check declares it lost. It only matters
 // after a server restart: in-process, the executor knows whether its child
 // runs.
 const LauncherStartGrace = time.Minute
 
-// runPrepare runs the <prepare> block of an action body (delete and
+// RunPrepare runs the <prepare> block of an action body (delete and
 // mkdir, in order), paths relative to its <name-node>.
 func RunPrepare(body *workflow.Element) error {
 	nnPrefix := ""
@@ -81,7 +81,7 @@ func RunPrepare(body *workflow.Element) error {
 	return nil
 }
 
-// stageFiles makes the body's <file> entries visible in dir under their
+// StageFiles makes the body's <file> entries visible in dir under their
 // link names and unpacks its <archive> entries there; execName, when
 // set, is the program that must end up executable. It returns the local
 // application directory the entries were resolved against.
@@ -102,7 +102,7 @@ func StageFiles(dir string, a *action.Context, execName string) (appDir string, 
 	return appDir, nil
 }
 
-// writeActionConf writes the merged action configuration as Hadoop XML
+// WriteActionConf writes the merged action configuration as Hadoop XML
 // into dir (ConfFile) and returns its path.
 func WriteActionConf(dir string, cfg *conf.Config) (string, error) {
 	if cfg == nil {
@@ -119,7 +119,7 @@ func WriteActionConf(dir string, cfg *conf.Config) (string, error) {
 	return confPath, nil
 }
 
-// appDirOf turns the application path (a directory or its workflow.xml, a
+// AppDirOf turns the application path (a directory or its workflow.xml, a
 // URI or a local path) into a local directory.
 func AppDirOf(appPath string) (string, error) {
 	if appPath == "" {
@@ -135,7 +135,7 @@ func AppDirOf(appPath string) (string, error) {
 	return filepath.Abs(l)
 }
 
-// sourceOf splits a <file>/<archive> entry "path#name" and resolves path:
+// SourceOf splits a <file>/<archive> entry "path#name" and resolves path:
 // relative paths against the application directory.
 func SourceOf(appDir, entry string) (src, name string, err error) {
 	src, name, _ = strings.Cut(entry, "#")
@@ -161,7 +161,7 @@ func SourceOf(appDir, entry string) (src, name string, err error) {
 	return src, name, nil
 }
 
-// stagingError classifies a failure to stage a file the job names: a
+// StagingError classifies a failure to stage a file the job names: a
 // file that is not regular or too large, or that the job's user may not
 // read, is the job's mistake (the error transition), anything else
 // transient.
@@ -176,7 +176,7 @@ func StagingError(what, src string, err error) error {
 	return action.Errorf(action.Transient, CodeIO, "%s [%s]: %v", what, src, err)
 }
 
-// linkFile makes a <file> entry visible in the working directory under its
+// LinkFile makes a <file> entry visible in the working directory under its
 // link name. The executable itself is copied when it lacks the execute bit
 // (files uploaded to HDFS lose it), rather than changing the user's file.
 func LinkFile(dir, appDir, entry, execName string) error {

@@ -48,7 +48,7 @@ import (
 // needed) and then handed to the per-step launcher, which finds the
 // directory claimed if a supervisor got that far.
 
-// supervisorProtocol is the version of the supervisor protocol; change it
+// SupervisorProtocol is the version of the supervisor protocol; change it
 // whenever requests or replies change meaning. A variable so that tests
 // can play an old supervisor.
 var SupervisorProtocol = 3
@@ -60,7 +60,7 @@ const (
 	SupervisorLog    = "supervisor.log"
 )
 
-// supervisorIdle is how long a supervisor with no program to watch and no
+// SupervisorIdle is how long a supervisor with no program to watch and no
 // connection waits before it exits; the next Start starts a new one. A
 // variable for tests.
 var SupervisorIdle = time.Minute
@@ -229,7 +229,7 @@ func (s *supervisor) listen() (busy bool, err error) {
 	return false, nil
 }
 
-// buildOf identifies the executable at path by size and modification
+// BuildOf identifies the executable at path by size and modification
 // time, "" when it cannot be read. An upgrade replaces the file, so the
 // identity changes; a supervisor records its own when it starts, since
 // the name may point to a newer binary later.

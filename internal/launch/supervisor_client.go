@@ -276,7 +276,7 @@ func StopSupervisor(dir string, wait time.Duration) error {
 	return nil
 }
 
-// processExists reports whether pid names a live process (not a zombie).
+// ProcessExists reports whether pid names a live process (not a zombie).
 func ProcessExists(pid int) bool {
 	if pid <= 0 {
 		return false
@@ -287,7 +287,7 @@ func ProcessExists(pid int) bool {
 	return !IsZombie(pid)
 }
 
-// supervisorPID asks the supervisor of dir for its pid (0 when none
+// SupervisorPID asks the supervisor of dir for its pid (0 when none
 // answers); for tests and diagnostics.
 func SupervisorPID(dir string) int {
 	c, err := newSupervisorClient(dir, nil)

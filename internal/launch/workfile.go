@@ -38,7 +38,7 @@ const maxRecordBytes = 64 << 20
 // used: it is not a private regular file of the server's user.
 var errNotOwn = errors.New("not a private regular file of the launcher")
 
-// openOwn opens one of the launcher's own files, refusing what the job's
+// OpenOwn opens one of the launcher's own files, refusing what the job's
 // user could have put under its name in a directory that user owns: a
 // symbolic link, a hard link (more than one name), a FIFO or device (the
 // open does not wait for a peer), a file of someone else. trunc empties
@@ -62,7 +62,7 @@ func OpenOwn(path string, flag int, trunc bool) (*os.File, error) {
 	return f, nil
 }
 
-// privateRegular reports whether fi is a regular file of this process's
+// PrivateRegular reports whether fi is a regular file of this process's
 // user with a single name.
 func PrivateRegular(fi fs.FileInfo) bool {
 	if !fi.Mode().IsRegular() || !ownedBySelf(fi) {
@@ -92,7 +92,7 @@ func createOwn(path string, flag int, perm os.FileMode) (*os.File, error) {
 
 func isLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }
 
-// ownExists reports whether path is, right now, one of the launcher's
+// OwnExists reports whether path is, right now, one of the launcher's
 // files (a private regular file of the server's user).
 func OwnExists(path string) bool {
 	fi, err := os.Lstat(path)
@@ -118,7 +118,7 @@ func readOwn(path string) ([]byte, error) {
 	return b, err
 }
 
-// readOwnTail returns at most the last n bytes of one of the launcher's
+// ReadOwnTail returns at most the last n bytes of one of the launcher's
 // files (a step's stdout or stderr), and whether it cut the file.
 func ReadOwnTail(path string, n int64) ([]byte, bool, error) {
 	f, err := OpenOutput(path)
@@ -157,9 +157,9 @@ func OpenOutput(path string) (*os.File, error) {
 
 // Size bounds of files a job names that the server reads or copies.
 const (
-	// maxKeyBytes bounds a git <key-path>: private keys are a few KB.
+	// MaxKeyBytes bounds a git <key-path>: private keys are a few KB.
 	MaxKeyBytes = 1 << 20
-	// maxStagedCopy bounds a <file> the server copies into the work
+	// MaxStagedCopy bounds a <file> the server copies into the work
 	// directory (an <exec> without its execute bit): larger programs
 	// must keep their execute bit, and are then linked, not copied.
 	MaxStagedCopy = 1 << 30
@@ -185,7 +185,7 @@ func readJobFile(path string, max int64) ([]byte, error) {
 	return fsys.ReadFileLimit(context.Background(), path, max)
 }
 
-// copyJobFile copies the regular file src (at most max bytes) to a new
+// CopyJobFile copies the regular file src (at most max bytes) to a new
 // file dst with mode perm, streaming: a large file costs no memory.
 func CopyJobFile(src, dst string, max int64, perm os.FileMode) error {
 	in, _, err := openJobFile(src, max)
@@ -210,7 +210,7 @@ func CopyJobFile(src, dst string, max int64, perm os.FileMode) error {
 	return err
 }
 
-// readJobRecord reads a file a step's program wrote for the server
+// ReadJobRecord reads a file a step's program wrote for the server
 // (counters, an outcome, child ids) in its work directory: never through
 // a link, never waiting on a FIFO, only a regular file of at most
 // maxJobRecord bytes. Results are read inside asUser (processExecutor.

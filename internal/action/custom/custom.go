@@ -1,3 +1,5 @@
+// Package custom runs the custom action types a server configuration
+// declares (an executable per element name) through the launch runtime.
 package custom
 
 import (
@@ -47,7 +49,7 @@ const (
 )
 
 func init() {
-	launch.RegisterHooks = append(launch.RegisterHooks, registerCustom)
+	launch.RegisterHook(registerCustom)
 }
 
 // CustomTypes returns the custom action types that a server configuration

@@ -1,3 +1,6 @@
+// Package distcp is the distcp action: a copy over local file systems run
+// by the built-in tool of package distcptool, anything else by Hadoop's
+// DistCp.
 package distcp
 
 import (

@@ -1,3 +1,6 @@
+// Package email is the email action: a synchronous send through SMTP,
+// with an outcome file so that a repeated Start reports instead of
+// sending again.
 package email
 
 import (

@@ -1,3 +1,6 @@
+// Package fs is the fs action (workflow specification 3.2.4): file-system
+// commands run in the server, with the job user's rights under run-as,
+// journalled so that a retried or re-attached run does not repeat them.
 package fs
 
 import (

@@ -14,7 +14,7 @@ import (
 	"github.com/gozie/gozie/internal/fsys"
 )
 
-// gitHome says where Git is installed.
+// GitHome says where Git is installed.
 var GitHome = action.DeclareSiteKey("gozie.git.home", "", "Git installation (the directory holding bin/git) for git actions; empty: git on PATH")
 
 // CodeGitConf is Oozie's code for a git action without a required

@@ -1,3 +1,7 @@
+// Package hadoop holds the action types that run an external Hadoop-side
+// tool found on the server (pig, hive, hive2, sqoop, spark, git): each
+// stages its script and configuration and runs the tool through the
+// launch runtime.
 package hadoop
 
 import (

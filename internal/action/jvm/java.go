@@ -1,3 +1,6 @@
+// Package jvm holds the action types that run a JVM or a Hadoop job: java
+// and map-reduce (local streaming through the built-in tool of package
+// mrtool, or a job submitted with Hadoop's mapred command).
 package jvm
 
 import (
@@ -58,7 +61,7 @@ func (p javaProgram) Build(dir string, a *action.Context) (*launch.LaunchSpec, e
 	return spec, nil
 }
 
-// result reads the outcome as Oozie's launcher reports it (Oozie 5
+// Result reads the outcome as Oozie's launcher reports it (Oozie 5
 // LauncherAM and JavaActionExecutor.check): exit 0 is OK; System.exit(n)
 // is an error whose code is n itself (JA019 for -1) and whose message is
 // "Main Class [JavaMain], exit code [n]"; an exception thrown out of main

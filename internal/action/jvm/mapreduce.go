@@ -364,7 +364,7 @@ func stageStreamingFiles(dir, appDir string, a *action.Context, job *streaming.J
 	return nil
 }
 
-// result reads the tool's outcome: counters and child ids on success, its
+// Result reads the tool's outcome: counters and child ids on success, its
 // error (code and message) on failure.
 func (p mapReduceProgram) Result(dir string, a *action.Context, st launch.LaunchStatus) action.Result {
 	main := mapReduceMain

@@ -38,7 +38,7 @@ func mrAction(t testing.TB, appDir, body string, props map[string]string) (*acti
 
 // mrExecutor is the map-reduce executor as RegisterBuiltins makes it.
 func mrExecutor(opts launch.Options) action.Executor {
-	return launch.Builtins["map-reduce"](launch.NewRuntime(opts))
+	return launch.Builtin("map-reduce")(launch.NewRuntime(opts))
 }
 
 // partLines returns the sorted lines of the part files of out.

@@ -1,3 +1,5 @@
+// Package shell is the shell action (the shell-action schemas): a
+// program of the application run by the launch runtime.
 package shell
 
 import (
@@ -30,7 +32,7 @@ func (shellProgram) Result(dir string, _ *action.Context, st launch.LaunchStatus
 	return launch.DefaultResult(dir, st, shellMain)
 }
 
-// build stages the working directory and returns the spec.
+// Build stages the working directory and returns the spec.
 func (s shellProgram) Build(dir string, a *action.Context) (*launch.LaunchSpec, error) {
 	body := a.Element
 	if err := launch.RunPrepare(body); err != nil {

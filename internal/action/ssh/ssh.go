@@ -1,3 +1,5 @@
+// Package ssh is the ssh action: the command runs detached on the remote
+// host and is polled there.
 package ssh
 
 import (
@@ -505,7 +507,7 @@ func (s *sshExecutor) Start(ctx context.Context, a *action.Context) (action.Resu
 	return res, nil
 }
 
-// result turns a report into the action's result.
+// Result turns a report into the action's result.
 func (s *sshExecutor) Result(id string, p sshAction, a *action.Context, r sshReply) action.Result {
 	res := action.Result{ExternalID: id, TrackerURI: p.host, Done: true, Status: action.Error, ExternalStatus: "ERROR"}
 	cmd := strings.Join(p.argv, " ")

@@ -1,3 +1,7 @@
+// Package launchtest holds what the tests of the launch runtime and of the
+// action families share: a TestMain that makes the test binary act as
+// `gozie launch`, launch options for both launch modes, action contexts
+// and waits bounded by Deadline.
 package launchtest
 
 import (
@@ -24,7 +28,7 @@ import (
 	"github.com/gozie/gozie/internal/workflow"
 )
 
-// actionBody parses body (an action element such as <fs>...</fs>) with the
+// ActionBody parses body (an action element such as <fs>...</fs>) with the
 // real workflow parser, as the engine would hand it over.
 func ActionBody(t testing.TB, body string) *workflow.Element {
 	t.Helper()
@@ -37,7 +41,7 @@ func ActionBody(t testing.TB, body string) *workflow.Element {
 	return app.Node("a").Action.Body
 }
 
-// mkTree creates files (names ending in "/" are directories) under root.
+// MkTree creates files (names ending in "/" are directories) under root.
 func MkTree(t testing.TB, root string, files ...string) {
 	t.Helper()
 	for _, name := range files {
@@ -57,6 +61,7 @@ func MkTree(t testing.TB, root string, files ...string) {
 	}
 }
 
+// GitBody wraps inner in a <git> action element of schema 1.0.
 func GitBody(inner string) string {
 	return `<git xmlns="uri:oozie:git-action:1.0"><name-node>file:///</name-node>` + inner + `</git>`
 }
@@ -69,19 +74,23 @@ const launcherEnv = "GZTEST_LAUNCHER"
 // Fault injection into the launcher process (a child of the tests, so
 // package variables cannot be set from the test itself).
 const (
-	// noSpaceFlagEnv names a file: while it exists, the launcher's
+	// NoSpaceFlagEnv names a file: while it exists, the launcher's
 	// status writes fail with ENOSPC, as on a full disk.
 	NoSpaceFlagEnv = "GOZIE_TEST_LAUNCHER_NOSPACE_FLAG"
-	// retryMSEnv sets the launcher's wait between status attempts.
+	// RetryMSEnv sets the launcher's wait between status attempts.
 	RetryMSEnv = "GOZIE_TEST_LAUNCHER_RETRY_MS"
-	// protocolEnv makes a supervisor speak another protocol version.
+	// ProtocolEnv makes a supervisor speak another protocol version.
 	ProtocolEnv = "GOZIE_TEST_SUPERVISOR_PROTOCOL"
-	// idleMSEnv sets how long a supervisor stays idle before it exits.
+	// IdleMSEnv sets how long a supervisor stays idle before it exits.
 	IdleMSEnv = "GOZIE_TEST_SUPERVISOR_IDLE_MS"
-	// buildEnv makes a supervisor take itself for another build.
+	// BuildEnv makes a supervisor take itself for another build.
 	BuildEnv = "GOZIE_TEST_SUPERVISOR_BUILD"
 )
 
+// Main is the TestMain of a package whose tests start launchers: run as
+// the launcher by the executors under test (the environment says so), the
+// test binary acts as `gozie launch`, with the fault injection the
+// environment asks for; otherwise it runs the tests.
 func Main(m *testing.M) {
 	if os.Getenv(launcherEnv) == "1" {
 		if ms, err := strconv.Atoi(os.Getenv(RetryMSEnv)); err == nil {
@@ -113,7 +122,7 @@ func Main(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// testLauncher is the launcher command of the tests: this very binary.
+// Launcher is the launcher command of the tests: this very binary.
 func Launcher(t testing.TB) launch.Options {
 	self, err := os.Executable()
 	if err != nil {
@@ -122,7 +131,7 @@ func Launcher(t testing.TB) launch.Options {
 	return launch.Options{Launcher: []string{self}}
 }
 
-// launchModes are the two ways the shell executor starts programs; tests
+// Modes are the two ways the shell executor starts programs; tests
 // of behaviour both must have run over this table.
 var Modes = []struct {
 	Name string
@@ -132,7 +141,7 @@ var Modes = []struct {
 	{"supervisor", Supervised},
 }
 
-// testSupervised is testLauncher with a launch supervisor in a directory
+// Supervised is testLauncher with a launch supervisor in a directory
 // of its own, stopped when the test ends.
 func Supervised(t testing.TB) launch.Options {
 	opts := Launcher(t)
@@ -140,7 +149,7 @@ func Supervised(t testing.TB) launch.Options {
 	return opts
 }
 
-// supervisorTestDir is a short temporary directory (a unix socket path
+// SupervisorDir is a short temporary directory (a unix socket path
 // has at most 107 bytes) whose supervisor, if any, is stopped and waited
 // for when the test ends.
 func SupervisorDir(t testing.TB) string {
@@ -157,10 +166,10 @@ func SupervisorDir(t testing.TB) string {
 	return dir
 }
 
-// testUser is the account the run-as tests act as.
+// TestUser is the account the run-as tests act as.
 const TestUser = osusertest.Name
 
-// ensureTestUser returns the test account (osusertest creates it when
+// EnsureTestUser returns the test account (osusertest creates it when
 // missing, or skips the test).
 func EnsureTestUser(t *testing.T) *user.User {
 	t.Helper()
@@ -172,11 +181,11 @@ func EnsureTestUser(t *testing.T) *user.User {
 	return u
 }
 
-// openDir is a temporary directory every user may traverse, as a server's
+// OpenDir is a temporary directory every user may traverse, as a server's
 // data directory must be with RunAsUser.
 func OpenDir(t *testing.T) string { return osusertest.OpenDir(t) }
 
-// registered returns the executor RegisterBuiltins makes for actionType.
+// Registered returns the executor RegisterBuiltins makes for actionType.
 func Registered(t *testing.T, actionType string, opts launch.Options) action.Executor {
 	t.Helper()
 	reg := action.NewRegistry()
@@ -191,7 +200,7 @@ func Registered(t *testing.T, actionType string, opts launch.Options) action.Exe
 	return e
 }
 
-// within runs fn and fails the test when it has not returned after d: the
+// Within runs fn and fails the test when it has not returned after d: the
 // findings below are calls that never returned.
 func Within(t *testing.T, d time.Duration, fn func() error) error {
 	t.Helper()
@@ -206,13 +215,14 @@ func Within(t *testing.T, d time.Duration, fn func() error) error {
 	}
 }
 
+// ShellNS is the namespace attribute of a shell action element.
 const ShellNS = `xmlns="uri:oozie:shell-action:0.3"`
 
-// deadline bounds every wait of these tests; nothing sleeps for
+// Deadline bounds every wait of these tests; nothing sleeps for
 // correctness, the tests wait for processes and files up to it.
 const Deadline = 20 * time.Second
 
-// shellAction builds a Context for a shell body and a channel that receives
+// ShellAction builds a Context for a shell body and a channel that receives
 // the executor's notifications.
 func ShellAction(t testing.TB, appDir, body string) (*action.Context, chan struct{}) {
 	t.Helper()
@@ -227,7 +237,7 @@ func ShellAction(t testing.TB, appDir, body string) (*action.Context, chan struc
 	return a, notified
 }
 
-// runToEnd starts the action, waits for the notification and checks it.
+// RunToEnd starts the action, waits for the notification and checks it.
 func RunToEnd(t testing.TB, e action.Executor, a *action.Context, notified chan struct{}) action.Result {
 	t.Helper()
 	res, err := e.Start(context.Background(), a)
@@ -254,7 +264,7 @@ func RunToEnd(t testing.TB, e action.Executor, a *action.Context, notified chan 
 	return res
 }
 
-// waitFor polls cond until it holds or the deadline passes.
+// WaitFor polls cond until it holds or the deadline passes.
 func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	end := time.Now().Add(Deadline)
@@ -266,6 +276,8 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// StartAndReap starts a process that exits at once, waits for it and
+// returns its pid: a pid nobody uses any more.
 func StartAndReap(t *testing.T) int {
 	var attr syscall.ProcAttr
 	pid, err := syscall.ForkExec("/bin/sh", []string{"sh", "-c", "exit 0"}, &attr)
@@ -277,6 +289,7 @@ func StartAndReap(t *testing.T) int {
 	return pid
 }
 
+// WriteTgz writes a gzipped tar archive of files at path.
 func WriteTgz(t *testing.T, path string, files map[string]string) {
 	f, err := os.Create(path)
 	if err != nil {
@@ -293,6 +306,7 @@ func WriteTgz(t *testing.T, path string, files map[string]string) {
 	zw.Close()
 }
 
+// ZipFile writes a zip archive of files at path.
 func ZipFile(t *testing.T, path string, files map[string]string) {
 	f, err := os.Create(path)
 	if err != nil {
@@ -310,14 +324,14 @@ func ZipFile(t *testing.T, path string, files map[string]string) {
 	zw.Close()
 }
 
-// exited reports whether the process of cmd has ended (and reaps it).
+// Exited reports whether the process of cmd has ended (and reaps it).
 func Exited(cmd *exec.Cmd) bool {
 	var ws syscall.WaitStatus
 	pid, _ := syscall.Wait4(cmd.Process.Pid, &ws, syscall.WNOHANG, nil)
 	return pid == cmd.Process.Pid || !launch.ProcessExists(cmd.Process.Pid)
 }
 
-// toolAction builds the Context of one action body of the given type.
+// ToolAction builds the Context of one action body of the given type.
 func ToolAction(t testing.TB, typ, appDir, body string, props map[string]string) (*action.Context, chan struct{}) {
 	t.Helper()
 	notified := make(chan struct{}, 16)

@@ -1,3 +1,7 @@
+// Package distcptool is the child side of the distcp action: the local
+// copy run as `gozie launch -tool distcp`, DistCp's command line and the
+// counters file it leaves for the executor. It runs inside the launched
+// process and links no engine, store or server.
 package distcptool
 
 import (
@@ -22,7 +26,7 @@ import (
 	"github.com/gozie/gozie/internal/fsys"
 )
 
-// distcpReport is what the local tool leaves in distcpCountersFile.
+// DistcpReport is what the local tool leaves in distcpCountersFile.
 type DistcpReport struct {
 	Counters map[string]int64 `json:"counters"`
 	Error    string           `json:"error,omitempty"`
@@ -57,7 +61,7 @@ func usageErrorf(format string, args ...any) error {
 	return &distcpUsageError{fmt.Sprintf(format, args...)}
 }
 
-// parseDistcpArgs reads DistCp's options (Hadoop 3's set, and the generic
+// ParseDistcpArgs reads DistCp's options (Hadoop 3's set, and the generic
 // -D, -conf, -fs, ... of Hadoop's tools), then the sources and the
 // target, and checks the combinations DistCp refuses.
 func ParseDistcpArgs(args []string) (*distcpOptions, error) {
@@ -208,12 +212,12 @@ const (
 	distcpExitFailed    = 25  // UNKNOWN_ERROR
 )
 
-// distcpTmpPrefix starts the names of files being copied: each is written
+// DistcpTmpPrefix starts the names of files being copied: each is written
 // beside its target under such a name and renamed into place when whole,
 // so that a killed copy never leaves a truncated file under a real name.
 const DistcpTmpPrefix = ".distcp.tmp."
 
-// runDistcpTool is `gozie launch -tool distcp -gozie-counters FILE
+// RunDistcpTool is `gozie launch -tool distcp -gozie-counters FILE
 // -gozie-default-fs NN -- DISTCP-ARGS...`: the local copy. It records its
 // counters (and its error) in FILE and stops, cleaning up, on SIGTERM.
 func RunDistcpTool(args []string, stdout, stderr io.Writer) int {
@@ -496,7 +500,7 @@ func (c *localDistcp) targetOf(rel string) string {
 	return filepath.Join(c.target, rel)
 }
 
-// isLocalPath reports whether p names the local file system: a file: URI,
+// IsLocalPath reports whether p names the local file system: a file: URI,
 // or a plain path when the default file system (the name-node) is unset or
 // file:.
 func IsLocalPath(p, defaultFS string) bool {
@@ -510,7 +514,7 @@ func IsLocalPath(p, defaultFS string) bool {
 	return false
 }
 
-// resolveLocal turns a local path or file: URI into an absolute path;
+// ResolveLocal turns a local path or file: URI into an absolute path;
 // relative paths are taken from dir (the tool's working directory, as
 // Hadoop takes them from its working directory).
 func ResolveLocal(p, dir string) (string, error) {
@@ -524,7 +528,7 @@ func ResolveLocal(p, dir string) (string, error) {
 	return filepath.Clean(l), nil
 }
 
-// readSourceList reads the file of -f: one source path per line.
+// ReadSourceList reads the file of -f: one source path per line.
 func ReadSourceList(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -1,3 +1,8 @@
+// Package mrtool is the child side of the map-reduce action: the built-in
+// tools `gozie launch -tool streaming` (the local streaming job) and
+// `-tool mapred-job` (submit a Hadoop job and follow it), and the outcome
+// file they leave for the executor. It runs inside the launched process
+// and links no engine, store or server.
 package mrtool
 
 import (
@@ -36,7 +41,7 @@ func init() {
 	launch.RegisterTool("mapred-job", mapredJobTool)
 }
 
-// mrOutcome is what a map-reduce tool reports beyond its exit status.
+// MrOutcome is what a map-reduce tool reports beyond its exit status.
 type MrOutcome struct {
 	Counters streaming.Counters `json:"counters,omitempty"`
 	ChildIDs []string           `json:"childIDs,omitempty"`
@@ -124,7 +129,7 @@ func streamingError(err error) string {
 	return "Streaming job failed: " + err.Error()
 }
 
-// mapredJob is what `gozie launch -tool mapred-job` runs: Argv submits
+// MapredJob is what `gozie launch -tool mapred-job` runs: Argv submits
 // the job; with Waits the command itself waits for the job's end (mapred
 // pipes); otherwise the tool polls `mapred job -status ID`.
 type MapredJob struct {
@@ -440,7 +445,7 @@ func counterName(display string) string {
 	return strings.ToUpper(strings.Trim(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(display, "_"), "_"))
 }
 
-// parseCounters reads the "Counters: N" block Hadoop prints after a job
+// ParseCounters reads the "Counters: N" block Hadoop prints after a job
 // (mapred job -status, JobClient's job monitor): group lines, then
 // "name=value" lines, indented.
 func ParseCounters(text string) streaming.Counters {
