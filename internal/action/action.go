@@ -1,7 +1,11 @@
 // Package action defines how the engine runs workflow action nodes: the
-// Executor interface every action type implements, a registry keyed by
-// action type, and the built-in executors (fs, shell; sub-workflow lives in
-// the engine because it starts jobs of the engine itself).
+// Executor interface every action type implements, the Context and Result
+// of a run, classified errors, a registry keyed by action type, and the
+// server keys executors declare. The built-in types live in packages of
+// their own (internal/action/fs, shell, jvm, distcp, hadoop, email, ssh,
+// custom; internal/action/all links them) on the launch runtime of
+// internal/launch; sub-workflow lives in the engine because it starts jobs
+// of the engine itself.
 //
 // Actions are asynchronous (workflow specification 3.2.1): Start hands the
 // work to an external system and returns its external id; the engine learns

@@ -5,7 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gozie/gozie/internal/action"
+	_ "github.com/gozie/gozie/internal/action/all"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
@@ -13,7 +14,7 @@ import (
 // executors of the action package and sub-workflow, which the engine
 // provides itself.
 func runnableActionTypes() []string {
-	types := append(action.BuiltinTypes(), "sub-workflow")
+	types := append(launch.BuiltinTypes(), "sub-workflow")
 	sort.Strings(types)
 	return types
 }

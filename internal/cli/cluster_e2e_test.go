@@ -754,7 +754,7 @@ func clusterCheckMarks(text string, servers []*clusterServer, jobs []string, ste
 			errorf("mark %q: not in a server's data directory", line)
 			continue
 		}
-		// actions/<job>@<step>.<attempt> (action.WorkDir)
+		// actions/<job>@<step>.<attempt> (launch.WorkDir)
 		got := filepath.Base(m.dir)
 		if i := strings.LastIndexByte(got, '.'); i > 0 {
 			got = got[:i]

@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	_ "github.com/gozie/gozie/internal/action/all"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store/sqlite"
 )
@@ -32,7 +34,7 @@ func startServer(t testing.TB) string {
 	}
 	t.Cleanup(func() { st.Close() })
 	reg := action.NewRegistry()
-	action.RegisterBuiltins(reg, action.Options{})
+	launch.RegisterBuiltins(reg, launch.Options{})
 	e, err := engine.New(engine.Options{Store: st, Actions: reg, DataDir: dir, DefaultUser: "tester",
 		PollInterval: 50 * time.Millisecond, Logf: t.Logf})
 	if err != nil {

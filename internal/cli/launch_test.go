@@ -7,36 +7,36 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/launch"
 )
 
 func TestRunLaunch(t *testing.T) {
 	tests := []struct {
 		name     string
-		spec     action.LaunchSpec
+		spec     launch.LaunchSpec
 		exitCode int
 		output   map[string]string
 		errText  bool
 	}{
-		{name: "success", spec: action.LaunchSpec{Exec: "sh", Args: []string{"-c", "true"}}},
-		{name: "exit code", spec: action.LaunchSpec{Exec: "sh", Args: []string{"-c", "exit 3"}}, exitCode: 3},
-		{name: "capture", spec: action.LaunchSpec{Exec: "sh", Args: []string{"-c", "echo k=v"}, Capture: true},
+		{name: "success", spec: launch.LaunchSpec{Exec: "sh", Args: []string{"-c", "true"}}},
+		{name: "exit code", spec: launch.LaunchSpec{Exec: "sh", Args: []string{"-c", "exit 3"}}, exitCode: 3},
+		{name: "capture", spec: launch.LaunchSpec{Exec: "sh", Args: []string{"-c", "echo k=v"}, Capture: true},
 			output: map[string]string{"k": "v"}},
-		{name: "not found", spec: action.LaunchSpec{Exec: "no-such-program-gozie"}, exitCode: -1, errText: true},
+		{name: "not found", spec: launch.LaunchSpec{Exec: "no-such-program-gozie"}, exitCode: -1, errText: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			data, _ := json.Marshal(tt.spec)
-			if err := os.WriteFile(filepath.Join(dir, action.SpecFile), data, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, launch.SpecFile), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			var out, errb bytes.Buffer
 			if code := runLaunch([]string{dir}, &out, &errb); code != 0 {
 				t.Fatalf("runLaunch = %d, stderr %s", code, errb.String())
 			}
-			var st action.LaunchStatus
-			b, err := os.ReadFile(filepath.Join(dir, action.StatusFile))
+			var st launch.LaunchStatus
+			b, err := os.ReadFile(filepath.Join(dir, launch.StatusFile))
 			if err == nil {
 				err = json.Unmarshal(b, &st)
 			}

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -108,7 +108,7 @@ func (p *progress) note(t engine.Transition) {
 // stderrTail prints the last lines of a failed step's stderr and where its
 // full stdout and stderr are kept; steps that run no process have none.
 func (p *progress) stderrTail(a *store.Action) {
-	dir := action.RunDir(p.dataDir, a.ID, a.Attempt, a.ExternalID)
+	dir := launch.RunDir(p.dataDir, a.ID, a.Attempt, a.ExternalID)
 	errPath := filepath.Join(dir, "stderr")
 	tail, err := engine.TailFile(errPath, engine.StderrTailLines)
 	if err != nil {

@@ -14,9 +14,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/client"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlite"
@@ -109,14 +109,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	warmed := make(chan struct{})
 	go func() {
 		defer close(warmed)
-		_ = action.WarmSupervisor(supDir)
+		_ = launch.WarmSupervisor(supDir)
 	}()
 	// The job has ended (or been killed) when this returns: the
 	// supervisor has nothing left to watch. Deferred before the engine's
 	// Close, so it runs after it.
 	defer func() {
 		<-warmed
-		_ = action.StopSupervisor(supDir, 10*time.Second)
+		_ = launch.StopSupervisor(supDir, 10*time.Second)
 	}()
 	s, err := sqlite.OpenWith(ctx, filepath.Join(dir, "gozie.db"), sqlite.Options{Logf: logf})
 	if err != nil {
@@ -197,7 +197,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		jj := engine.NewJobJSON(j, acts, "")
 		for i, a := range acts {
 			// The short external id a server shows (local:<pid>).
-			if short, ok := action.LocalExternalID(a.ExternalID, e.ActionDir(a)); ok {
+			if short, ok := launch.LocalExternalID(a.ExternalID, e.ActionDir(a)); ok {
 				jj.Actions[i].ExternalID = &short
 			}
 		}

@@ -18,11 +18,13 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	_ "github.com/gozie/gozie/internal/action/all"
 	"github.com/gozie/gozie/internal/cluster"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
@@ -117,7 +119,7 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 // SQLite open that cannot create its shared-memory file reports only "disk
 // I/O error") by one line that says so and names the directory.
 func diskFullError(dir string, err error) error {
-	if dir == "" || !(store.IsDiskFull(err) || action.IsNoSpace(err) || action.DiskFull(dir)) {
+	if dir == "" || !(store.IsDiskFull(err) || launch.IsNoSpace(err) || launch.DiskFull(dir)) {
 		return err
 	}
 	return fmt.Errorf("data directory %s: no space left on device (disk full); free space and start again", dir)
@@ -128,7 +130,7 @@ func diskFullError(dir string, err error) error {
 // the same keys, so that 'gozie run -site' behaves as the server would.
 func newActionRegistry(cfg server.Config, supDir string) *action.Registry {
 	reg := action.NewRegistry()
-	action.RegisterBuiltins(reg, action.Options{RunAsUser: cfg.Bool("gozie.launch.as.user"),
+	launch.RegisterBuiltins(reg, launch.Options{RunAsUser: cfg.Bool("gozie.launch.as.user"),
 		SupervisorDir: supDir, Site: cfg})
 	return reg
 }
@@ -239,7 +241,7 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		member, err = cluster.Join(ctx, cluster.Options{Store: c, Name: name, URL: base, Version: Version(),
 			Lease: lease, Heartbeat: beat, Logf: logf, NoSpread: !cfg.Bool("gozie.server.spread"),
 			Host: place.host, DataDir: place.dataDir, DataID: place.dataID, Hold: hold,
-			Sees: func(s store.ServerInfo) bool { return action.SameDataDir(s.DataDir, s.DataID) }})
+			Sees: func(s store.ServerInfo) bool { return launch.SameDataDir(s.DataDir, s.DataID) }})
 		if err != nil {
 			return err
 		}
@@ -347,7 +349,7 @@ func placeOf(dir string) (stepPlace, error) {
 	if err != nil {
 		return stepPlace{}, err
 	}
-	id, err := action.DataDirID(abs)
+	id, err := launch.DataDirID(abs)
 	if err != nil {
 		return stepPlace{}, fmt.Errorf("data directory %s: identity: %w", abs, err)
 	}

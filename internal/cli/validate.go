@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/action/custom"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/workflow"
 )
@@ -45,7 +45,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	// Custom action types (gozie.action.executable.<element>) are server
 	// keys too: offline they come from the same properties.
-	for name := range action.CustomTypes(opts.Workflow.JobConf) {
+	for name := range custom.CustomTypes(opts.Workflow.JobConf) {
 		opts.Workflow.ExtensionActions[name] = true
 	}
 
@@ -119,7 +119,7 @@ func validateFile(path string, opts engine.ValidateOptions) (string, []string, e
 		return "", nil, withLocation(err)
 	}
 	if v.Workflow != nil {
-		return v.Kind, unrunnableActions(v.Workflow, action.CustomTypes(opts.Workflow.JobConf)), nil
+		return v.Kind, unrunnableActions(v.Workflow, custom.CustomTypes(opts.Workflow.JobConf)), nil
 	}
 	return v.Kind, nil, nil
 }

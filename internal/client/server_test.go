@@ -16,10 +16,12 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	_ "github.com/gozie/gozie/internal/action/all"
 	"github.com/gozie/gozie/internal/client"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store/sqlite"
 )
@@ -54,7 +56,7 @@ func startSite(t *testing.T) *site {
 	}
 	t.Cleanup(func() { st.Close() })
 	reg := action.NewRegistry()
-	action.RegisterBuiltins(reg, action.Options{})
+	launch.RegisterBuiltins(reg, launch.Options{})
 	e, err := engine.New(engine.Options{Store: st, Actions: reg, DataDir: dir, SystemID: "oozie-test",
 		PollInterval: 20 * time.Millisecond, Logf: t.Logf})
 	if err != nil {

@@ -26,9 +26,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
 )
@@ -404,15 +404,15 @@ func (c *Console) jobMasker(r *http.Request, j *store.Job, acts []*store.Action)
 // cut the file) and whether it cut; a missing file is empty.
 //
 // The file is in a work directory the job's user may own: it is opened as
-// action.OpenOutput opens it (no link followed, no wait on a FIFO); a file
+// launch.OpenOutput opens it (no link followed, no wait on a FIFO); a file
 // that was replaced shows as empty.
 func readTail(path string, n int64) (string, bool, error) {
-	f, err := action.OpenOutput(path)
+	f, err := launch.OpenOutput(path)
 	if err != nil {
 		return "", false, nil
 	}
 	defer f.Close()
-	b, cut, err := action.TailOf(f, n)
+	b, cut, err := launch.TailOf(f, n)
 	if err != nil {
 		return "", false, err
 	}
@@ -429,7 +429,7 @@ func (c *Console) hasOutput(a *store.Action) bool {
 	if c.opts.ActionDir == nil {
 		return false
 	}
-	f, err := action.OpenOutput(filepath.Join(c.opts.ActionDir(a), "stdout"))
+	f, err := launch.OpenOutput(filepath.Join(c.opts.ActionDir(a), "stdout"))
 	if err != nil {
 		return false
 	}

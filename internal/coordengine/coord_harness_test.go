@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	fsaction "github.com/gozie/gozie/internal/action/fs"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
@@ -120,7 +121,7 @@ func newCoordHarnessOn(t testing.TB, s store.Store, now time.Time, opts Options)
 func (h *coordHarness) startEngine() {
 	h.t.Helper()
 	reg := action.NewRegistry()
-	reg.Register("fs", action.NewFS())
+	reg.Register("fs", fsaction.NewFS())
 	reg.Register("hold", h.hold)
 	wfOpts := engine.Options{Store: h.store, Actions: reg, DataDir: h.dir, Clock: h.clock,
 		PollInterval: time.Hour, DefaultUser: "tester", SystemID: "oozie-test", Logf: h.t.Logf,

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	_ "github.com/gozie/gozie/internal/action/all"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
@@ -96,8 +98,8 @@ func newBenchEnv(b *testing.B, backend string, shell bool) *benchEnv {
 		}
 		// As the server does: steps started by the launch supervisor.
 		supDir := filepath.Join(dir, "launcher")
-		action.RegisterBuiltins(reg, action.Options{Launcher: []string{self}, SupervisorDir: supDir})
-		b.Cleanup(func() { _ = action.StopSupervisor(supDir, 20*time.Second) })
+		launch.RegisterBuiltins(reg, launch.Options{Launcher: []string{self}, SupervisorDir: supDir})
+		b.Cleanup(func() { _ = launch.StopSupervisor(supDir, 20*time.Second) })
 	}
 	// StartSettle and the crash journal as gozie server and gozie run have them.
 	opts := Options{Store: s, Actions: reg, DataDir: dir, DefaultUser: "bench", Logf: b.Logf,
@@ -105,7 +107,7 @@ func newBenchEnv(b *testing.B, backend string, shell bool) *benchEnv {
 		CrashJournal: filepath.Join(dir, CrashJournalFile)}
 	if backend == "postgres-registered" {
 		// As gozie server on PostgreSQL: each start records its intent.
-		id, err := action.DataDirID(dir)
+		id, err := launch.DataDirID(dir)
 		if err != nil {
 			b.Fatal(err)
 		}

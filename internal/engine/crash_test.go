@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	_ "github.com/gozie/gozie/internal/action/all"
 	"github.com/gozie/gozie/internal/engine/enginetest"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
@@ -53,7 +55,7 @@ func TestMain(m *testing.M) {
 	// A launcher or supervisor started by a crash helper inherits the
 	// helper's environment: its arguments, not a -test flag, tell it apart.
 	if os.Getenv(benchLauncherEnv) == "1" && len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") {
-		os.Exit(action.RunLauncher(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(launch.RunLauncher(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if dir := os.Getenv(crashHelperEnv); dir != "" {
 		os.Exit(crashHelper(dir))
@@ -131,7 +133,7 @@ func crashHelper(dir string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
-		action.RegisterBuiltins(reg, action.Options{Launcher: []string{self}, SupervisorDir: filepath.Join(dir, "launcher")})
+		launch.RegisterBuiltins(reg, launch.Options{Launcher: []string{self}, SupervisorDir: filepath.Join(dir, "launcher")})
 	}
 	e, err := New(Options{Store: s, Actions: reg, DataDir: dir, PollInterval: 20 * time.Millisecond, DefaultUser: "crash",
 		StartSettle:  DefaultStartSettle, // as gozie server runs: crashes while a start settles too
@@ -208,7 +210,7 @@ func testCrashRecovery(t *testing.T, dsn string, shell bool) {
 			t.Skipf("temporary directory too long for a unix socket path")
 		}
 		t.Cleanup(func() {
-			if err := action.StopSupervisor(supDir, 20*time.Second); err != nil {
+			if err := launch.StopSupervisor(supDir, 20*time.Second); err != nil {
 				t.Error(err)
 			}
 		})
@@ -260,9 +262,9 @@ func testCrashRecovery(t *testing.T, dsn string, shell bool) {
 	if shell {
 		// One supervisor ran every step, across the three servers.
 		pids := map[int][]string{}
-		files, _ := filepath.Glob(filepath.Join(dir, "actions", "*.0", action.PIDFile))
+		files, _ := filepath.Glob(filepath.Join(dir, "actions", "*.0", launch.PIDFile))
 		for _, f := range files {
-			p, ok := action.ReadLauncherPID(filepath.Dir(f))
+			p, ok := launch.ReadLauncherPID(filepath.Dir(f))
 			if !ok || !p.Supervised {
 				t.Errorf("%s: %+v, %v; want a supervised step", f, p, ok)
 			}

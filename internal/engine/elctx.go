@@ -12,6 +12,7 @@ import (
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/el"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/workflow"
 )
@@ -142,7 +143,7 @@ func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, 
 	if err != nil {
 		var ee *Error
 		errors.As(err, &ee)
-		return nil, "", action.Errorf(action.NonTransient, action.CodeRunAsUser, "%s", ee.Msg)
+		return nil, "", action.Errorf(action.NonTransient, launch.CodeRunAsUser, "%s", ee.Msg)
 	}
 	total := e.expandTotal()
 	for _, x := range jobXMLOrder(st.app, body) {

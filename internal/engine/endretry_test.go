@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	_ "github.com/gozie/gozie/internal/action/all"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/testfs"
 )
@@ -37,7 +39,7 @@ func (x *diskFullExec) Check(ctx context.Context, a *action.Context, id string) 
 	defer x.mu.Unlock()
 	x.checks++
 	if x.full {
-		e := action.Errorf(action.Transient, action.CodeDiskFull, "disk full: no status yet")
+		e := action.Errorf(action.Transient, launch.CodeDiskFull, "disk full: no status yet")
 		e.Err = syscall.ENOSPC
 		return action.Result{}, e
 	}
@@ -77,7 +79,7 @@ func TestEndRetryDiskFull(t *testing.T) {
 				})
 				if i == 1 {
 					_, m := h.job(id)
-					if !strings.Contains(m["a"].ErrorMessage, "disk full") || m["a"].ErrorCode != action.CodeDiskFull {
+					if !strings.Contains(m["a"].ErrorMessage, "disk full") || m["a"].ErrorCode != launch.CodeDiskFull {
 						t.Errorf("END_RETRY error = %s %q", m["a"].ErrorCode, m["a"].ErrorMessage)
 					}
 				}
@@ -124,7 +126,7 @@ func TestShellOnFullDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	action.RegisterBuiltins(h.e.actions, action.Options{Launcher: []string{self}})
+	launch.RegisterBuiltins(h.e.actions, launch.Options{Launcher: []string{self}})
 	fill := filepath.Join(h.dir, "actions", "fill")
 	free := testfs.Fill(t, fill)
 	count := filepath.Join(t.TempDir(), "count")

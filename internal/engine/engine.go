@@ -34,6 +34,7 @@ import (
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/workflow"
 )
@@ -628,7 +629,7 @@ func (ch *change) write(ctx context.Context, tx store.Tx) error {
 }
 
 // prepareStarts has the work directories of the actions a change starts
-// made while the change commits (action.DirPreparer): they hold nothing
+// made while the change commits (launch.DirPreparer): they hold nothing
 // that runs or that a crash could leave half done, and making them is
 // much of a short step's cost. st.mu must be held.
 func (e *Engine) prepareStarts(st *jobState, ch *change) {
@@ -647,7 +648,7 @@ func (e *Engine) prepareStarts(st *jobState, ch *change) {
 		if !ok {
 			continue
 		}
-		if p, ok := x.(action.DirPreparer); ok {
+		if p, ok := x.(launch.DirPreparer); ok {
 			dir := e.ActionDir(a)
 			e.goSafe(func() { p.PrepareDir(dir) })
 		}

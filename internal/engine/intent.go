@@ -6,13 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 )
 
 // startIntent is what a start effect records, in the commit that creates
 // it, of the server about to perform it: its instance, its host, and its
-// data directory with that directory's identity (action.DataDirID).
+// data directory with that directory's identity (launch.DataDirID).
 //
 // Why: a server performs a start effect by launching the program in its
 // data directory, then commits RUNNING. Killed in between, it leaves the
@@ -109,8 +109,8 @@ func (e *Engine) startDir(ef *store.Effect, a *store.Action) (in *startIntent, d
 	if !ok || got.DataID == e.opts.DataID {
 		return nil, ""
 	}
-	if action.SameDataDir(got.Data, got.DataID) {
-		return &got, action.WorkDir(got.Data, a.ID, a.Attempt)
+	if launch.SameDataDir(got.Data, got.DataID) {
+		return &got, launch.WorkDir(got.Data, a.ID, a.Attempt)
 	}
 	return &got, ""
 }
@@ -143,10 +143,10 @@ func (e *Engine) startAgain(st *jobState, a *store.Action, ef *store.Effect, in 
 }
 
 // ActionDir is the work directory of an action's attempt: under this
-// server's data directory (action.WorkDir), or, for an attempt another
+// server's data directory (launch.WorkDir), or, for an attempt another
 // server launched in its own data directory and this one re-attached to
-// there, that directory (its external id, action.RunDir). Process actions
+// there, that directory (its external id, launch.RunDir). Process actions
 // keep their stdout and stderr there.
 func (e *Engine) ActionDir(a *store.Action) string {
-	return action.RunDir(e.opts.DataDir, a.ID, a.Attempt, a.ExternalID)
+	return launch.RunDir(e.opts.DataDir, a.ID, a.Attempt, a.ExternalID)
 }

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	_ "github.com/gozie/gozie/internal/action/all"
 	"github.com/gozie/gozie/internal/cluster"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
 )
@@ -83,7 +85,7 @@ func shellServer(t *testing.T, dsn, name string, clk *memberClock, hold time.Dur
 	wrap func(action.Executor) action.Executor) (*harness, *cluster.Member, *logLines) {
 	t.Helper()
 	dir := t.TempDir()
-	dataID, err := action.DataDirID(dir)
+	dataID, err := launch.DataDirID(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,13 +101,13 @@ func shellServer(t *testing.T, dsn, name string, clk *memberClock, hold time.Dur
 	m, err := cluster.Join(context.Background(), cluster.Options{Store: s.(store.Cluster), Name: name,
 		URL: "http://" + name + "/oozie", Lease: 20 * time.Second, Now: clk.Now, Logf: logs.logf,
 		Host: "host-" + name, DataDir: dir, DataID: dataID, Hold: hold,
-		Sees: func(s store.ServerInfo) bool { return action.SameDataDir(s.DataDir, s.DataID) }})
+		Sees: func(s store.ServerInfo) bool { return launch.SameDataDir(s.DataDir, s.DataID) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := newHarnessOn(t, s, dir, func(o *Options) {
 		shells := action.NewRegistry()
-		action.RegisterBuiltins(shells, action.Options{Launcher: []string{self}})
+		launch.RegisterBuiltins(shells, launch.Options{Launcher: []string{self}})
 		x, _ := shells.Lookup("shell")
 		if wrap != nil {
 			x = wrap(x)
@@ -164,7 +166,7 @@ func TestTakeOverStartInFlight(t *testing.T) {
 			}
 			if !tc.visible {
 				// b's host has a directory at a's path, but not a's.
-				if err := os.WriteFile(filepath.Join(a.dir, action.DataIDFile), []byte("another-directory\n"), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(a.dir, launch.DataIDFile), []byte("another-directory\n"), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -208,7 +210,7 @@ func TestTakeOverStartInFlight(t *testing.T) {
 				if len(runs) != 1 {
 					t.Errorf("the step ran %d times, want once: %q", len(runs), runs)
 				}
-				if want := action.WorkDir(a.dir, s1.ID, 0); s1.ExternalID != want {
+				if want := launch.WorkDir(a.dir, s1.ID, 0); s1.ExternalID != want {
 					t.Errorf("s1's external id %q, want a's work directory %q", s1.ExternalID, want)
 				}
 				if warned != 0 || blog.count("may run twice") != 0 {
@@ -219,7 +221,7 @@ func TestTakeOverStartInFlight(t *testing.T) {
 			if len(runs) != 2 || !strings.HasPrefix(runs[1], b.dir+string(filepath.Separator)) {
 				t.Errorf("runs %q: want a's, then one in b's data directory %s", runs, b.dir)
 			}
-			if want := action.WorkDir(b.dir, s1.ID, 0); s1.ExternalID != want {
+			if want := launch.WorkDir(b.dir, s1.ID, 0); s1.ExternalID != want {
 				t.Errorf("s1's external id %q, want b's work directory %q", s1.ExternalID, want)
 			}
 			if warned != 1 {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -135,16 +135,16 @@ func stderrNote(dir string) string {
 // 64 KiB so that a huge output costs no more than a small one.
 //
 // The file is an action's output in a work directory its job's user may
-// own: it is opened as action.OpenOutput opens it (no link followed, no
+// own: it is opened as launch.OpenOutput opens it (no link followed, no
 // wait on a FIFO, only the launcher's own regular file).
 func TailFile(path string, n int) (string, error) {
-	f, err := action.OpenOutput(path)
+	f, err := launch.OpenOutput(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	const most = 64 << 10
-	buf, cut, err := action.TailOf(f, most)
+	buf, cut, err := launch.TailOf(f, most)
 	if err != nil {
 		return "", err
 	}

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gozie/gozie/internal/action"
+	_ "github.com/gozie/gozie/internal/action/all"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -21,9 +22,9 @@ func TestShellSupervisorDies(t *testing.T) {
 		t.Fatal(err)
 	}
 	supDir := filepath.Join(h.dir, "launcher")
-	action.RegisterBuiltins(h.e.actions, action.Options{Launcher: []string{self}, SupervisorDir: supDir})
+	launch.RegisterBuiltins(h.e.actions, launch.Options{Launcher: []string{self}, SupervisorDir: supDir})
 	t.Cleanup(func() {
-		if err := action.StopSupervisor(supDir, 20*time.Second); err != nil {
+		if err := launch.StopSupervisor(supDir, 20*time.Second); err != nil {
 			t.Error(err)
 		}
 	})
@@ -38,8 +39,8 @@ func TestShellSupervisorDies(t *testing.T) {
 	id := h.run(props(h.writeApp("supdies", app, nil)))
 
 	h.eventually("the program to run", func() bool { _, err := os.Stat(gate); return err == nil })
-	pidOf := func(node string) action.LauncherPID {
-		p, ok := action.ReadLauncherPID(action.WorkDir(h.dir, id+"@"+node, 0))
+	pidOf := func(node string) launch.LauncherPID {
+		p, ok := launch.ReadLauncherPID(launch.WorkDir(h.dir, id+"@"+node, 0))
 		if !ok || !p.Supervised || p.PGID <= 0 {
 			t.Fatalf("pid file of %s: %+v, %v; want a supervised step", node, p, ok)
 		}
@@ -54,8 +55,8 @@ func TestShellSupervisorDies(t *testing.T) {
 		t.Fatalf("job %s: %s", j.Status, h.describe(id))
 	}
 	_, m := h.job(id)
-	if m["sh"].Status != store.ActionError || m["sh"].ErrorCode != action.CodeLauncherGone {
-		t.Errorf("sh = %s %s %q, want ERROR %s", m["sh"].Status, m["sh"].ErrorCode, m["sh"].ErrorMessage, action.CodeLauncherGone)
+	if m["sh"].Status != store.ActionError || m["sh"].ErrorCode != launch.CodeLauncherGone {
+		t.Errorf("sh = %s %s %q, want ERROR %s", m["sh"].Status, m["sh"].ErrorCode, m["sh"].ErrorMessage, launch.CodeLauncherGone)
 	}
 	if m["after"].Status != store.ActionOK {
 		t.Errorf("after = %s", m["after"].Status)

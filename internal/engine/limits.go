@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 
-	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/osuser"
 )
 
@@ -89,7 +89,7 @@ func (e *Engine) jobUser(user string) (*osuser.User, error) {
 	}
 	u, err := osuser.Lookup(user)
 	if err != nil {
-		return nil, errorf(action.CodeRunAsUser, "cannot read the job's files as user [%s]: %v", user, err)
+		return nil, errorf(launch.CodeRunAsUser, "cannot read the job's files as user [%s]: %v", user, err)
 	}
 	return u, nil
 }

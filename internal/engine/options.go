@@ -118,7 +118,7 @@ type Options struct {
 	// performed at every start. gozie server and gozie run use
 	// <data>/effects.journal. Empty: no journal.
 	CrashJournal string
-	// DataID is the identity of DataDir (action.DataDirID), ServerID
+	// DataID is the identity of DataDir (launch.DataDirID), ServerID
 	// names this server's instance (package cluster's Member.ID) and Host
 	// its host. With DataID set (several servers sharing a store), every
 	// start effect records them with the data directory, in the commit

@@ -11,9 +11,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/workflow"
@@ -345,7 +345,7 @@ func (s *Server) runConsole(id string, run int) string {
 	if s.opts.BaseURL == "" || s.opts.DataDir == "" {
 		return ""
 	}
-	if _, err := os.Lstat(filepath.Join(action.WorkDir(s.opts.DataDir, id, run), "stdout")); err != nil {
+	if _, err := os.Lstat(filepath.Join(launch.WorkDir(s.opts.DataDir, id, run), "stdout")); err != nil {
 		return ""
 	}
 	return s.opts.BaseURL + "/console/action/" + url.PathEscape(id) + "/stdout?attempt=" + itoa(run)
@@ -402,7 +402,7 @@ var coordActionStatuses = []string{"WAITING", "READY", "SUBMITTED", "RUNNING", "
 // too long for the client's tables.
 func (s *Server) fillConsole(aj *engine.ActionJSON, a *store.Action) {
 	if s.opts.DataDir != "" {
-		if short, ok := action.LocalExternalID(a.ExternalID, s.actionDir(a)); ok {
+		if short, ok := launch.LocalExternalID(a.ExternalID, s.actionDir(a)); ok {
 			aj.ExternalID = &short
 		}
 	}
@@ -419,9 +419,9 @@ func (s *Server) fillConsole(aj *engine.ActionJSON, a *store.Action) {
 // actionDir is the work directory of an action's current attempt: in
 // this server's data directory, or in the one of the server whose launch
 // this server (or the one that recorded it) re-attached to after a take-over
-// (action.RunDir).
+// (launch.RunDir).
 func (s *Server) actionDir(a *store.Action) string {
-	return action.RunDir(s.opts.DataDir, a.ID, a.Attempt, a.ExternalID)
+	return launch.RunDir(s.opts.DataDir, a.ID, a.Attempt, a.ExternalID)
 }
 
 // jobStatus returns the status of any kind of id.

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
 )
@@ -301,13 +301,13 @@ func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) 
 				return errParamValue("attempt", v)
 			}
 			if n != a.Attempt {
-				dir = action.WorkDir(s.opts.DataDir, a.ID, n)
+				dir = launch.WorkDir(s.opts.DataDir, a.ID, n)
 			}
 		}
 		// Never through a link, never waiting on a FIFO: the job's user
-		// may own the work directory (action.OpenOutput). A file that
+		// may own the work directory (launch.OpenOutput). A file that
 		// was replaced is served as empty, like a missing one.
-		f, err := action.OpenOutput(filepath.Join(dir, stream))
+		f, err := launch.OpenOutput(filepath.Join(dir, stream))
 		if err != nil {
 			f = nil
 		}

@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	_ "github.com/gozie/gozie/internal/action/all"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
@@ -31,7 +33,7 @@ func TestMain(m *testing.M) {
 	// Children started as the shell launcher inherit launcherEnv; the
 	// fuzzing engine's workers inherit it too but run with -test.* flags.
 	if os.Getenv(launcherEnv) == "1" && !slices.ContainsFunc(os.Args[1:], func(a string) bool { return strings.HasPrefix(a, "-test.") }) {
-		os.Exit(action.RunLauncher(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(launch.RunLauncher(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Setenv(launcherEnv, "1")
 	os.Exit(m.Run())
@@ -93,7 +95,7 @@ func newEnvConfig(t testing.TB, dir string, st store.Store, join func(base strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	action.RegisterBuiltins(reg, action.Options{Launcher: []string{self}})
+	launch.RegisterBuiltins(reg, launch.Options{Launcher: []string{self}})
 	e := &env{t: t, dir: dir}
 	var h http.Handler = http.NotFoundHandler()
 	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlite"
 )
@@ -48,7 +48,7 @@ func TestOutputOfAttemptElsewhere(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(elsewhere), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(action.WorkDir(dir, actionID, 0), elsewhere); err != nil {
+	if err := os.Rename(launch.WorkDir(dir, actionID, 0), elsewhere); err != nil {
 		t.Fatal(err)
 	}
 	err = st.Update(context.Background(), func(tx store.Tx) error {
