@@ -8,6 +8,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // PropCoordAppPath names the coordinator application of a submission; a
@@ -154,7 +155,7 @@ func (e *Engine) CoordFileReader(ctx context.Context) func(string) ([]byte, erro
 // coordinator's mistake gets one Oozie code whichever path finds it.
 func CoordError(err error) error {
 	var ce *coord.Error
-	if errors.As(err, &ce) {
+	if errors.As(err, &ce) && ce.Code != "" && ce.Form == vocab.FormPlain {
 		return &Error{Code: ce.Code, Msg: ce.Msg}
 	}
 	return err

@@ -222,8 +222,7 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	case !ok:
 		st.failAction(e, a, CodeUnsupportedAction, fmt.Sprintf("Unsupported action type, node [%s] type [%s]", a.Name, a.Type))
 	case err != nil:
-		var elErr *el.Error
-		if errors.As(err, &elErr) {
+		if el.AsError(err) != nil {
 			st.failAction(e, a, CodeELError, elMessage(err))
 		} else {
 			st.startFailed(e, a, err)

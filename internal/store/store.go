@@ -14,12 +14,11 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
 // ErrNotFound is returned by lookups of a job or action that does not exist.
-var ErrNotFound = errors.New("store: not found")
+var ErrNotFound = NewSentinel("store: not found")
 
 // JobSequence is the counter that numbers workflow and coordinator jobs
 // (the 0000001 of 0000001-<start>-<system id>-W). A store may keep it

@@ -68,14 +68,13 @@ func (k *Kind) UnmarshalJSON(b []byte) error {
 type Form int
 
 const (
-	// FormCoded renders "CODE: Msg", Oozie's format.
-	FormCoded Form = iota
+	// FormPlain renders a coded error as "CODE: Msg", Oozie's format, and
+	// an uncoded one (a configuration file's syntax error) as
+	// "source:line: Msg", the form editors jump to.
+	FormPlain Form = iota
 	// FormEL renders an EL failure: "CODE: Expression language evaluation
 	// error, Msg[ at column N] in [Expr]".
 	FormEL
-	// FormFile renders "source:line: Msg", the form editors jump to
-	// (configuration files).
-	FormFile
 )
 
 // Error is a failure with an Oozie error code, a position in the document
@@ -86,7 +85,7 @@ const (
 // errors), so that one CodeOf reads the code of any of them.
 type Error struct {
 	Code string // Oozie error code; "" for an uncoded positioned error
-	Msg  string // the detail after the code (or the whole message for FormFile)
+	Msg  string // the detail: what follows "CODE: " or "source:line: "
 
 	// Source is the file or other origin of the document, when known.
 	Source string
@@ -109,14 +108,14 @@ type Error struct {
 
 // Error renders e in its Form.
 func (e *Error) Error() string {
-	switch e.Form {
-	case FormEL:
+	if e.Form == FormEL {
 		where := ""
 		if e.Column > 0 {
 			where = " at column " + strconv.Itoa(e.Column)
 		}
 		return e.Code + ": Expression language evaluation error, " + e.Msg + where + " in [" + e.Expr + "]"
-	case FormFile:
+	}
+	if e.Code == "" {
 		s := e.Source
 		if s == "" {
 			s = "<input>"
@@ -131,6 +130,12 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying cause so errors.Is/As see through e.
 func (e *Error) Unwrap() error { return e.Err }
+
+// At sets the position of e and returns e, for chaining after Errorf.
+func (e *Error) At(line, column int) *Error {
+	e.Line, e.Column = line, column
+	return e
+}
 
 // Errorf returns an Error with the given code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {

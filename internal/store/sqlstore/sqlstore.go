@@ -230,7 +230,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 	}
 	sqlTx, err := pool.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("%s: begin: %w", db.Dialect.Name, err)
+		return store.Errorf("%s: begin: %w", db.Dialect.Name, err)
 	}
 	t := &tx{db: db, pool: pool, tx: sqlTx, q: sqlTx, readOnly: readOnly, owner: db.fence()}
 	defer func() {
@@ -251,12 +251,12 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return fmt.Errorf("%s: commit: %w", db.Dialect.Name, err)
+		return store.Errorf("%s: commit: %w", db.Dialect.Name, err)
 	}
 	return nil
 }
 
-var errReadOnly = errors.New("store: write in a read-only transaction")
+var errReadOnly = store.NewSentinel("store: write in a read-only transaction")
 
 type tx struct {
 	db       *DB
@@ -321,7 +321,7 @@ func (t *tx) checkOwner(ctx context.Context) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("%s: owner of %s: %w", t.db.Dialect.Name, id, err)
+			return store.Errorf("%s: owner of %s: %w", t.db.Dialect.Name, id, err)
 		}
 		if owner != t.owner {
 			return fmt.Errorf("job %s: %w (%s)", id, store.ErrNotOwner, owner)
@@ -365,7 +365,7 @@ func (t *tx) exec(ctx context.Context, name string, args ...any) error {
 		_, err = t.tx.ExecContext(ctx, t.db.q[name], args...)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %s: %w", t.db.Dialect.Name, name, err)
+		return store.Errorf("%s: %s: %w", t.db.Dialect.Name, name, err)
 	}
 	return nil
 }
@@ -539,7 +539,7 @@ func (t *tx) Job(ctx context.Context, id string) (*store.Job, error) {
 		return nil, store.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: job %s: %w", t.db.Dialect.Name, id, err)
+		return nil, store.Errorf("%s: job %s: %w", t.db.Dialect.Name, id, err)
 	}
 	return j, nil
 }
@@ -624,14 +624,14 @@ func (t *tx) Jobs(ctx context.Context, f store.JobFilter) ([]*store.Job, error) 
 	}
 	rows, err := t.query(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: jobs: %w", t.db.Dialect.Name, err)
+		return nil, store.Errorf("%s: jobs: %w", t.db.Dialect.Name, err)
 	}
 	defer rows.Close()
 	var out []*store.Job
 	for rows.Next() {
 		j, err := scanJob(rows)
 		if err != nil {
-			return nil, fmt.Errorf("%s: jobs: %w", t.db.Dialect.Name, err)
+			return nil, store.Errorf("%s: jobs: %w", t.db.Dialect.Name, err)
 		}
 		out = append(out, j)
 	}
@@ -646,7 +646,7 @@ func (t *tx) CountJobs(ctx context.Context, f store.JobFilter) (int, error) {
 	}
 	var n int
 	if err := t.queryRowText(ctx, q, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("%s: count jobs: %w", t.db.Dialect.Name, err)
+		return 0, store.Errorf("%s: count jobs: %w", t.db.Dialect.Name, err)
 	}
 	return n, nil
 }
@@ -657,7 +657,7 @@ func (t *tx) Action(ctx context.Context, id string) (*store.Action, error) {
 		return nil, store.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: action %s: %w", t.db.Dialect.Name, id, err)
+		return nil, store.Errorf("%s: action %s: %w", t.db.Dialect.Name, id, err)
 	}
 	return a, nil
 }
@@ -665,14 +665,14 @@ func (t *tx) Action(ctx context.Context, id string) (*store.Action, error) {
 func (t *tx) queryActions(ctx context.Context, q string, args ...any) ([]*store.Action, error) {
 	rows, err := t.query(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: actions: %w", t.db.Dialect.Name, err)
+		return nil, store.Errorf("%s: actions: %w", t.db.Dialect.Name, err)
 	}
 	defer rows.Close()
 	var out []*store.Action
 	for rows.Next() {
 		a, err := scanAction(rows)
 		if err != nil {
-			return nil, fmt.Errorf("%s: actions: %w", t.db.Dialect.Name, err)
+			return nil, store.Errorf("%s: actions: %w", t.db.Dialect.Name, err)
 		}
 		out = append(out, a)
 	}
@@ -713,7 +713,7 @@ func (t *tx) PutAction(ctx context.Context, a *store.Action) error {
 		// A record put again keeps its Seq (the engine carries it over);
 		// only a new one is numbered.
 		if err := t.queryRow(ctx, "nextActionSeq", a.JobID).Scan(&a.Seq); err != nil {
-			return fmt.Errorf("%s: action seq %s: %w", t.db.Dialect.Name, a.JobID, err)
+			return store.Errorf("%s: action seq %s: %w", t.db.Dialect.Name, a.JobID, err)
 		}
 	}
 	return t.exec(ctx, "putAction", a.ID, a.JobID, a.Name, a.Type, a.Seq, a.Status, a.Conf, a.Cred, a.Retries,
@@ -748,7 +748,7 @@ func (t *tx) AddEffect(ctx context.Context, e *store.Effect) error {
 			ms(e.NotBefore), ms(e.CreatedTime)).Scan(&e.ID)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: add effect: %w", t.db.Dialect.Name, err)
+		return store.Errorf("%s: add effect: %w", t.db.Dialect.Name, err)
 	}
 	return nil
 }
@@ -786,7 +786,7 @@ func (t *tx) DoneEffect(ctx context.Context, id int64) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s: doneEffect: %w", t.db.Dialect.Name, err)
+		return store.Errorf("%s: doneEffect: %w", t.db.Dialect.Name, err)
 	}
 	t.touch(job)
 	return nil
@@ -805,14 +805,14 @@ func (t *tx) PendingEffects(ctx context.Context, jobID string, limit int) ([]*st
 	}
 	rows, err := t.query(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: pending effects: %w", t.db.Dialect.Name, err)
+		return nil, store.Errorf("%s: pending effects: %w", t.db.Dialect.Name, err)
 	}
 	defer rows.Close()
 	var out []*store.Effect
 	for rows.Next() {
 		e, err := scanEffect(rows)
 		if err != nil {
-			return nil, fmt.Errorf("%s: pending effects: %w", t.db.Dialect.Name, err)
+			return nil, store.Errorf("%s: pending effects: %w", t.db.Dialect.Name, err)
 		}
 		out = append(out, e)
 	}
@@ -838,7 +838,7 @@ func (t *tx) NextSequence(ctx context.Context, name string) (int64, error) {
 		row = t.queryRow(ctx, "nextSeq", name)
 	}
 	if err := row.Scan(&v); err != nil {
-		return 0, fmt.Errorf("%s: sequence %s: %w", t.db.Dialect.Name, name, err)
+		return 0, store.Errorf("%s: sequence %s: %w", t.db.Dialect.Name, name, err)
 	}
 	return v, nil
 }
