@@ -104,14 +104,14 @@ func (e *Engine) coordEffect(ef *store.Effect) bool {
 		return false
 	}
 	if ef.Kind == store.EffectNotify {
-		parent, _, _ := strings.Cut(ef.ActionID, "@")
+		parent := vocab.JobOf(ef.ActionID)
 		return IsCoordJobID(parent)
 	}
 	return e.coordKinds[ef.Kind]
 }
 
 // IsCoordJobID reports whether an id names a coordinator job.
-func IsCoordJobID(id string) bool { return strings.HasSuffix(id, "-C") }
+func IsCoordJobID(id string) bool { return vocab.IsCoordJob(id) }
 
 // isCoordConf reports whether a submission is a coordinator job.
 func isCoordConf(props *conf.Config) bool {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Dialect is what one database needs beyond the shared SQL.
@@ -295,9 +296,7 @@ func (t *tx) touch(id string) {
 	if t.owner == "" || id == "" {
 		return
 	}
-	if job, _, ok := strings.Cut(id, "@"); ok {
-		id = job
-	}
+	id = vocab.JobOf(id)
 	if t.touched == nil {
 		t.touched = map[string]bool{}
 	}
@@ -331,7 +330,7 @@ func (t *tx) checkOwner(ctx context.Context) error {
 }
 
 // isCoordID tells a coordinator job id (…-C) from a workflow job id.
-func isCoordID(id string) bool { return strings.HasSuffix(id, "-C") }
+func isCoordID(id string) bool { return vocab.IsCoordJob(id) }
 
 // prepared returns a named statement bound to this transaction, or nil
 // when the query is not prepared.
