@@ -74,6 +74,10 @@ const (
 	CoordActionTimedOut  CoordActionStatus = "TIMEDOUT"
 	CoordActionSkipped   CoordActionStatus = "SKIPPED"
 	CoordActionIgnored   CoordActionStatus = "IGNORED"
+	// CoordActionSuspended is in Oozie's enumeration (an action whose
+	// workflow is suspended) though not in the spec's table: no row of
+	// the lifecycle leads to or from it.
+	CoordActionSuspended CoordActionStatus = "SUSPENDED"
 )
 
 // BundleStatus is the status of a bundle job (bundle spec 4.1).
