@@ -28,6 +28,7 @@ import (
 
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/osuser"
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
@@ -139,8 +140,8 @@ func (e emailExecutor) Start(ctx context.Context, a *Context) (Result, error) {
 	id, err := e.send(ctx, a)
 	out := emailOutcome{MessageID: id}
 	if err != nil {
-		var xe *ExecError
-		if !errors.As(err, &xe) {
+		xe := vocab.Classified(err) // only an executor's verdict, not any coded error
+		if xe == nil {
 			xe = &ExecError{Kind: ErrorKindError, Code: CodeEmailSend, Msg: err.Error(), Err: err}
 		}
 		if xe.Kind == Transient {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
@@ -128,8 +129,8 @@ func (e fsExecutor) Start(ctx context.Context, a *Context) (Result, error) {
 	err = runFS(ctx, a, runAs)
 	var out fsOutcome
 	if err != nil {
-		var xe *ExecError
-		if !errors.As(err, &xe) {
+		xe := vocab.Classified(err) // only an executor's verdict, not any coded error
+		if xe == nil {
 			xe = &ExecError{Kind: Transient, Code: CodeIO, Msg: err.Error(), Err: err}
 		}
 		out = fsOutcome{Code: xe.Code, Msg: xe.Msg, Kind: xe.Kind}

@@ -86,7 +86,7 @@ func toAPIError(err error) *apiError {
 		// own text stays in the server log.
 		return errJobElsewhere("", "the job moved to another server while the command ran")
 	}
-	if ee := vocab.Find(err, isRefusal); ee != nil {
+	if ee := vocab.AsCoded(err); ee != nil {
 		return &apiError{status: httpStatusOf(ee.Code), code: ee.Code, msg: ee.Error()}
 	}
 	if code := vocab.CodeOf(err); code != "" {
@@ -98,11 +98,6 @@ func toAPIError(err error) *apiError {
 	}
 	return internalError(err)
 }
-
-// isRefusal tells the coded errors whose own text is the answer: those
-// rendered "CODE: message" (not an EL error, whose text names the
-// expression, nor an uncoded configuration error).
-func isRefusal(e *vocab.Error) bool { return e.Code != "" && e.Form == vocab.FormPlain }
 
 // internalError is the answer to an error without an Oozie code: a store
 // failure (E0603, Oozie's SQL error) or anything else (E0307, its runtime

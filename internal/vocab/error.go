@@ -182,6 +182,13 @@ func Find(err error, match func(*Error) bool) *Error {
 	return nil
 }
 
+// AsCoded returns the first refusal in err's chain: a coded *Error in the
+// plain "CODE: Msg" form (not an EL error, nor an uncoded positioned one),
+// which is what a workflow, coordinator or engine error used to be by type.
+func AsCoded(err error) *Error {
+	return Find(err, func(e *Error) bool { return e.Code != "" && e.Form == FormPlain })
+}
+
 // Classified returns the first executor verdict (an *Error with a Kind) in
 // err's chain, or nil.
 func Classified(err error) *Error {

@@ -177,3 +177,24 @@ func TestCatalogue(t *testing.T) {
 		}
 	}
 }
+
+func TestAsCoded(t *testing.T) {
+	plain := Errorf("E0710", "x")
+	tests := []struct {
+		name string
+		err  error
+		want *Error
+	}{
+		{"plain", plain, plain},
+		{"wrapped", fmt.Errorf("w: %w", plain), plain},
+		{"el", &Error{Code: "E1004", Form: FormEL}, nil},
+		{"uncoded", &Error{Source: "a.xml", Msg: "m"}, nil},
+		{"plain under uncoded", &Error{Source: "a.xml", Msg: "m", Err: plain}, plain},
+		{"not ours", errors.New("x"), nil},
+	}
+	for _, tt := range tests {
+		if got := AsCoded(tt.err); got != tt.want {
+			t.Errorf("%s: AsCoded = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
