@@ -164,7 +164,7 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, i
 			if q.Get("type") != "action" || q.Get("scope") == "" {
 				return errMissingParam("scope")
 			}
-			parent = id + "@" + q.Get("scope")
+			parent = vocab.ActionID(id, q.Get("scope"))
 		}
 		jobs, _, err := s.engine.Jobs(ctx, store.JobFilter{ParentID: parent})
 		if err != nil {

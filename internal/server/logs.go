@@ -170,7 +170,7 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, c *call, id, ki
 		}
 		only = map[string]bool{}
 		for _, n := range nums {
-			only[jobID+"@"+itoa(n)] = true
+			only[vocab.CoordActionID(jobID, n)] = true
 		}
 	}
 	var user, group, app string
