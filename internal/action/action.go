@@ -23,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
@@ -98,34 +99,26 @@ type Result struct {
 }
 
 // ErrorKind classifies executor failures the way Oozie does, which decides
-// the action's next state (spec 9.2 and section 18).
-type ErrorKind int
+// the action's next state (spec: wf 9.2, spec: wf 18). It is vocab.Kind,
+// whose zero value is "unclassified": only an error with one of the four
+// kinds below is an executor's verdict.
+type ErrorKind = vocab.Kind
 
 const (
 	// Transient errors may pass if the operation is retried later: the
 	// engine retries (START_RETRY / END_RETRY) up to the configured count.
-	Transient ErrorKind = iota
+	Transient = vocab.KindTransient
 	// NonTransient errors need a person: START_MANUAL / END_MANUAL.
-	NonTransient
+	NonTransient = vocab.KindNonTransient
 	// ErrorKindError makes the action end with its error transition.
-	ErrorKindError
+	ErrorKindError = vocab.KindError
 	// Failed fails the whole workflow job.
-	Failed
+	Failed = vocab.KindFailed
 )
 
-// ExecError is a classified executor failure with an Oozie error code.
-type ExecError struct {
-	Kind ErrorKind
-	Code string
-	Msg  string
-	Err  error
-}
-
-func (e *ExecError) Error() string {
-	return e.Code + ": " + e.Msg
-}
-
-func (e *ExecError) Unwrap() error { return e.Err }
+// ExecError is a classified executor failure with an Oozie error code:
+// gozie's one coded error type, vocab.Error, with its Kind set.
+type ExecError = vocab.Error
 
 // Errorf returns an ExecError of the given kind and code.
 func Errorf(kind ErrorKind, code, format string, args ...any) *ExecError {

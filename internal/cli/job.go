@@ -15,6 +15,7 @@ import (
 
 	"github.com/gozie/gozie/internal/client"
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // jobActions are the options of which `gozie job` needs exactly one, in the
@@ -519,16 +520,16 @@ func (j *jobCmd) log(show, id string) error {
 func (j *jobCmd) configContent(id string) error {
 	var text string
 	var err error
-	switch id[max(0, len(id)-2):] {
-	case "-C":
+	switch {
+	case vocab.IsCoordJob(id):
 		var cj *client.CoordJob
 		cj, _, err = j.c.CoordInfo(j.ctx, id, client.InfoOptions{Offset: -1, Len: -1, Order: "asc"})
 		text = cj.Conf
-	case "-W":
+	case vocab.IsWorkflowJob(id):
 		var wf *client.WorkflowJob
 		wf, _, err = j.c.WorkflowInfo(j.ctx, id, client.InfoOptions{})
 		text = wf.Conf
-	case "-B":
+	case vocab.IsBundleJob(id):
 		var b *client.BundleJob
 		b, _, err = j.c.BundleInfo(j.ctx, id)
 		text = b.Conf
@@ -561,7 +562,7 @@ var pollClock = struct {
 func (j *jobCmd) poll(id string) error {
 	kind := client.KindOf(id)
 	end, ok := pollEnd[kind]
-	if !ok || (kind == client.KindCoord && !strings.HasSuffix(id, "-C")) {
+	if !ok || (kind == client.KindCoord && !vocab.IsCoordJob(id)) {
 		return userError("invalid job type")
 	}
 	if *j.f.interval < time.Second {

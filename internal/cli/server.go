@@ -30,6 +30,7 @@ import (
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // runServer is `gozie server`: the engine and the Oozie REST API on one
@@ -416,7 +417,7 @@ func logTransition(l *slog.Logger) func(engine.Transition) {
 				level = slog.LevelError
 			}
 			attrs := []slog.Attr{slog.String("job", e.JobID)}
-			if _, node, ok := strings.Cut(e.ActionID, "@"); ok {
+			if _, node, ok := vocab.SplitID(e.ActionID); ok {
 				attrs = append(attrs, slog.String("node", node))
 			}
 			msg, _, _ := strings.Cut(e.Message, "\n") // the stderr tail stays in the job log

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action/custom"
 	"github.com/gozie/gozie/internal/engine"
-	"github.com/gozie/gozie/internal/workflow"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // appFiles are the definition files a directory argument of validate is
@@ -128,9 +127,9 @@ func validateFile(path string, opts engine.ValidateOptions) (string, []string, e
 // message when the message does not already carry them: graph errors keep
 // Oozie's exact wording, but a person fixing the file needs the place.
 func withLocation(err error) error {
-	var we *workflow.Error
-	if !errors.As(err, &we) || we.Line <= 0 || strings.Contains(we.Msg, "(line ") {
+	we := vocab.Find(err, func(e *vocab.Error) bool { return e.Code != "" && e.Form == vocab.FormPlain })
+	if we == nil || we.Line <= 0 || strings.Contains(we.Msg, "(line ") {
 		return err
 	}
-	return fmt.Errorf("%w (line %d, column %d)", err, we.Line, we.Col)
+	return fmt.Errorf("%w (line %d, column %d)", err, we.Line, we.Column)
 }

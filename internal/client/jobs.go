@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Kind is what a job or action id names, decided by its suffix as the
@@ -26,18 +27,18 @@ const (
 	KindBundle
 )
 
-// KindOf classifies id: "-W@" workflow action, "-C@" (or "C@") coordinator
-// action, suffix "-B" bundle, "-W" workflow, anything else coordinator (the
-// server's default branch).
+// KindOf classifies id as the server does (vocab.KindOf): an action of a
+// "-W" or "-C" job, suffix "-B" bundle, "-W" workflow, anything else
+// coordinator (the server's default branch).
 func KindOf(id string) Kind {
-	switch {
-	case strings.Contains(id, "-W@"):
+	switch vocab.KindOf(id) {
+	case vocab.IDWorkflowAction:
 		return KindWorkflowAction
-	case strings.Contains(id, "C@"):
+	case vocab.IDCoordAction:
 		return KindCoordAction
-	case strings.HasSuffix(id, "-B"):
+	case vocab.IDBundle:
 		return KindBundle
-	case strings.HasSuffix(id, "-W"):
+	case vocab.IDWorkflow:
 		return KindWorkflow
 	}
 	return KindCoord

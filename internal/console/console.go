@@ -31,6 +31,7 @@ import (
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Prefix is the path the console is served under; the REST API's action
@@ -257,7 +258,7 @@ func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 	q := r.URL.Query()
 	act := q.Get("action")
 	body := ""
-	wf, coord := strings.HasSuffix(id, "-W"), strings.HasSuffix(id, "-C")
+	wf, coord := vocab.IsWorkflowJob(id), vocab.IsCoordJob(id)
 	// fwdQ is what the REST API gets: the action's own parameters, and
 	// user.name (a simple-auth caller authenticates there as anywhere).
 	fwdQ := url.Values{}
@@ -350,7 +351,7 @@ func (c *Console) tail(w http.ResponseWriter, r *http.Request, rest string) {
 		c.fail(w, r, failf(http.StatusNotFound, codeInvalidResource, "Invalid resource [%s]: no action output", rest))
 		return
 	}
-	jobID, _, _ := strings.Cut(id, "@")
+	jobID := vocab.JobOf(id)
 	j, acts, err := c.opts.Engine.Job(r.Context(), jobID)
 	if err != nil {
 		c.engineFail(w, r, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // funcs are the template helpers.
@@ -220,15 +221,15 @@ func asCoordJSON(v any) *coordengine.CoordJobJSON {
 // job renders a workflow or coordinator job page; an action id opens its
 // job's page at the action.
 func (c *Console) job(w http.ResponseWriter, r *http.Request, id string) {
-	if jobID, act, ok := strings.Cut(id, "@"); ok {
-		if strings.HasSuffix(jobID, "-C") {
+	if jobID, act, ok := vocab.SplitID(id); ok {
+		if vocab.IsCoordJob(jobID) {
 			http.Redirect(w, r, jobURL(jobID)+"#a"+url.PathEscape(act), http.StatusFound)
 		} else {
 			http.Redirect(w, r, jobURL(jobID)+"#n-"+url.PathEscape(act), http.StatusFound)
 		}
 		return
 	}
-	if strings.HasSuffix(id, "-C") {
+	if vocab.IsCoordJob(id) {
 		c.coordinator(w, r, id)
 		return
 	}

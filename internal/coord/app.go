@@ -1,12 +1,11 @@
 package coord
 
 import (
-	"errors"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/gozie/gozie/internal/schedule"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Oozie error codes produced by the coordinator model. Users search for
@@ -26,31 +25,19 @@ const (
 )
 
 // Error is a coordinator parse, submission or materialization failure with
-// its Oozie error code. Error() renders "CODE: Msg", as Oozie does. Line and
-// Col locate E0701 problems in the XML when known (1-based; 0 otherwise).
-type Error struct {
-	Code string
-	Msg  string
-	Line int
-	Col  int
-}
-
-// Error implements the error interface.
-func (e *Error) Error() string { return e.Code + ": " + e.Msg }
+// its Oozie error code: gozie's one coded error type, vocab.Error. Error()
+// renders "CODE: Msg", as Oozie does. Line and Column locate E0701 problems
+// in the XML when known (1-based; 0 otherwise).
+type Error = vocab.Error
 
 // errorf builds an Error without a location.
 func errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+	return vocab.Errorf(code, format, args...)
 }
 
-// ErrorCode returns the Oozie code of err, or "" when it carries none.
-func ErrorCode(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
-}
+// ErrorCode returns the Oozie code of err, or "" when it carries none
+// (vocab.CodeOf).
+func ErrorCode(err error) string { return vocab.CodeOf(err) }
 
 // Execution orders of <controls><execution> (spec 6.3).
 const (

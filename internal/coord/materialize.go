@@ -1,7 +1,6 @@
 package coord
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/schedule"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Defaults of PlanOptions.
@@ -305,8 +305,7 @@ func (a *App) literalInstance(text string) (time.Time, bool) {
 // ...") into an *Error, else gives it code def; prefix goes before the
 // message.
 func codedError(err error, def, prefix string) error {
-	var e *Error
-	if errors.As(err, &e) {
+	if e := vocab.AsCoded(err); e != nil {
 		return &Error{Code: e.Code, Msg: prefix + e.Msg}
 	}
 	msg := err.Error()

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/schedule"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Action statuses the execution policy looks at.
 const (
-	StatusWaiting = "WAITING"
-	StatusReady   = "READY"
+	StatusWaiting = string(vocab.CoordActionWaiting)
+	StatusReady   = string(vocab.CoordActionReady)
 )
 
 // Decide applies the execution policy and concurrency to the job's actions

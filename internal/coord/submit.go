@@ -2,7 +2,6 @@ package coord
 
 import (
 	"bytes"
-	"errors"
 	"net/url"
 	"path"
 	"strconv"
@@ -203,8 +202,7 @@ func (rv resolver) eval(p Phase, what, text string) (string, error) {
 func (rv resolver) frequency(what, text string) (schedule.Frequency, error) {
 	f, err := ParseFrequency(text, rv.vars)
 	if err != nil {
-		var ee *el.Error
-		if errors.As(err, &ee) {
+		if el.AsError(err) != nil {
 			return f, errorf(CodeEL, "Expression language evaluation error, %s [%s]: %v", what, text, err)
 		}
 		if schedule.IsCronSyntax(strings.TrimSpace(text)) {

@@ -117,7 +117,7 @@ func schemaError(line, col int, format string, args ...any) *Error {
 	if line > 0 {
 		msg += fmt.Sprintf(" (line %d, column %d)", line, col)
 	}
-	return &Error{Code: CodeSchema, Msg: msg, Line: line, Col: col}
+	return &Error{Code: CodeSchema, Msg: msg, Line: line, Column: col}
 }
 
 // particle is one element of a content model sequence.

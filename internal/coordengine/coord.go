@@ -31,6 +31,7 @@ import (
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Effect kinds of coordinator jobs. JobID is the coordinator job id and,
@@ -286,7 +287,7 @@ func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error)
 	})
 	if err != nil {
 		var ce *coord.Error
-		if errors.As(err, &ce) {
+		if errors.As(err, &ce) && ce.Code != "" && ce.Form == vocab.FormPlain {
 			return "", &engine.Error{Code: ce.Code, Msg: ce.Msg}
 		}
 		return "", err

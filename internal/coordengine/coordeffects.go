@@ -9,6 +9,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // performCoordSubmit launches the workflow of a SUBMITTED action. It is
@@ -232,7 +233,7 @@ func (e *Engine) performCoordCascade(ctx context.Context, ef *store.Effect) erro
 func (e *Engine) QuarantineEffect(ctx context.Context, ef *store.Effect, msg string) error {
 	jobID := ef.JobID
 	if ef.Kind == store.EffectNotify {
-		jobID, _, _ = strings.Cut(ef.ActionID, "@")
+		jobID = vocab.JobOf(ef.ActionID)
 	}
 	unlock := e.coordLock(jobID)
 	defer unlock()

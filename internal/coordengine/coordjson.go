@@ -1,10 +1,9 @@
 package coordengine
 
 import (
-	"strconv"
-
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // CoordJobJSON is the coordinator job object of the Oozie REST API
@@ -106,7 +105,7 @@ func NewCoordActionJSON(a *store.CoordAction) *CoordActionJSON {
 
 // CoordActionID returns the id of a coordinator job's action number n:
 // <coordJobId>@<n>, 1-based, no padding.
-func CoordActionID(jobID string, n int) string { return jobID + "@" + strconv.Itoa(n) }
+func CoordActionID(jobID string, n int) string { return vocab.CoordActionID(jobID, n) }
 
 // str is a JSON string that is null when empty, as Oozie's beans have it.
 func str(s string) *string {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // MissingDependencies is one action of the REST answer to
@@ -33,7 +34,7 @@ type DatasetMissingDeps struct {
 // at; the later ones were not checked yet (input checks stop at the first
 // missing instance), so they are listed as still pending.
 func (e *Engine) CoordMissingDependencies(ctx context.Context, id, rangeType, scope string) ([]MissingDependencies, error) {
-	jobID, _, isAction := strings.Cut(id, "@")
+	jobID, _, isAction := vocab.SplitID(id)
 	j, err := e.coordJob(ctx, jobID)
 	if err != nil {
 		return nil, err

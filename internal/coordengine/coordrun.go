@@ -12,6 +12,7 @@ import (
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // coordChange is one transition of a coordinator job in the making: the
@@ -242,7 +243,7 @@ func (e *Engine) PerformEffect(ctx context.Context, ef *store.Effect) error {
 	case EffectCoordCleanup:
 		return e.performCoordCleanup(ctx, ef)
 	case store.EffectNotify:
-		jobID, _, _ := strings.Cut(ef.ActionID, "@")
+		jobID := vocab.JobOf(ef.ActionID)
 		return e.coordWorkflowEnded(ctx, ef, jobID)
 	}
 	e.logf("gozie: unknown effect %q of job %s; leaving it", ef.Kind, ef.JobID)

@@ -10,6 +10,7 @@ import (
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // CodeCoordUpdate is Oozie's code for a refused coordinator update.
@@ -88,7 +89,7 @@ func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config,
 	})
 	if err != nil {
 		var ce *coord.Error
-		if errors.As(err, &ce) {
+		if errors.As(err, &ce) && ce.Code != "" && ce.Form == vocab.FormPlain {
 			return "", &engine.Error{Code: ce.Code, Msg: ce.Msg}
 		}
 		return "", err

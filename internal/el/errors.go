@@ -1,37 +1,37 @@
 package el
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // CodeEval is the Oozie error code of EL failures, syntax errors included
 // (see the package documentation for why E1003 is not used here).
 const CodeEval = "E1004"
 
-// Error is a failure to parse or evaluate an EL text.
-type Error struct {
-	Code   string // Oozie error code, CodeEval
-	Expr   string // the whole text that was parsed or evaluated
-	Column int    // 1-based byte column within Expr where the problem is; 0 if unknown
-	Msg    string // the detail, e.g. "variable [c] cannot be resolved"
-	Syntax bool   // true for parse errors, false for evaluation errors
-	Err    error  // underlying cause (a function's error), if any
+// Error is a failure to parse or evaluate an EL text: gozie's one coded
+// error type, vocab.Error, in its EL form (Form vocab.FormEL): Code is
+// CodeEval, Expr the whole text that was parsed or evaluated, Column the
+// 1-based byte column within Expr where the problem is (0 if unknown), Msg
+// the detail (e.g. "variable [c] cannot be resolved"), Syntax true for parse
+// errors and false for evaluation errors, and Err the underlying cause (a
+// function's error), if any, which errors.Is/As see through it.
+//
+// It renders the way Oozie prints coded errors: code first, then the code's
+// template, then where it happened.
+type Error = vocab.Error
+
+// newError builds an EL error of text.
+func newError(text string, column int, msg string, err error) *Error {
+	return &Error{Code: CodeEval, Form: vocab.FormEL, Expr: text, Column: column, Msg: msg, Err: err}
 }
 
-// Error formats the error the way Oozie prints coded errors: code first,
-// then the code's template, then where it happened.
-func (e *Error) Error() string {
-	where := ""
-	if e.Column > 0 {
-		where = fmt.Sprintf(" at column %d", e.Column)
-	}
-	return fmt.Sprintf("%s: Expression language evaluation error, %s%s in [%s]", e.Code, e.Msg, where, e.Expr)
+// AsError returns the first EL error in err's chain, or nil. Other coded
+// errors are the same Go type, so errors.As cannot tell them apart.
+func AsError(err error) *Error {
+	return vocab.Find(err, func(e *Error) bool { return e.Form == vocab.FormEL })
 }
-
-// Unwrap returns the underlying cause so errors.Is/As can see a function's
-// own error through the EL wrapper.
-func (e *Error) Unwrap() error { return e.Err }
 
 // syntaxError is raised inside the parser and turned into an *Error with the
 // full text attached.
@@ -60,17 +60,18 @@ func wrap(text string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var pe *Error
-	if errors.As(err, &pe) {
+	if pe := AsError(err); pe != nil {
 		return pe
 	}
 	switch e := err.(type) {
 	case *syntaxError:
-		return &Error{Code: CodeEval, Expr: text, Column: e.off + 1, Msg: e.msg, Syntax: true}
+		pe := newError(text, e.off+1, e.msg, nil)
+		pe.Syntax = true
+		return pe
 	case *evalError:
-		return &Error{Code: CodeEval, Expr: text, Column: e.off + 1, Msg: e.msg, Err: e.err}
+		return newError(text, e.off+1, e.msg, e.err)
 	}
-	return &Error{Code: CodeEval, Expr: text, Msg: err.Error(), Err: err}
+	return newError(text, 0, err.Error(), err)
 }
 
 // MaxStringLen bounds the strings EL builds: concat, replaceAll, appendAll

@@ -82,7 +82,7 @@ func (e *Evaluator) EvalBool(text string) (bool, error) {
 	}
 	b, err := toBool(v)
 	if err != nil {
-		return false, &Error{Code: CodeEval, Expr: text, Msg: err.Error()}
+		return false, newError(text, 0, err.Error(), nil)
 	}
 	return b, nil
 }
@@ -227,8 +227,7 @@ func (e *Evaluator) call(n *CallExpr) (any, error) {
 	}
 	v, err := def.fn(c)
 	if err != nil {
-		var pe *Error
-		if errors.As(err, &pe) {
+		if AsError(err) != nil {
 			return nil, err
 		}
 		return nil, &evalError{off: n.Offset, msg: n.key + ": " + err.Error(), err: err}

@@ -170,10 +170,10 @@ func (r *Registry) Check(t *Template) error {
 			def, defined := r.funcs[c.key]
 			switch {
 			case !defined:
-				err = &Error{Code: CodeEval, Expr: t.text, Column: c.Offset + 1, Msg: fmt.Sprintf("function [%s] not found", c.key)}
+				err = newError(t.text, c.Offset+1, fmt.Sprintf("function [%s] not found", c.key), nil)
 			case len(def.params) != len(c.Args):
-				err = &Error{Code: CodeEval, Expr: t.text, Column: c.Offset + 1,
-					Msg: fmt.Sprintf("function [%s] takes %d arguments, %d given", c.key, len(def.params), len(c.Args))}
+				err = newError(t.text, c.Offset+1,
+					fmt.Sprintf("function [%s] takes %d arguments, %d given", c.key, len(def.params), len(c.Args)), nil)
 			}
 			return err == nil
 		})

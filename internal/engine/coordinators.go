@@ -8,6 +8,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // PropCoordAppPath names the coordinator application of a submission; a
@@ -103,14 +104,14 @@ func (e *Engine) coordEffect(ef *store.Effect) bool {
 		return false
 	}
 	if ef.Kind == store.EffectNotify {
-		parent, _, _ := strings.Cut(ef.ActionID, "@")
+		parent := vocab.JobOf(ef.ActionID)
 		return IsCoordJobID(parent)
 	}
 	return e.coordKinds[ef.Kind]
 }
 
 // IsCoordJobID reports whether an id names a coordinator job.
-func IsCoordJobID(id string) bool { return strings.HasSuffix(id, "-C") }
+func IsCoordJobID(id string) bool { return vocab.IsCoordJob(id) }
 
 // isCoordConf reports whether a submission is a coordinator job.
 func isCoordConf(props *conf.Config) bool {
@@ -154,7 +155,7 @@ func (e *Engine) CoordFileReader(ctx context.Context) func(string) ([]byte, erro
 // coordinator's mistake gets one Oozie code whichever path finds it.
 func CoordError(err error) error {
 	var ce *coord.Error
-	if errors.As(err, &ce) {
+	if errors.As(err, &ce) && ce.Code != "" && ce.Form == vocab.FormPlain {
 		return &Error{Code: ce.Code, Msg: ce.Msg}
 	}
 	return err

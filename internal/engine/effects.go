@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Dispatch performs effects committed outside the workflow engine (by the
@@ -116,7 +116,7 @@ func (e *Engine) performEffect(ctx context.Context, ef *store.Effect) error {
 		// A child job ended: check the parent's sub-workflow action now.
 		// notify, not a plain check: the parent's action may not be
 		// RUNNING yet when a quick child ends.
-		if jobID, _, ok := strings.Cut(ef.ActionID, "@"); ok {
+		if jobID, _, ok := vocab.SplitID(ef.ActionID); ok {
 			e.notify(jobID, ef.ActionID)
 		}
 		return e.markDone(ctx, ef)
@@ -132,7 +132,7 @@ func (e *Engine) markDone(ctx context.Context, ef *store.Effect) error {
 }
 
 func nodeName(actionID string) string {
-	_, name, _ := strings.Cut(actionID, "@")
+	_, name, _ := vocab.SplitID(actionID)
 	return name
 }
 
@@ -222,8 +222,7 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	case !ok:
 		st.failAction(e, a, CodeUnsupportedAction, fmt.Sprintf("Unsupported action type, node [%s] type [%s]", a.Name, a.Type))
 	case err != nil:
-		var elErr *el.Error
-		if errors.As(err, &elErr) {
+		if el.AsError(err) != nil {
 			st.failAction(e, a, CodeELError, elMessage(err))
 		} else {
 			st.startFailed(e, a, err)
@@ -416,7 +415,7 @@ func (e *Engine) contextFor(st *jobState, a *store.Action) *action.Context {
 // check; the executor's Check decides the outcome. An unknown action is
 // E0605.
 func (e *Engine) Callback(ctx context.Context, actionID, status string) error {
-	jobID, name, ok := strings.Cut(actionID, "@")
+	jobID, name, ok := vocab.SplitID(actionID)
 	if !ok || name == "" {
 		return errorf(CodeActionNotFound, "Action does not exist [%s]", actionID)
 	}

@@ -3,10 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
-	"strings"
 	"syscall"
 
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // EffectCheck checks an action again after a retry interval: the END_RETRY
@@ -68,7 +68,7 @@ var errEndRetryUnrecorded = errors.New("the END_RETRY check could not be recorde
 // pending, held, and is performed again after the store backoff
 // (retry.go).
 func (e *Engine) performEndRetry(ctx context.Context, ef *store.Effect) error {
-	jobID, node, _ := strings.Cut(ef.ActionID, "@")
+	jobID, node, _ := vocab.SplitID(ef.ActionID)
 	key := endRetryKey(ef.ActionID)
 	if !e.claim(key) {
 		// Another check of this action is at work (the one that scheduled

@@ -1,44 +1,22 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
-
-	"github.com/gozie/gozie/internal/workflow"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Error is an engine failure with an Oozie error code: a refused submission
 // (E0504 app directory missing, E0723 unsupported action type, E0738 missing
 // parameters, ...) or a refused command (E0604 no such job, E0727 cannot
-// suspend, ...).
-type Error struct {
-	Code string
-	Msg  string
-}
-
-// Error renders "CODE: message", Oozie's format.
-func (e *Error) Error() string { return e.Code + ": " + e.Msg }
+// suspend, ...). It is the one coded error type of gozie, vocab.Error, and
+// renders "CODE: message", Oozie's format.
+type Error = vocab.Error
 
 func errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+	return vocab.Errorf(code, format, args...)
 }
 
-// ErrorCode returns the Oozie error code carried by err (an engine, workflow
-// or EL error), or "".
-func ErrorCode(err error) string {
-	var ee *Error
-	if errors.As(err, &ee) {
-		return ee.Code
-	}
-	if c := workflow.ErrorCode(err); c != "" {
-		return c
-	}
-	var coded interface{ OozieCode() string }
-	if errors.As(err, &coded) {
-		return coded.OozieCode()
-	}
-	return ""
-}
+// ErrorCode returns the Oozie error code carried by err, or "" (vocab.CodeOf).
+func ErrorCode(err error) string { return vocab.CodeOf(err) }
 
 // Oozie error codes the engine produces.
 const (

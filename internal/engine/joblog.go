@@ -10,6 +10,7 @@ import (
 
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Log levels of job log lines.
@@ -214,7 +215,7 @@ func (e *Engine) Logs(ctx context.Context, jobID string) ([]*store.LogEntry, err
 		if out, err = tx.Logs(ctx, jobID, 0, 0); err != nil || len(out) > 0 {
 			return err
 		}
-		if strings.HasSuffix(jobID, "-W") {
+		if vocab.IsWorkflowJob(jobID) {
 			_, err = tx.Job(ctx, jobID)
 		}
 		return err

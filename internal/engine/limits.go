@@ -9,6 +9,7 @@ import (
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/osuser"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // CodeDefinitionTooLarge is Oozie's code for a workflow definition longer
@@ -124,8 +125,7 @@ func (e *Engine) CheckExpansion(c *conf.Config) error {
 // config-default.xml: coded refusals as they are, anything else (a missing
 // file, a parse error, a canceled request) as E0710.
 func cannotRead(err error) error {
-	var ee *Error
-	if errors.As(err, &ee) {
+	if vocab.AsCoded(err) != nil {
 		return err
 	}
 	return errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)

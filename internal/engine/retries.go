@@ -2,10 +2,10 @@ package engine
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // recordRetry remembers the run of a that just ended in a user retry,
@@ -39,7 +39,7 @@ func (st *jobState) retryStarted(e *Engine, a *store.Action) {
 // retry, oldest first (Oozie's show=retries). An action without retries
 // has none; an unknown action is E0605.
 func (e *Engine) ActionRetries(ctx context.Context, actionID string) ([]RetryRecord, error) {
-	jobID, name, ok := strings.Cut(actionID, "@")
+	jobID, name, ok := vocab.SplitID(actionID)
 	if !ok {
 		return nil, errorf(CodeActionNotFound, "Action does not exist [%s]", actionID)
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
@@ -249,8 +249,7 @@ func (st *jobState) startFailed(e *Engine, a *store.Action, err error) {
 // classify turns an executor error into its kind, code and message.
 // Errors that are not ExecErrors are unexpected: they fail the action.
 func classify(err error) (action.ErrorKind, string, string) {
-	var ee *action.ExecError
-	if errors.As(err, &ee) {
+	if ee := vocab.Classified(err); ee != nil {
 		return ee.Kind, ee.Code, ee.Msg
 	}
 	return action.Failed, "E0902", "Exception occured: [" + err.Error() + "]"
@@ -440,8 +439,7 @@ func (st *jobState) kill(e *Engine) error {
 
 // elMessage is the detail of an EL error, as Oozie records it on a node.
 func elMessage(err error) string {
-	var ee *el.Error
-	if errors.As(err, &ee) && ee.Msg != "" {
+	if ee := el.AsError(err); ee != nil && ee.Msg != "" {
 		return ee.Msg
 	}
 	return err.Error()

@@ -2,10 +2,10 @@ package engine
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // slots bound the actions one server runs at a time
@@ -100,7 +100,7 @@ func (s *slots) releaseJob(jobID string) {
 	}
 	s.mu.Lock()
 	for id := range s.held {
-		if job, _, _ := strings.Cut(id, "@"); job == jobID {
+		if vocab.JobOf(id) == jobID {
 			delete(s.held, id)
 			s.cond.Signal()
 		}

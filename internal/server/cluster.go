@@ -14,6 +14,7 @@ import (
 
 	"github.com/gozie/gozie/internal/cluster"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Cluster is what the server needs of its membership when several servers
@@ -56,7 +57,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, id string) (boo
 	if s.opts.Cluster == nil || r.Header.Get(forwardedHeader) != "" {
 		return false, nil
 	}
-	job, _, _ := strings.Cut(id, "@")
+	job := vocab.JobOf(id)
 	to, local, err := s.opts.Cluster.Route(r.Context(), job)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil // the handler answers E0604 as usual

@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // apiError is a refusal with an Oozie error code and the HTTP status it is
@@ -64,15 +64,7 @@ var errStoreUnavailable = &apiError{status: http.StatusServiceUnavailable, code:
 // httpStatusOf maps an Oozie error code to the status the REST layer sends
 // it with (rest-api.md 9.1): authorization failures are 401, everything
 // else an engine refuses is 400.
-func httpStatusOf(code string) int {
-	switch code {
-	case "E0002":
-		return http.StatusServiceUnavailable
-	case "E0503", "E0508", "E0509", "E1400":
-		return http.StatusUnauthorized
-	}
-	return http.StatusBadRequest
-}
+func httpStatusOf(code string) int { return vocab.HTTPStatus(code) }
 
 // toAPIError converts an engine, workflow or other error. A database that
 // cannot be reached is 503 E0603 (Oozie's SQL error), so that clients and
@@ -94,11 +86,10 @@ func toAPIError(err error) *apiError {
 		// own text stays in the server log.
 		return errJobElsewhere("", "the job moved to another server while the command ran")
 	}
-	var ee *engine.Error
-	if errors.As(err, &ee) {
+	if ee := vocab.AsCoded(err); ee != nil {
 		return &apiError{status: httpStatusOf(ee.Code), code: ee.Code, msg: ee.Error()}
 	}
-	if code := engine.ErrorCode(err); code != "" {
+	if code := vocab.CodeOf(err); code != "" {
 		msg := err.Error()
 		if !strings.HasPrefix(msg, code) {
 			msg = code + ": " + msg
@@ -120,20 +111,10 @@ func internalError(err error) *apiError {
 	return errorf(http.StatusInternalServerError, "E0307", "Runtime error [internal error, see the server log]")
 }
 
-// isStoreError recognises the store's errors by the prefix every store
-// package puts on them ("sqlite: ...", "postgres: ...", "store: ...") or
-// by a database/sql sentinel.
+// isStoreError recognises the store's errors by type (store.ErrStore) or
+// a database/sql sentinel.
 func isStoreError(err error) bool {
-	if errors.Is(err, sql.ErrConnDone) || errors.Is(err, sql.ErrTxDone) {
-		return true
-	}
-	msg := err.Error()
-	for _, p := range []string{"sqlite: ", "postgres: ", "store: "} {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
+	return store.IsStore(err) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, sql.ErrTxDone)
 }
 
 // writeError sends an error as Oozie does: the code and message in the

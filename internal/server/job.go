@@ -16,6 +16,7 @@ import (
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
@@ -28,19 +29,8 @@ const (
 	kindBundle      = "bundle"
 )
 
-func idKind(id string) string {
-	switch {
-	case strings.HasSuffix(id, "-B"):
-		return kindBundle
-	case strings.HasSuffix(id, "-W"):
-		return kindWf
-	case strings.Contains(id, "-W@"):
-		return kindWfAction
-	case strings.Contains(id, "-C@"):
-		return kindCoordAction
-	}
-	return kindCoord
-}
+// idKind is vocab.KindOf by the names above.
+func idKind(id string) string { return vocab.KindOf(id).String() }
 
 // handleJob serves /oozie/vN/job/<id>.
 func (s *Server) handleJob(w http.ResponseWriter, r *http.Request, c *call, ver, id string) error {
@@ -174,7 +164,7 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, i
 			if q.Get("type") != "action" || q.Get("scope") == "" {
 				return errMissingParam("scope")
 			}
-			parent = id + "@" + q.Get("scope")
+			parent = vocab.ActionID(id, q.Get("scope"))
 		}
 		jobs, _, err := s.engine.Jobs(ctx, store.JobFilter{ParentID: parent})
 		if err != nil {
@@ -228,7 +218,7 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, c *call, ver, 
 		localizeJob(jj, loc)
 		writeJSON(w, jj)
 	case kindWfAction:
-		jobID, _, _ := strings.Cut(id, "@")
+		jobID := vocab.JobOf(id)
 		j, acts, err := s.engine.Job(ctx, jobID)
 		if err != nil && engine.ErrorCode(err) != engine.CodeJobNotFound {
 			return err
@@ -297,7 +287,7 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, c *call, ver, 
 		if err != nil {
 			return err
 		}
-		jobID, _, _ := strings.Cut(id, "@")
+		jobID := vocab.JobOf(id)
 		m, err := s.coordMasker(ctx, c.user, jobID)
 		if err != nil {
 			return err
@@ -434,7 +424,7 @@ func (s *Server) jobStatus(ctx context.Context, id, kind string) (string, error)
 		}
 		return j.Status, nil
 	case kindWfAction:
-		jobID, _, _ := strings.Cut(id, "@")
+		jobID := vocab.JobOf(id)
 		_, acts, err := s.engine.Job(ctx, jobID)
 		if err == nil {
 			for _, a := range acts {

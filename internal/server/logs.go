@@ -16,6 +16,7 @@ import (
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // logFilter is the logfilter parameter of show=log (rest-api.md 7.5).
@@ -155,7 +156,7 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, c *call, id, ki
 	}
 	jobID, actionID := id, ""
 	if kind == kindWfAction || kind == kindCoordAction {
-		jobID, _, _ = strings.Cut(id, "@")
+		jobID = vocab.JobOf(id)
 		actionID = id
 	}
 	var only map[string]bool // coordinator log scope: action ids
@@ -169,7 +170,7 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, c *call, id, ki
 		}
 		only = map[string]bool{}
 		for _, n := range nums {
-			only[jobID+"@"+itoa(n)] = true
+			only[vocab.CoordActionID(jobID, n)] = true
 		}
 	}
 	var user, group, app string
@@ -281,7 +282,7 @@ func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) 
 	if r.Method != http.MethodGet || !ok || (stream != "stdout" && stream != "stderr") || strings.Contains(id, "/") || id == "" {
 		return errInvalidResource(rest)
 	}
-	jobID, _, _ := strings.Cut(id, "@")
+	jobID := vocab.JobOf(id)
 	j, acts, err := s.engine.Job(r.Context(), jobID)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
@@ -55,7 +56,7 @@ func (s *Server) handleCallback(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case isJobElsewhere(err):
 			s.opts.Logf("gozie: callback %s: %v", id, err)
-			job, _, _ := strings.Cut(id, "@")
+			job := vocab.JobOf(id)
 			s.auditParam(r, "", job, "callback", id, err)
 			writeError(w, err)
 		case err != nil:

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlite"
 )
 
@@ -127,9 +128,9 @@ func TestToAPIErrorInternal(t *testing.T) {
 		err        error
 		code, leak string
 	}{
-		{errors.New("postgres: job x: failed to connect to postgres://u:pw1@h/d"), "E0603", "pw1"},
-		{fmt.Errorf("sqlite: logs: %w", errors.New("disk I/O error at /secret/path")), "E0603", "/secret/path"},
-		{errors.New("store: write in a read-only transaction"), "E0603", "read-only"},
+		{store.Errorf("postgres: job x: failed to connect to postgres://u:pw1@h/d"), "E0603", "pw1"},
+		{store.Errorf("sqlite: logs: %w", errors.New("disk I/O error at /secret/path")), "E0603", "/secret/path"},
+		{store.NewSentinel("store: write in a read-only transaction"), "E0603", "read-only"},
 		{errors.New("open /var/lib/gozie/x: permission denied"), "E0307", "/var/lib"},
 	}
 	for _, c := range cases {

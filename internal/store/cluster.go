@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -10,7 +9,7 @@ import (
 // owns: the job was taken over (its server's heartbeats stopped for longer
 // than the lease) and this server must stop working it. Nothing of the
 // transaction was committed.
-var ErrNotOwner = errors.New("store: the job belongs to another server")
+var ErrNotOwner = NewSentinel("store: the job belongs to another server")
 
 // ServerInfo is one registered server process of a shared store.
 type ServerInfo struct {

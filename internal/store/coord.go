@@ -3,39 +3,41 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/gozie/gozie/internal/vocab"
 )
 
-// Coordinator job statuses (coordinator specification 6.1.2; the REST API
+// Coordinator job statuses: the text of vocab.CoordStatus (spec: coord 6.1.2; the REST API
 // spells them the same way).
 const (
-	CoordPrep               = "PREP"
-	CoordRunning            = "RUNNING"
-	CoordRunningWithError   = "RUNNINGWITHERROR"
-	CoordPrepSuspended      = "PREPSUSPENDED"
-	CoordSuspended          = "SUSPENDED"
-	CoordSuspendedWithError = "SUSPENDEDWITHERROR"
-	CoordPrepPaused         = "PREPPAUSED"
-	CoordPaused             = "PAUSED"
-	CoordPausedWithError    = "PAUSEDWITHERROR"
-	CoordSucceeded          = "SUCCEEDED"
-	CoordDoneWithError      = "DONEWITHERROR"
-	CoordKilled             = "KILLED"
-	CoordFailed             = "FAILED"
-	CoordIgnored            = "IGNORED"
+	CoordPrep               = string(vocab.CoordPrep)
+	CoordRunning            = string(vocab.CoordRunning)
+	CoordRunningWithError   = string(vocab.CoordRunningWithError)
+	CoordPrepSuspended      = string(vocab.CoordPrepSuspended)
+	CoordSuspended          = string(vocab.CoordSuspended)
+	CoordSuspendedWithError = string(vocab.CoordSuspendedWithError)
+	CoordPrepPaused         = string(vocab.CoordPrepPaused)
+	CoordPaused             = string(vocab.CoordPaused)
+	CoordPausedWithError    = string(vocab.CoordPausedWithError)
+	CoordSucceeded          = string(vocab.CoordSucceeded)
+	CoordDoneWithError      = string(vocab.CoordDoneWithError)
+	CoordKilled             = string(vocab.CoordKilled)
+	CoordFailed             = string(vocab.CoordFailed)
+	CoordIgnored            = string(vocab.CoordIgnored)
 )
 
-// Coordinator action statuses (coordinator specification 6.1.3.2).
+// Coordinator action statuses: the text of vocab.CoordActionStatus (spec: coord 6.1.3.2).
 const (
-	CoordActionWaiting   = "WAITING"
-	CoordActionReady     = "READY"
-	CoordActionSubmitted = "SUBMITTED"
-	CoordActionRunning   = "RUNNING"
-	CoordActionSucceeded = "SUCCEEDED"
-	CoordActionKilled    = "KILLED"
-	CoordActionFailed    = "FAILED"
-	CoordActionTimedOut  = "TIMEDOUT"
-	CoordActionSkipped   = "SKIPPED"
-	CoordActionIgnored   = "IGNORED"
+	CoordActionWaiting   = string(vocab.CoordActionWaiting)
+	CoordActionReady     = string(vocab.CoordActionReady)
+	CoordActionSubmitted = string(vocab.CoordActionSubmitted)
+	CoordActionRunning   = string(vocab.CoordActionRunning)
+	CoordActionSucceeded = string(vocab.CoordActionSucceeded)
+	CoordActionKilled    = string(vocab.CoordActionKilled)
+	CoordActionFailed    = string(vocab.CoordActionFailed)
+	CoordActionTimedOut  = string(vocab.CoordActionTimedOut)
+	CoordActionSkipped   = string(vocab.CoordActionSkipped)
+	CoordActionIgnored   = string(vocab.CoordActionIgnored)
 )
 
 // CoordJob is one coordinator job: the fields of the REST API's coordinator

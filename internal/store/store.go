@@ -14,43 +14,45 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
+
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // ErrNotFound is returned by lookups of a job or action that does not exist.
-var ErrNotFound = errors.New("store: not found")
+var ErrNotFound = NewSentinel("store: not found")
 
 // JobSequence is the counter that numbers workflow and coordinator jobs
 // (the 0000001 of 0000001-<start>-<system id>-W). A store may keep it
 // outside its sequences table; PostgreSQL keeps it as a database sequence.
 const JobSequence = "wfjob"
 
-// Workflow job statuses (workflow specification 9.1; the REST API spells them
+// Workflow job statuses as the store keeps them: the text of vocab.JobStatus
+// (workflow specification 9.1; the REST API spells them
 // the same way).
 const (
-	JobPrep      = "PREP"
-	JobRunning   = "RUNNING"
-	JobSuspended = "SUSPENDED"
-	JobSucceeded = "SUCCEEDED"
-	JobKilled    = "KILLED"
-	JobFailed    = "FAILED"
+	JobPrep      = string(vocab.JobPrep)
+	JobRunning   = string(vocab.JobRunning)
+	JobSuspended = string(vocab.JobSuspended)
+	JobSucceeded = string(vocab.JobSucceeded)
+	JobKilled    = string(vocab.JobKilled)
+	JobFailed    = string(vocab.JobFailed)
 )
 
-// Workflow action statuses (workflow specification 9.2).
+// Workflow action statuses: the text of vocab.ActionStatus (spec: wf 9.2).
 const (
-	ActionPrep        = "PREP"
-	ActionStartRetry  = "START_RETRY"
-	ActionStartManual = "START_MANUAL"
-	ActionRunning     = "RUNNING"
-	ActionDone        = "DONE"
-	ActionOK          = "OK"
-	ActionError       = "ERROR"
-	ActionUserRetry   = "USER_RETRY"
-	ActionEndRetry    = "END_RETRY"
-	ActionEndManual   = "END_MANUAL"
-	ActionKilled      = "KILLED"
-	ActionFailed      = "FAILED"
+	ActionPrep        = string(vocab.ActionPrep)
+	ActionStartRetry  = string(vocab.ActionStartRetry)
+	ActionStartManual = string(vocab.ActionStartManual)
+	ActionRunning     = string(vocab.ActionRunning)
+	ActionDone        = string(vocab.ActionDone)
+	ActionOK          = string(vocab.ActionOK)
+	ActionError       = string(vocab.ActionError)
+	ActionUserRetry   = string(vocab.ActionUserRetry)
+	ActionEndRetry    = string(vocab.ActionEndRetry)
+	ActionEndManual   = string(vocab.ActionEndManual)
+	ActionKilled      = string(vocab.ActionKilled)
+	ActionFailed      = string(vocab.ActionFailed)
 )
 
 // Job is one workflow job: the fields of the REST API's workflow job object

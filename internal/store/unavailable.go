@@ -16,7 +16,7 @@ import (
 // busy. The same operation may succeed later, so the engine retries work
 // that failed this way and the REST API answers 503 instead of 500.
 // Test with errors.Is(err, ErrUnavailable) or Unavailable(err).
-var ErrUnavailable = errors.New("store: database unavailable")
+var ErrUnavailable = NewSentinel("store: database unavailable")
 
 // UnavailableError wraps a driver error classified as ErrUnavailable,
 // keeping the original for the message and for errors.As.
@@ -27,8 +27,10 @@ func (e *UnavailableError) Error() string { return e.Err.Error() }
 // Unwrap returns the driver error.
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
-// Is makes errors.Is(err, ErrUnavailable) hold.
-func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
+// Is makes errors.Is(err, ErrUnavailable) and errors.Is(err, ErrStore) hold.
+func (e *UnavailableError) Is(target error) bool {
+	return target == ErrUnavailable || target == ErrStore
+}
 
 // Unavailable reports whether err means the database was unreachable or
 // too slow, judged from the error alone: ErrUnavailable itself, network

@@ -1,8 +1,9 @@
 package workflow
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Oozie error codes produced by this package. Users search for these codes in
@@ -27,33 +28,20 @@ const (
 	CodeForkWithoutJoin    = "E0733" // every path of a fork dies before any join
 )
 
-// Error is a validation or parse failure carrying the Oozie error code.
+// Error is a validation or parse failure carrying the Oozie error code:
+// gozie's one coded error type, vocab.Error.
 //
 // Error() renders "CODE: Msg", exactly as Oozie formats its messages, so that
-// callers can compare messages with Oozie's. Line and Col locate the offending
-// element in workflow.xml when known (1-based; 0 when unknown). For E0701 the
-// location is also part of Msg because schema messages are useless without it;
-// graph errors keep Oozie's exact text and expose the location only through the
-// fields.
-type Error struct {
-	Code string
-	Msg  string
-	Line int
-	Col  int
-}
-
-// Error implements the error interface.
-func (e *Error) Error() string { return e.Code + ": " + e.Msg }
+// callers can compare messages with Oozie's. Line and Column locate the
+// offending element in workflow.xml when known (1-based; 0 when unknown). For
+// E0701 the location is also part of Msg because schema messages are useless
+// without it; graph errors keep Oozie's exact text and expose the location
+// only through the fields.
+type Error = vocab.Error
 
 // newError builds an Error with a formatted message and no location.
 func newError(code, format string, args ...any) *Error {
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
-}
-
-// at attaches a location and returns the same error for chaining.
-func (e *Error) at(line, col int) *Error {
-	e.Line, e.Col = line, col
-	return e
+	return vocab.Errorf(code, format, args...)
 }
 
 // schemaError builds an E0701 error. The location, when known, is appended to
@@ -63,15 +51,8 @@ func schemaError(line, col int, format string, args ...any) *Error {
 	if line > 0 {
 		msg += fmt.Sprintf(" (line %d, column %d)", line, col)
 	}
-	return &Error{Code: CodeSchema, Msg: msg, Line: line, Col: col}
+	return &Error{Code: CodeSchema, Msg: msg, Line: line, Column: col}
 }
 
-// ErrorCode returns the Oozie code of err when it is (or wraps) an *Error, and
-// "" otherwise.
-func ErrorCode(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
-}
+// ErrorCode returns the Oozie code of err, or "" (vocab.CodeOf).
+func ErrorCode(err error) string { return vocab.CodeOf(err) }

@@ -75,7 +75,7 @@ func (w *fjWalker) walk(n *Node, forks []string, topDecision string, ok bool, pr
 			w.decision[n.Name] = topDecision
 		} else if first == "" || first != topDecision {
 			return nil, newError(CodeMultipleOkToNode,
-				"Multiple \"ok to\" transitions to the same node, [%s], are not allowed", n.Name).at(n.Line, n.Col)
+				"Multiple \"ok to\" transitions to the same node, [%s], are not allowed", n.Name).At(n.Line, n.Col)
 		}
 	}
 	switch n.Kind {
@@ -83,14 +83,14 @@ func (w *fjWalker) walk(n *Node, forks []string, topDecision string, ok bool, pr
 		if len(forks) > 0 {
 			return nil, newError(CodeEndInsideForkJoin,
 				"Invalid transition from node [%s] to node [%s] -- nodes of type 'end' are not allowed within Fork/Join",
-				prev, n.Name).at(n.Line, n.Col)
+				prev, n.Name).At(n.Line, n.Col)
 		}
 		return nil, nil
 	case KillNode:
 		return nil, nil
 	case JoinNode:
 		if len(forks) == 0 {
-			return nil, newError(CodeJoinWithoutFork, "No Fork for Join [%s] to pair with", n.Name).at(n.Line, n.Col)
+			return nil, newError(CodeJoinWithoutFork, "No Fork for Join [%s] to pair with", n.Name).At(n.Line, n.Col)
 		}
 		return []string{n.Name}, nil
 	}
@@ -162,7 +162,7 @@ func (w *fjWalker) walkFork(n *Node, forks []string, topDecision string, ok bool
 		if seen[p] {
 			if t := w.app.index[p]; t == nil || (t.Kind != JoinNode && t.Kind != KillNode) {
 				return nil, newError(CodeForkDuplicatePath,
-					"A fork, [%s], is not allowed to have multiple transitions to the same node, [%s]", n.Name, p).at(n.Line, n.Col)
+					"A fork, [%s], is not allowed to have multiple transitions to the same node, [%s]", n.Name, p).At(n.Line, n.Col)
 			}
 		}
 		seen[p] = true
@@ -178,13 +178,13 @@ func (w *fjWalker) walkFork(n *Node, forks []string, topDecision string, ok bool
 	}
 	switch {
 	case len(joins) == 0:
-		return nil, newError(CodeForkWithoutJoin, "Fork [%s] without a join", n.Name).at(n.Line, n.Col)
+		return nil, newError(CodeForkWithoutJoin, "Fork [%s] without a join", n.Name).At(n.Line, n.Col)
 	case len(joins) > 1:
-		return nil, newError(CodeForkMultipleJoins, "Fork node [%s] has multiple joins: [%s]", n.Name, strings.Join(joins, ", ")).at(n.Line, n.Col)
+		return nil, newError(CodeForkMultipleJoins, "Fork node [%s] has multiple joins: [%s]", n.Name, strings.Join(joins, ", ")).At(n.Line, n.Col)
 	}
 	join := w.app.index[joins[0]]
 	if owner, paired := w.pairs[join.Name]; paired && owner != n.Name {
-		return nil, newError(CodeForkJoinNotInPair, "Fork/Join not in pair").at(join.Line, join.Col)
+		return nil, newError(CodeForkJoinNotInPair, "Fork/Join not in pair").At(join.Line, join.Col)
 	}
 	w.pairs[join.Name] = n.Name
 	// Execution continues after the join, back in the enclosing fork.

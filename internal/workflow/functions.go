@@ -184,8 +184,7 @@ func KillMessage(ev *el.Evaluator, message string) (string, error) {
 		return out, nil
 	}
 	detail := err.Error()
-	var elErr *el.Error
-	if errors.As(err, &elErr) && elErr.Msg != "" {
+	if elErr := el.AsError(err); elErr != nil && elErr.Msg != "" {
 		detail = elErr.Msg
 	}
 	return "", &Error{Code: CodeKillMessage, Msg: fmt.Sprintf("Exception parsing Kill node message [%s]", detail)}

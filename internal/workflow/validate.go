@@ -30,7 +30,7 @@ func (a *App) Validate(opts Options) error {
 	seen := map[string]bool{}
 	for _, n := range a.Nodes {
 		if seen[n.Name] {
-			return newError(CodeDuplicateNode, "Node already defined, node [%s]", n.Name).at(n.Line, n.Col)
+			return newError(CodeDuplicateNode, "Node already defined, node [%s]", n.Name).At(n.Line, n.Col)
 		}
 		seen[n.Name] = true
 		if n.Kind == EndNode {
@@ -68,11 +68,11 @@ type walker struct {
 func (w *walker) checkNode(n *Node) error {
 	if n.Kind != StartNode {
 		if err := checkNodeName(n.Name, w.opts.maxNodeNameLength()); err != nil {
-			return newError(CodeInvalidNodeName, "Invalid node name, %s", err.Error()).at(n.Line, n.Col)
+			return newError(CodeInvalidNodeName, "Invalid node name, %s", err.Error()).At(n.Line, n.Col)
 		}
 	}
 	if n.Kind == ActionNode && n.Action != nil && !w.opts.actionAccepted(n.Action) {
-		return newError(CodeUnsupportedAction, "Unsupported action type, node [%s] type [%s]", n.Name, n.Action.Type).at(n.Line, n.Col)
+		return newError(CodeUnsupportedAction, "Unsupported action type, node [%s] type [%s]", n.Name, n.Action.Type).At(n.Line, n.Col)
 	}
 	return nil
 }
@@ -85,16 +85,16 @@ func (w *walker) visit(n *Node, path []string) error {
 	path = append(path, n.Name)
 	for _, t := range n.Targets() {
 		if t == n.Name {
-			return newError(CodeSelfTransition, "Node cannot transition to itself node [%s]", n.Name).at(n.Line, n.Col)
+			return newError(CodeSelfTransition, "Node cannot transition to itself node [%s]", n.Name).At(n.Line, n.Col)
 		}
 		next := w.app.index[t]
 		if next == nil {
-			return newError(CodeInvalidTransition, "Invalid transition, node [%s] transition [%s]", n.Name, t).at(n.Line, n.Col)
+			return newError(CodeInvalidTransition, "Invalid transition, node [%s] transition [%s]", n.Name, t).At(n.Line, n.Col)
 		}
 		switch w.state[next] {
 		case 1:
 			loop := strings.Join(append(path, next.Name), "->")
-			return newError(CodeLoop, "Loop detected at parsing, node [%s], path [%s]", next.Name, loop).at(next.Line, next.Col)
+			return newError(CodeLoop, "Loop detected at parsing, node [%s], path [%s]", next.Name, loop).At(next.Line, next.Col)
 		case 0:
 			if err := w.visit(next, path); err != nil {
 				return err

@@ -249,8 +249,8 @@ func TestErrorLocation(t *testing.T) {
 	if !ok {
 		t.Fatalf("error %T %v", err, err)
 	}
-	if e.Line != 3 || e.Col != 1 {
-		t.Errorf("location %d:%d, want 3:1", e.Line, e.Col)
+	if e.Line != 3 || e.Column != 1 {
+		t.Errorf("location %d:%d, want 3:1", e.Line, e.Column)
 	}
 	if e.Error() != "E0708: Invalid transition, node [a] transition [nowhere]" {
 		t.Errorf("message %q", e.Error())

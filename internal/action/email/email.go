@@ -34,6 +34,7 @@ import (
 
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/osuser"
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
@@ -145,8 +146,8 @@ func (e emailExecutor) Start(ctx context.Context, a *action.Context) (action.Res
 	id, err := e.send(ctx, a)
 	out := emailOutcome{MessageID: id}
 	if err != nil {
-		var xe *action.ExecError
-		if !errors.As(err, &xe) {
+		xe := vocab.Classified(err) // only an executor's verdict, not any coded error
+		if xe == nil {
 			xe = &action.ExecError{Kind: action.ErrorKindError, Code: CodeEmailSend, Msg: err.Error(), Err: err}
 		}
 		if xe.Kind == action.Transient {

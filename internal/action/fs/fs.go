@@ -20,6 +20,7 @@ import (
 	"github.com/gozie/gozie/internal/launch"
 
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 func init() {
@@ -86,8 +87,8 @@ func (e fsExecutor) Start(ctx context.Context, a *action.Context) (action.Result
 	err = runFS(ctx, a, runAs)
 	var out fsOutcome
 	if err != nil {
-		var xe *action.ExecError
-		if !errors.As(err, &xe) {
+		xe := vocab.Classified(err) // only an executor's verdict, not any coded error
+		if xe == nil {
 			xe = &action.ExecError{Kind: action.Transient, Code: launch.CodeIO, Msg: err.Error(), Err: err}
 		}
 		out = fsOutcome{Code: xe.Code, Msg: xe.Msg, Kind: xe.Kind}

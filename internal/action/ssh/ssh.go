@@ -20,6 +20,7 @@ import (
 	"github.com/gozie/gozie/internal/launch"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // The ssh action (uri:oozie:ssh-action:0.1 and 0.2): <command> with its
@@ -442,8 +443,7 @@ func sshTail(s string) string {
 // failures that happen before the remote side runs anything are told
 // apart (ssh exits with 255 and says why).
 func classifySSH(host string, err error) *action.ExecError {
-	var ee *action.ExecError
-	if errors.As(err, &ee) {
+	if ee := vocab.Classified(err); ee != nil {
 		return ee
 	}
 	var se *errSSH

@@ -106,7 +106,7 @@ const fenceCode = "GZ001"
 func sendBatch(ctx context.Context, conn any, stmts []sqlstore.Stmt) error {
 	c, ok := conn.(*stdlib.Conn)
 	if !ok {
-		return fmt.Errorf("postgres: pipeline on a %T connection", conn)
+		return store.Errorf("postgres: pipeline on a %T connection", conn)
 	}
 	b := &pgx.Batch{}
 	for _, s := range stmts {
@@ -135,21 +135,24 @@ type openError struct {
 func (e *openError) Error() string { return e.prefix + redact.Secrets(e.err.Error()) }
 func (e *openError) Unwrap() error { return e.err }
 
+// Is makes errors.Is(err, store.ErrStore) hold.
+func (e *openError) Is(target error) bool { return target == store.ErrStore }
+
 // migrate applies the migrations while holding a session advisory lock on a
 // connection of its own; the statements themselves run on the pool, and any
 // other server waits at the lock until they are done.
 func migrate(ctx context.Context, db *sql.DB) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("postgres: migrate: %w", err)
+		return store.Errorf("postgres: migrate: %w", err)
 	}
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
-		return fmt.Errorf("postgres: migrate: lock: %w", err)
+		return store.Errorf("postgres: migrate: lock: %w", err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
 	if err := sqlstore.Migrate(ctx, db, migrations, "migrations", sqlstore.Rebind); err != nil {
-		return fmt.Errorf("postgres: %w", err)
+		return store.Errorf("postgres: %w", err)
 	}
 	return nil
 }

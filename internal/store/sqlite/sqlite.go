@@ -50,7 +50,7 @@ func Open(ctx context.Context, path string) (store.Store, error) {
 func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) {
 	narrowed, err := privateFiles(path)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		return nil, store.Errorf("sqlite: open %s: %w", path, err)
 	}
 	if len(narrowed) > 0 && o.Logf != nil {
 		o.Logf("gozie: made the store's files private (mode 0600; other users could read them): %s", strings.Join(narrowed, ", "))
@@ -70,23 +70,23 @@ func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) 
 	readDSN := "file:" + path + "?" + pragmas.Encode()
 	w, err := sql.Open("sqlite", writeDSN)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		return nil, store.Errorf("sqlite: open %s: %w", path, err)
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	if err := w.PingContext(ctx); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		return nil, store.Errorf("sqlite: open %s: %w", path, err)
 	}
 	if err := sqlstore.Migrate(ctx, w, migrations, "migrations", nil); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
+		return nil, store.Errorf("sqlite: %s: %w", path, err)
 	}
 	r, err := sql.Open("sqlite", readDSN)
 	if err != nil {
 		w.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		return nil, store.Errorf("sqlite: open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
 	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy, LastInsertID: true}), nil

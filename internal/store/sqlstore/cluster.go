@@ -46,7 +46,7 @@ var errNoCluster = errors.New("several servers need a shared PostgreSQL store; t
 
 func (db *DB) clustered() error {
 	if db.Dialect.ShareLock == "" {
-		return fmt.Errorf("%s: %w", db.Dialect.Name, errNoCluster)
+		return store.Errorf("%s: %w", db.Dialect.Name, errNoCluster)
 	}
 	return nil
 }
@@ -60,7 +60,7 @@ func (db *DB) Register(ctx context.Context, s store.ServerInfo) error {
 	_, err := db.Write.ExecContext(ctx, db.q["registerServer"], s.ID, s.Name, s.URL, s.Version,
 		ms(s.Started), time.Now().UnixMilli(), s.Host, s.DataDir, s.DataID)
 	if err != nil {
-		return db.classify(fmt.Errorf("%s: register server: %w", db.Dialect.Name, err))
+		return db.classify(store.Errorf("%s: register server: %w", db.Dialect.Name, err))
 	}
 	id := s.ID
 	db.owner.Store(&id)
@@ -71,7 +71,7 @@ func (db *DB) Register(ctx context.Context, s store.ServerInfo) error {
 func (db *DB) Heartbeat(ctx context.Context, id string, load int) error {
 	res, err := db.Write.ExecContext(ctx, db.q["heartbeat"], time.Now().UnixMilli(), load, id)
 	if err != nil {
-		return db.classify(fmt.Errorf("%s: heartbeat: %w", db.Dialect.Name, err))
+		return db.classify(store.Errorf("%s: heartbeat: %w", db.Dialect.Name, err))
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
 		return fmt.Errorf("server instance %s: %w", id, store.ErrNotOwner)
@@ -83,7 +83,7 @@ func (db *DB) Heartbeat(ctx context.Context, id string, load int) error {
 func (db *DB) Servers(ctx context.Context) ([]store.ServerInfo, error) {
 	rows, err := db.Read.QueryContext(ctx, db.q["servers"])
 	if err != nil {
-		return nil, db.classify(fmt.Errorf("%s: servers: %w", db.Dialect.Name, err))
+		return nil, db.classify(store.Errorf("%s: servers: %w", db.Dialect.Name, err))
 	}
 	defer rows.Close()
 	var out []store.ServerInfo
@@ -92,7 +92,7 @@ func (db *DB) Servers(ctx context.Context) ([]store.ServerInfo, error) {
 		var started, beatAt sql.NullInt64
 		if err := rows.Scan(&s.ID, &s.Name, &s.URL, &s.Version, &started, &beatAt, &s.Beat, &s.Load,
 			&s.Host, &s.DataDir, &s.DataID); err != nil {
-			return nil, fmt.Errorf("%s: servers: %w", db.Dialect.Name, err)
+			return nil, store.Errorf("%s: servers: %w", db.Dialect.Name, err)
 		}
 		s.Started, s.Heartbeat = fromMS(started), fromMS(beatAt)
 		out = append(out, s)
@@ -138,7 +138,7 @@ func (db *DB) TakeOver(ctx context.Context, me, dead string, beat int64) (bool, 
 		return nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("%s: take over %s: %w", db.Dialect.Name, dead, err)
+		return false, store.Errorf("%s: take over %s: %w", db.Dialect.Name, dead, err)
 	}
 	return moved, nil
 }
@@ -167,7 +167,7 @@ func (db *DB) ClaimUnowned(ctx context.Context, me string) (int, error) {
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("%s: claim unowned jobs: %w", db.Dialect.Name, err)
+		return 0, store.Errorf("%s: claim unowned jobs: %w", db.Dialect.Name, err)
 	}
 	return int(n), nil
 }
@@ -184,7 +184,7 @@ func (db *DB) Owner(ctx context.Context, jobID string) (string, error) {
 		return "", store.ErrNotFound
 	}
 	if err != nil {
-		return "", db.classify(fmt.Errorf("%s: owner of %s: %w", db.Dialect.Name, jobID, err))
+		return "", db.classify(store.Errorf("%s: owner of %s: %w", db.Dialect.Name, jobID, err))
 	}
 	return owner, nil
 }
@@ -193,7 +193,7 @@ func (db *DB) Owner(ctx context.Context, jobID string) (string, error) {
 func (db *DB) CountOwned(ctx context.Context, id string) (int, error) {
 	var n int
 	if err := db.Read.QueryRowContext(ctx, db.q["countOwned"], id, id).Scan(&n); err != nil {
-		return 0, db.classify(fmt.Errorf("%s: jobs of %s: %w", db.Dialect.Name, id, err))
+		return 0, db.classify(store.Errorf("%s: jobs of %s: %w", db.Dialect.Name, id, err))
 	}
 	return n, nil
 }
@@ -202,7 +202,7 @@ func (db *DB) CountOwned(ctx context.Context, id string) (int, error) {
 func (db *DB) CountHostSteps(ctx context.Context, id string) (int, error) {
 	var n int
 	if err := db.Read.QueryRowContext(ctx, db.q["countHostSteps"], id, id).Scan(&n); err != nil {
-		return 0, db.classify(fmt.Errorf("%s: steps of %s: %w", db.Dialect.Name, id, err))
+		return 0, db.classify(store.Errorf("%s: steps of %s: %w", db.Dialect.Name, id, err))
 	}
 	return n, nil
 }

@@ -100,7 +100,7 @@ func (t *tx) CoordJob(ctx context.Context, id string) (*store.CoordJob, error) {
 		return nil, store.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: coordinator job %s: %w", t.db.Dialect.Name, id, err)
+		return nil, store.Errorf("%s: coordinator job %s: %w", t.db.Dialect.Name, id, err)
 	}
 	return j, nil
 }
@@ -139,14 +139,14 @@ func (t *tx) CoordJobs(ctx context.Context, f store.JobFilter) ([]*store.CoordJo
 	}
 	rows, err := t.query(ctx, t.rebind(q), args...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: coordinator jobs: %w", t.db.Dialect.Name, err)
+		return nil, store.Errorf("%s: coordinator jobs: %w", t.db.Dialect.Name, err)
 	}
 	defer rows.Close()
 	var out []*store.CoordJob
 	for rows.Next() {
 		j, err := scanCoordJob(rows)
 		if err != nil {
-			return nil, fmt.Errorf("%s: coordinator jobs: %w", t.db.Dialect.Name, err)
+			return nil, store.Errorf("%s: coordinator jobs: %w", t.db.Dialect.Name, err)
 		}
 		out = append(out, j)
 	}
@@ -157,7 +157,7 @@ func (t *tx) CountCoordJobs(ctx context.Context, f store.JobFilter) (int, error)
 	where, args := jobWhere(f)
 	var n int
 	if err := t.queryRowText(ctx, t.rebind(`SELECT COUNT(*) FROM coord_jobs`+where), args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("%s: count coordinator jobs: %w", t.db.Dialect.Name, err)
+		return 0, store.Errorf("%s: count coordinator jobs: %w", t.db.Dialect.Name, err)
 	}
 	return n, nil
 }
@@ -168,7 +168,7 @@ func (t *tx) CoordAction(ctx context.Context, id string) (*store.CoordAction, er
 		return nil, store.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: coordinator action %s: %w", t.db.Dialect.Name, id, err)
+		return nil, store.Errorf("%s: coordinator action %s: %w", t.db.Dialect.Name, id, err)
 	}
 	return a, nil
 }
@@ -188,14 +188,14 @@ func (t *tx) DeleteCoordAction(ctx context.Context, id string) error {
 func (t *tx) queryCoordActions(ctx context.Context, q string, args ...any) ([]*store.CoordAction, error) {
 	rows, err := t.query(ctx, t.rebind(q), args...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: coordinator actions: %w", t.db.Dialect.Name, err)
+		return nil, store.Errorf("%s: coordinator actions: %w", t.db.Dialect.Name, err)
 	}
 	defer rows.Close()
 	var out []*store.CoordAction
 	for rows.Next() {
 		a, err := scanCoordAction(rows)
 		if err != nil {
-			return nil, fmt.Errorf("%s: coordinator actions: %w", t.db.Dialect.Name, err)
+			return nil, store.Errorf("%s: coordinator actions: %w", t.db.Dialect.Name, err)
 		}
 		out = append(out, a)
 	}
@@ -241,7 +241,7 @@ func (t *tx) CoordActions(ctx context.Context, jobID string, f store.CoordAction
 func (t *tx) CountCoordActions(ctx context.Context, jobID string) (map[string]int, error) {
 	rows, err := t.query(ctx, t.db.q["countCoordActions"], jobID)
 	if err != nil {
-		return nil, fmt.Errorf("%s: count coordinator actions: %w", t.db.Dialect.Name, err)
+		return nil, store.Errorf("%s: count coordinator actions: %w", t.db.Dialect.Name, err)
 	}
 	defer rows.Close()
 	out := map[string]int{}
@@ -249,7 +249,7 @@ func (t *tx) CountCoordActions(ctx context.Context, jobID string) (map[string]in
 		var status string
 		var n int
 		if err := rows.Scan(&status, &n); err != nil {
-			return nil, fmt.Errorf("%s: count coordinator actions: %w", t.db.Dialect.Name, err)
+			return nil, store.Errorf("%s: count coordinator actions: %w", t.db.Dialect.Name, err)
 		}
 		out[status] = n
 	}

@@ -41,13 +41,13 @@ func (t *tx) AppendLog(ctx context.Context, e *store.LogEntry) error {
 	if t.db.Dialect.LastInsertID {
 		id, err := t.insert(ctx, "appendLogExec", e.JobID, e.ActionID, e.Time.UnixMilli(), e.Level, e.Message)
 		if err != nil {
-			return fmt.Errorf("%s: append log: %w", t.db.Dialect.Name, err)
+			return store.Errorf("%s: append log: %w", t.db.Dialect.Name, err)
 		}
 		e.ID = id
 		return nil
 	}
 	if err := t.queryRow(ctx, "appendLog", e.JobID, e.ActionID, e.Time.UnixMilli(), e.Level, e.Message).Scan(&e.ID); err != nil {
-		return fmt.Errorf("%s: append log: %w", t.db.Dialect.Name, err)
+		return store.Errorf("%s: append log: %w", t.db.Dialect.Name, err)
 	}
 	return nil
 }
@@ -59,7 +59,7 @@ func (t *tx) Logs(ctx context.Context, jobID string, afterID int64, limit int) (
 	}
 	rows, err := t.query(ctx, q, jobID, afterID)
 	if err != nil {
-		return nil, fmt.Errorf("%s: logs: %w", t.db.Dialect.Name, err)
+		return nil, store.Errorf("%s: logs: %w", t.db.Dialect.Name, err)
 	}
 	defer rows.Close()
 	var out []*store.LogEntry
@@ -67,7 +67,7 @@ func (t *tx) Logs(ctx context.Context, jobID string, afterID int64, limit int) (
 		var e store.LogEntry
 		var at sql.NullInt64
 		if err := rows.Scan(&e.ID, &e.JobID, &e.ActionID, &at, &e.Level, &e.Message); err != nil {
-			return nil, fmt.Errorf("%s: logs: %w", t.db.Dialect.Name, err)
+			return nil, store.Errorf("%s: logs: %w", t.db.Dialect.Name, err)
 		}
 		e.Time = fromMS(at)
 		out = append(out, &e)

@@ -78,7 +78,7 @@ func (p *pipelined) returning(q string, dest *int64, args ...any) {
 func (db *DB) runPipelined(ctx context.Context, fn func(store.Tx) error) error {
 	conn, err := db.Write.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: begin: %w", db.Dialect.Name, err)
+		return store.Errorf("%s: begin: %w", db.Dialect.Name, err)
 	}
 	defer conn.Close()
 	t := &tx{db: db, pool: db.Write, q: conn, owner: db.fence(), pipe: &pipelined{conn: conn, p: db.Dialect.Pipeline}}
@@ -121,7 +121,7 @@ func (t *tx) flush(ctx context.Context) error {
 		p.done = nil
 	}
 	if err := t.send(ctx, stmts); err != nil {
-		p.err = fmt.Errorf("%s: %w", t.db.Dialect.Name, err)
+		p.err = store.Errorf("%s: %w", t.db.Dialect.Name, err)
 	}
 	return p.err
 }
@@ -188,7 +188,7 @@ func (t *tx) commit(ctx context.Context) error {
 		return fmt.Errorf("%w (%v)", store.ErrNotOwner, err)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: commit: %w", t.db.Dialect.Name, err)
+		return store.Errorf("%s: commit: %w", t.db.Dialect.Name, err)
 	}
 	return nil
 }
