@@ -11,8 +11,10 @@ import (
 	"github.com/gozie/gozie/internal/osuser"
 )
 
-// Name is the account the tests use, created with useradd when missing
-// (and removed again by the test that created it).
+// Name is the account the tests use, created with useradd when missing.
+// It is left in place afterwards: test binaries of several packages run at
+// once, and one removing the account would pull it from under another. It
+// is a system account without a home directory or password.
 const Name = "gozietest"
 
 // User returns the test account, creating it when it does not exist. It
@@ -28,13 +30,11 @@ func User(t testing.TB) *osuser.User {
 			t.Skip("useradd is not available to create the test user " + Name)
 		}
 		if out, err := exec.Command(path, "-M", "-r", "-s", "/bin/sh", Name).CombinedOutput(); err != nil {
-			t.Skipf("useradd %s: %v: %s", Name, err, out)
-		}
-		t.Cleanup(func() {
-			if p, err := exec.LookPath("userdel"); err == nil {
-				_ = exec.Command(p, Name).Run()
+			// Another test binary may have created it a moment ago.
+			if _, lerr := user.Lookup(Name); lerr != nil {
+				t.Skipf("useradd %s: %v: %s", Name, err, out)
 			}
-		})
+		}
 	}
 	u, err := osuser.Lookup(Name)
 	if err != nil {
