@@ -19,8 +19,10 @@ const MaxDepth = 64
 
 // MaxBytes bounds the size of a document. It is far above any real
 // definition or configuration (Oozie's own workflow limit is 100,000 bytes)
-// and keeps a hostile body from costing memory in proportion to its size.
-const MaxBytes = 16 << 20
+// and keeps a hostile body from costing memory in proportion to its size;
+// it is above the 31 MB body a million elements deep that the depth bound
+// is tested with, so that such a body is refused for its depth.
+const MaxBytes = 64 << 20
 
 // bom is the UTF-8 byte-order mark, which some editors write first.
 var bom = []byte("\uFEFF")
@@ -37,7 +39,8 @@ func Parse(data []byte) (*Element, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{pos: newPosition(data), dec: xml.NewDecoder(bytes.NewReader(data))}
+	p := &parser{dec: xml.NewDecoder(bytes.NewReader(data))}
+	p.at = newPosition(data).at
 	p.dec.Strict = true
 	// The bytes are UTF-8 by now (decodeCharset transcoded Latin-1), so the
 	// labels the policy reads need no conversion by the decoder.
@@ -52,7 +55,8 @@ func Parse(data []byte) (*Element, error) {
 
 // parser holds the state of one Parse.
 type parser struct {
-	pos   *position
+	// at locates a byte offset of the input.
+	at    func(off int64) (line, col int)
 	dec   *xml.Decoder
 	root  *Element
 	stack []*Element
@@ -82,11 +86,38 @@ func (p *parser) run() (*Element, error) {
 	return p.root, nil
 }
 
+// ReadElement reads the element whose start tag the caller has just taken
+// from d into a tree, consuming everything up to and including its end tag.
+// It serves readers embedded in a decoder of their own; the decoder's
+// charset and strictness are the caller's, the depth bound (counted from
+// start) and the refusal of markup declarations are the package's.
+// Positions are the decoder's (columns in bytes).
+func ReadElement(d *xml.Decoder, start xml.StartElement) (*Element, error) {
+	p := &parser{dec: d, at: func(int64) (int, int) { return d.InputPos() }}
+	line, col := d.InputPos()
+	p.root = &Element{Name: start.Name, Attrs: dataAttrs(start.Attr), Line: line, Col: col}
+	p.stack, p.texts = []*Element{p.root}, [][]byte{nil}
+	for len(p.stack) > 0 {
+		off := d.InputOffset()
+		tok, err := d.Token()
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return nil, p.syntaxError(err)
+		}
+		if err := p.token(tok, off); err != nil {
+			return nil, err
+		}
+	}
+	return p.root, nil
+}
+
 // token adds one token, which started at byte offset off, to the tree.
 func (p *parser) token(tok xml.Token, off int64) *Error {
 	switch t := tok.(type) {
 	case xml.StartElement:
-		line, col := p.pos.at(off)
+		line, col := p.at(off)
 		if len(p.stack) >= MaxDepth {
 			return &Error{Kind: TooDeep, Line: line, Col: col, Limit: MaxDepth,
 				Msg: fmt.Sprintf("element nesting deeper than %d", MaxDepth)}
@@ -95,14 +126,7 @@ func (p *parser) token(tok xml.Token, off int64) *Error {
 			return &Error{Kind: ExtraRoot, Line: line, Col: col, Name: t.Name.Local,
 				Msg: "The markup in the document following the root element must be well-formed."}
 		}
-		e := &Element{Name: t.Name, Line: line, Col: col}
-		for _, a := range t.Attr {
-			// Namespace declarations are syntax, not data.
-			if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
-				continue
-			}
-			e.Attrs = append(e.Attrs, a)
-		}
+		e := &Element{Name: t.Name, Attrs: dataAttrs(t.Attr), Line: line, Col: col}
 		if len(p.stack) > 0 {
 			parent := p.stack[len(p.stack)-1]
 			parent.Children = append(parent.Children, e)
@@ -121,17 +145,30 @@ func (p *parser) token(tok xml.Token, off int64) *Error {
 			return nil
 		}
 		if lead := len(t) - len(bytes.TrimLeft(t, " \t\r\n")); lead < len(t) {
-			line, col := p.pos.at(off + int64(lead))
+			line, col := p.at(off + int64(lead))
 			return &Error{Kind: TextOutside, Line: line, Col: col, Msg: "content is not allowed outside the root element"}
 		}
 	case xml.Directive:
 		if !bareDoctype(t) {
-			line, col := p.pos.at(off)
+			line, col := p.at(off)
 			return &Error{Kind: DTD, Line: line, Col: col,
 				Msg: "DOCTYPE declarations and other markup declarations are not allowed"}
 		}
 	}
 	return nil
+}
+
+// dataAttrs returns attrs without the namespace declarations, which are
+// syntax, not data.
+func dataAttrs(attrs []xml.Attr) []xml.Attr {
+	var out []xml.Attr
+	for _, a := range attrs {
+		if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // bareDoctype reports whether a directive is <!DOCTYPE name>, which declares
