@@ -222,28 +222,3 @@ func TestApplyParameters(t *testing.T) {
 		t.Errorf("message = %v", err)
 	}
 }
-
-func TestEdgesAndDOT(t *testing.T) {
-	x := wfXML("0.5", `<start to="d"/><decision name="d"><switch><case to="a">${x}</case><default to="e"/></switch></decision>`+
-		fsAction("a", "e", "k")+killNode+`<end name="e"/>`)
-	app, err := Parse([]byte(x), DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Edge{
-		{From: StartNodeName, To: "d", Kind: "start"},
-		{From: "d", To: "a", Kind: "case", Predicate: "${x}"},
-		{From: "d", To: "e", Kind: "default"},
-		{From: "a", To: "e", Kind: "ok"},
-		{From: "a", To: "k", Kind: "error"},
-	}
-	if got := app.Edges(); !reflect.DeepEqual(got, want) {
-		t.Errorf("edges = %+v", got)
-	}
-	dot := app.DOT()
-	for _, s := range []string{`"a" -> "k" [style=dashed, label="error"];`, `"d" [shape=diamond`, `"d" -> "a" [label="${x}"];`} {
-		if !strings.Contains(dot, s) {
-			t.Errorf("DOT lacks %s:\n%s", s, dot)
-		}
-	}
-}
