@@ -39,18 +39,34 @@ func Parse(data []byte) (*Element, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{dec: xml.NewDecoder(bytes.NewReader(data))}
-	p.at = newPosition(data).at
-	p.dec.Strict = true
-	// The bytes are UTF-8 by now (decodeCharset transcoded Latin-1), so the
-	// labels the policy reads need no conversion by the decoder.
-	p.dec.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
+	p := &parser{dec: newDecoder(data), at: newPosition(data).at}
+	return p.run()
+}
+
+// NewDecoder returns a strict decoder over data under the package's charset
+// policy, for code that only peeks at a document (its root element, say)
+// before handing it to a reader: it decodes what Parse decodes. Size, depth
+// and DTD bounds are Parse's; the caller of NewDecoder reads tokens itself.
+func NewDecoder(data []byte) *xml.Decoder {
+	if utf, err := decodeCharset(bytes.TrimPrefix(data, bom)); err == nil {
+		data = utf
+	}
+	return newDecoder(data)
+}
+
+// newDecoder returns a strict decoder over data, which is UTF-8 by now
+// (decodeCharset transcoded Latin-1): the labels the policy reads need no
+// conversion by the decoder, and any other label is refused.
+func newDecoder(data []byte) *xml.Decoder {
+	d := xml.NewDecoder(bytes.NewReader(data))
+	d.Strict = true
+	d.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
 		if _, ok := charsetOf(label); ok {
 			return in, nil
 		}
 		return nil, errors.New("unsupported encoding " + label)
 	}
-	return p.run()
+	return d
 }
 
 // parser holds the state of one Parse.
