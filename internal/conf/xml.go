@@ -2,6 +2,7 @@ package conf
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -43,7 +44,7 @@ const MaxXMLDepth = xmltree.MaxDepth
 // Element names are matched without regard to namespace, so the
 // <configuration> blocks of namespaced workflow documents read the same way.
 func ParseXML(r io.Reader, source string) (*Config, error) {
-	data, err := io.ReadAll(r)
+	data, err := readAll(r)
 	if err != nil {
 		return nil, lineError(source, 0, "invalid XML: "+err.Error(), err)
 	}
@@ -59,6 +60,17 @@ func ParseXML(r io.Reader, source string) (*Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// readAll reads r whole, in one allocation when r knows its length (the
+// strings.Reader of a stored job configuration does).
+func readAll(r io.Reader) ([]byte, error) {
+	if l, ok := r.(interface{ Len() int }); ok {
+		buf := bytes.NewBuffer(make([]byte, 0, l.Len()+1))
+		_, err := buf.ReadFrom(r)
+		return buf.Bytes(), err
+	}
+	return io.ReadAll(r)
 }
 
 // ReadElement reads the properties of a <configuration> element whose start

@@ -76,10 +76,40 @@ type parser struct {
 	dec   *xml.Decoder
 	root  *Element
 	stack []*Element
-	// texts[i] collects the character data of stack[i]. Appending to the
-	// element's string instead would copy it on every piece, and a document
-	// of many small CDATA sections would take quadratic time.
+	// texts[i] collects the character data of stack[i] once it comes in
+	// more than one piece. Appending to the element's string instead would
+	// copy it on every piece, and a document of many small CDATA sections
+	// would take quadratic time.
 	texts [][]byte
+	// slab holds elements not yet used: allocating them by the dozen
+	// instead of one by one halves the allocations of reading a document.
+	// It starts small and doubles, so a small document wastes little.
+	slab     []Element
+	slabSize int
+}
+
+// newElement returns a zero Element from the slab.
+func (p *parser) newElement() *Element {
+	if len(p.slab) == 0 {
+		p.slabSize = min(max(2*p.slabSize, 4), 64)
+		p.slab = make([]Element, p.slabSize)
+	}
+	e := &p.slab[0]
+	p.slab = p.slab[1:]
+	return e
+}
+
+// indents is the longest run of indentation indentString shares.
+const indents = "\n                                                                "
+
+// indentString returns t as a string, without allocating when t is a line
+// break and spaces, the indentation between the elements of a pretty-printed
+// document.
+func indentString(t []byte) string {
+	if len(t) <= len(indents) && string(t) == indents[:len(t)] {
+		return indents[:len(t)]
+	}
+	return string(t)
 }
 
 func (p *parser) run() (*Element, error) {
@@ -142,7 +172,8 @@ func (p *parser) token(tok xml.Token, off int64) *Error {
 			return &Error{Kind: ExtraRoot, Line: line, Col: col, Name: t.Name.Local,
 				Msg: "The markup in the document following the root element must be well-formed."}
 		}
-		e := &Element{Name: t.Name, Attrs: dataAttrs(t.Attr), Line: line, Col: col}
+		e := p.newElement()
+		*e = Element{Name: t.Name, Attrs: dataAttrs(t.Attr), Line: line, Col: col}
 		if len(p.stack) > 0 {
 			parent := p.stack[len(p.stack)-1]
 			parent.Children = append(parent.Children, e)
@@ -153,11 +184,23 @@ func (p *parser) token(tok xml.Token, off int64) *Error {
 		p.texts = append(p.texts, nil)
 	case xml.EndElement:
 		n := len(p.stack) - 1
-		p.stack[n].Text = string(p.texts[n])
+		if p.texts[n] != nil {
+			p.stack[n].Text = string(p.texts[n])
+		}
 		p.stack, p.texts = p.stack[:n], p.texts[:n]
 	case xml.CharData:
-		if len(p.stack) > 0 {
-			p.texts[len(p.texts)-1] = append(p.texts[len(p.texts)-1], t...)
+		if n := len(p.stack) - 1; n >= 0 {
+			// Most elements have their text in one piece, which becomes
+			// the string at once; a second piece starts a buffer.
+			e := p.stack[n]
+			switch {
+			case p.texts[n] != nil:
+				p.texts[n] = append(p.texts[n], t...)
+			case e.Text == "":
+				e.Text = indentString(t)
+			default:
+				p.texts[n] = append(append(make([]byte, 0, 2*(len(e.Text)+len(t))), e.Text...), t...)
+			}
 			return nil
 		}
 		if lead := len(t) - len(bytes.TrimLeft(t, " \t\r\n")); lead < len(t) {
@@ -306,7 +349,7 @@ type position struct {
 }
 
 func newPosition(data []byte) *position {
-	p := &position{data: data, lineStarts: []int{0}}
+	p := &position{data: data, lineStarts: make([]int, 1, bytes.Count(data, []byte{'\n'})+1)}
 	for i, b := range data {
 		if b == '\n' {
 			p.lineStarts = append(p.lineStarts, i+1)
