@@ -169,7 +169,7 @@ func allText(e *xmltree.Element) string {
 // treeError words an xmltree failure the way configuration users know:
 // the structural refusals by what they are, the rest as invalid XML.
 func treeError(source string, err error) error {
-	var te *xmltree.Error
+	var te *xmltree.DocError
 	if !errors.As(err, &te) {
 		return lineError(source, 0, "invalid XML: "+err.Error(), err)
 	}

@@ -34,7 +34,7 @@ func parseTree(data []byte) (*node, error) {
 // treeError converts an xmltree failure (of reading or of validation) into
 // an E0701 error at the same position.
 func treeError(err error) error {
-	var te *xmltree.Error
+	var te *xmltree.DocError
 	if errors.As(err, &te) {
 		return schemaError(te.Line, te.Col, "%s", te.Msg)
 	}

@@ -49,7 +49,7 @@ func parseTree(data []byte) (*Element, error) {
 // treeError converts an xmltree failure (of reading or of validation) into
 // the E0701 error users know, keeping its position.
 func treeError(err error) error {
-	var te *xmltree.Error
+	var te *xmltree.DocError
 	if errors.As(err, &te) {
 		return schemaError(te.Line, te.Col, "%s", te.Msg)
 	}

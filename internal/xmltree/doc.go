@@ -18,7 +18,7 @@
 //
 // The validator (Type, Particle, Validator.Check) mirrors what Oozie's XSD
 // validation (Xerces) rejects and words its messages the way Xerces does, so
-// users recognise them. Readers turn an *Error into their own coded error
+// users recognise them. Readers turn a *DocError into their own coded error
 // (E0701 for workflow and coordinator documents, conf.ParseError for
 // configurations) and keep the models of their documents in their own
 // packages: a new document kind is models plus this tree.

@@ -2,11 +2,11 @@ package xmltree
 
 import "fmt"
 
-// Kind classifies an Error, so that each reader can word the failures its
+// Kind classifies a DocError, so that each reader can word the failures its
 // users and tests know while deciding them in one place.
 type Kind int
 
-// The kinds of Error.
+// The kinds of DocError.
 const (
 	Syntax      Kind = iota + 1 // not well-formed XML (the decoder's message)
 	Encoding                    // an encoding the policy does not read
@@ -19,9 +19,9 @@ const (
 	Invalid                     // the content model or attributes do not match
 )
 
-// Error is a failure to read or validate a document, located at the element
+// DocError is a failure to read or validate a document, located at the element
 // or the point of input where it was found.
-type Error struct {
+type DocError struct {
 	Kind Kind
 	// Msg is the message, Xerces-worded for Invalid, without the position.
 	Msg string
@@ -36,7 +36,7 @@ type Error struct {
 }
 
 // Error renders the message with its position.
-func (e *Error) Error() string {
+func (e *DocError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s (line %d, column %d)", e.Msg, e.Line, e.Col)
 	}
@@ -44,9 +44,9 @@ func (e *Error) Error() string {
 }
 
 // Unwrap returns the decoder's error, if any.
-func (e *Error) Unwrap() error { return e.Err }
+func (e *DocError) Unwrap() error { return e.Err }
 
 // invalid builds an Invalid error at element e.
-func invalid(line, col int, format string, args ...any) *Error {
-	return &Error{Kind: Invalid, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+func invalid(line, col int, format string, args ...any) *DocError {
+	return &DocError{Kind: Invalid, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // FuzzParse checks that no input makes Parse panic, that every failure is
-// an *Error of a known kind, and that an accepted tree respects the bounds
+// a *DocError of a known kind, and that an accepted tree respects the bounds
 // and validates against an open type and a small model without panicking.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
@@ -23,9 +23,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		root, err := Parse(data)
 		if err != nil {
-			var te *Error
+			var te *DocError
 			if !errors.As(err, &te) || te.Kind < Syntax || te.Kind > TextOutside {
-				t.Fatalf("error %v (%T) is not a known *Error", err, err)
+				t.Fatalf("error %v (%T) is not a known *DocError", err, err)
 			}
 			return
 		}

@@ -306,7 +306,7 @@ func quoteAll(nss []string, own string) []string {
 
 // Check validates e against type t, depth first in document order, and
 // returns the first violation as an E0701 error.
-func (v *Validator) Check(e *Element, t *Type) *Error {
+func (v *Validator) Check(e *Element, t *Type) *DocError {
 	if t == nil || t.open {
 		return nil
 	}
@@ -383,7 +383,7 @@ func (v *Validator) childType(model *Particle, c *Element) (*Validator, *Type) {
 	return v, found
 }
 
-func (v *Validator) checkAttrs(e *Element, t *Type) *Error {
+func (v *Validator) checkAttrs(e *Element, t *Type) *DocError {
 	for _, a := range e.Attrs {
 		if a.Name.Space != "" {
 			continue // qualified attributes (xsi:..., foreign) are not checked

@@ -28,10 +28,10 @@ const MaxBytes = 64 << 20
 var bom = []byte("\uFEFF")
 
 // Parse reads data into an element tree under the package's decoder policy
-// (see the package documentation). The error, when not nil, is an *Error.
+// (see the package documentation). The error, when not nil, is a *DocError.
 func Parse(data []byte) (*Element, error) {
 	if len(data) > MaxBytes {
-		return nil, &Error{Kind: TooLarge, Limit: MaxBytes,
+		return nil, &DocError{Kind: TooLarge, Limit: MaxBytes,
 			Msg: fmt.Sprintf("document of %d bytes exceeds the limit of %d bytes", len(data), MaxBytes)}
 	}
 	data = bytes.TrimPrefix(data, bom)
@@ -127,7 +127,7 @@ func (p *parser) run() (*Element, error) {
 		}
 	}
 	if p.root == nil {
-		return nil, &Error{Kind: Empty, Line: 1, Col: 1, Msg: "premature end of file"}
+		return nil, &DocError{Kind: Empty, Line: 1, Col: 1, Msg: "premature end of file"}
 	}
 	return p.root, nil
 }
@@ -160,16 +160,16 @@ func ReadElement(d *xml.Decoder, start xml.StartElement) (*Element, error) {
 }
 
 // token adds one token, which started at byte offset off, to the tree.
-func (p *parser) token(tok xml.Token, off int64) *Error {
+func (p *parser) token(tok xml.Token, off int64) *DocError {
 	switch t := tok.(type) {
 	case xml.StartElement:
 		line, col := p.at(off)
 		if len(p.stack) >= MaxDepth {
-			return &Error{Kind: TooDeep, Line: line, Col: col, Limit: MaxDepth,
+			return &DocError{Kind: TooDeep, Line: line, Col: col, Limit: MaxDepth,
 				Msg: fmt.Sprintf("element nesting deeper than %d", MaxDepth)}
 		}
 		if p.root != nil && len(p.stack) == 0 {
-			return &Error{Kind: ExtraRoot, Line: line, Col: col, Name: t.Name.Local,
+			return &DocError{Kind: ExtraRoot, Line: line, Col: col, Name: t.Name.Local,
 				Msg: "The markup in the document following the root element must be well-formed."}
 		}
 		e := p.newElement()
@@ -205,12 +205,12 @@ func (p *parser) token(tok xml.Token, off int64) *Error {
 		}
 		if lead := len(t) - len(bytes.TrimLeft(t, " \t\r\n")); lead < len(t) {
 			line, col := p.at(off + int64(lead))
-			return &Error{Kind: TextOutside, Line: line, Col: col, Msg: "content is not allowed outside the root element"}
+			return &DocError{Kind: TextOutside, Line: line, Col: col, Msg: "content is not allowed outside the root element"}
 		}
 	case xml.Directive:
 		if !bareDoctype(t) {
 			line, col := p.at(off)
-			return &Error{Kind: DTD, Line: line, Col: col,
+			return &DocError{Kind: DTD, Line: line, Col: col,
 				Msg: "DOCTYPE declarations and other markup declarations are not allowed"}
 		}
 	}
@@ -241,9 +241,9 @@ func bareDoctype(d xml.Directive) bool {
 	return len(fields) == 1 && !strings.ContainsAny(fields[0], "[]\"'")
 }
 
-// syntaxError converts a decoder error into an *Error at the line the
+// syntaxError converts a decoder error into a *DocError at the line the
 // decoder reports (and the column it stopped at when on that line).
-func (p *parser) syntaxError(err error) *Error {
+func (p *parser) syntaxError(err error) *DocError {
 	line, col := p.dec.InputPos()
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
@@ -251,15 +251,15 @@ func (p *parser) syntaxError(err error) *Error {
 			col = 1
 		}
 		if strings.HasPrefix(se.Msg, "unsupported encoding") || strings.Contains(se.Msg, "CharsetReader") {
-			return &Error{Kind: Encoding, Line: se.Line, Col: col, Msg: se.Msg, Err: err}
+			return &DocError{Kind: Encoding, Line: se.Line, Col: col, Msg: se.Msg, Err: err}
 		}
-		return &Error{Kind: Syntax, Line: se.Line, Col: col, Msg: se.Msg, Err: err}
+		return &DocError{Kind: Syntax, Line: se.Line, Col: col, Msg: se.Msg, Err: err}
 	}
 	msg := err.Error()
 	if strings.Contains(msg, "unsupported encoding") {
-		return &Error{Kind: Encoding, Line: line, Col: col, Msg: msg, Err: err}
+		return &DocError{Kind: Encoding, Line: line, Col: col, Msg: msg, Err: err}
 	}
-	return &Error{Kind: Syntax, Line: line, Col: col, Msg: msg, Err: err}
+	return &DocError{Kind: Syntax, Line: line, Col: col, Msg: msg, Err: err}
 }
 
 // charset is an encoding the policy reads.
@@ -287,14 +287,14 @@ func charsetOf(label string) (charset, bool) {
 // as its declaration says. Transcoding up front, rather than through the
 // decoder's CharsetReader, keeps the decoder's offsets offsets into the
 // bytes positions are computed from.
-func decodeCharset(data []byte) ([]byte, *Error) {
+func decodeCharset(data []byte) ([]byte, *DocError) {
 	label, ok := declaredEncoding(data)
 	if !ok {
 		return data, nil
 	}
 	cs, known := charsetOf(label)
 	if !known {
-		return nil, &Error{Kind: Encoding, Line: 1, Col: 1, Msg: fmt.Sprintf("unsupported encoding %q", label)}
+		return nil, &DocError{Kind: Encoding, Line: 1, Col: 1, Msg: fmt.Sprintf("unsupported encoding %q", label)}
 	}
 	if cs != latin1Charset {
 		return data, nil

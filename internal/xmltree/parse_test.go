@@ -56,7 +56,7 @@ func TestParseRefusals(t *testing.T) {
 	}
 	for _, tc := range tests {
 		_, err := Parse([]byte(tc.doc))
-		var te *Error
+		var te *DocError
 		switch {
 		case tc.kind == 0 && err != nil:
 			t.Errorf("%s: %v", tc.name, err)

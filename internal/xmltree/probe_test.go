@@ -120,7 +120,7 @@ func judge(want string, refused xmltree.Kind, doc []byte, got string, err error)
 	// The policy's own verdict on the bytes is the reference every reader
 	// must repeat, in its own words but at the same place.
 	_, perr := xmltree.Parse(doc)
-	var te *xmltree.Error
+	var te *xmltree.DocError
 	if !errors.As(perr, &te) || te.Kind != refused {
 		return "?", fmt.Sprintf("xmltree.Parse = %v, want kind %v", perr, refused)
 	}
@@ -146,7 +146,7 @@ func judge(want string, refused xmltree.Kind, doc []byte, got string, err error)
 
 // confWording is how the configuration reader words each refusal, the
 // texts its users and tests know.
-func confWording(te *xmltree.Error) string {
+func confWording(te *xmltree.DocError) string {
 	switch te.Kind {
 	case xmltree.Empty:
 		return "no <configuration> element"

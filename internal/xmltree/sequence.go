@@ -16,7 +16,7 @@ type Step struct {
 // worded (an element out of place after the last optional step is "No
 // child element is expected at this point"); documents with nested choices
 // use a Type and Validator.Check instead.
-func CheckSequence(e *Element, ns string, seq []Step, other func(*Element) bool) *Error {
+func CheckSequence(e *Element, ns string, seq []Step, other func(*Element) bool) *DocError {
 	i, count := 0, 0
 	expected := func(from int) string {
 		var names []string
@@ -56,7 +56,7 @@ func CheckSequence(e *Element, ns string, seq []Step, other func(*Element) bool)
 
 // RequireAttrs reports the first of the unqualified attributes names that
 // e lacks.
-func RequireAttrs(e *Element, names ...string) *Error {
+func RequireAttrs(e *Element, names ...string) *DocError {
 	for _, a := range names {
 		if _, ok := e.LookupAttr(a); !ok {
 			return invalid(e.Line, e.Col, "cvc-complex-type.4: Attribute '%s' must appear on element '%s'.", a, e.Name.Local)
@@ -73,7 +73,7 @@ const XSINamespace = "http://www.w3.org/2001/XMLSchema-instance"
 // validation does for a complex type without anyAttribute. xsi: attributes
 // are not attributes of the element (and namespace declarations are not
 // kept in the tree at all).
-func AllowAttrs(e *Element, names ...string) *Error {
+func AllowAttrs(e *Element, names ...string) *DocError {
 	for _, a := range e.Attrs {
 		if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") || a.Name.Space == XSINamespace {
 			continue
