@@ -2,19 +2,23 @@ package conf
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gozie/gozie/internal/xmltree"
 )
 
 // MaxXMLDepth bounds how deeply elements may nest in a configuration
-// document. Real ones nest three deep (configuration, property, value); the
-// bound makes a body of a million nested elements fail at the 65th instead
-// of costing seconds and a stack per level.
-const MaxXMLDepth = 64
+// document: xmltree's bound, the one of every gozie XML reader. Real ones
+// nest three deep (configuration, property, value); the bound makes a body
+// of a million nested elements fail at the 65th instead of costing seconds
+// and a stack per level.
+const MaxXMLDepth = xmltree.MaxDepth
 
 // ParseXML reads a Hadoop configuration document:
 //
@@ -24,13 +28,15 @@ const MaxXMLDepth = 64
 //	  </property>
 //	</configuration>
 //
-// The XML declaration, processing instructions, comments, a DOCTYPE and
-// whitespace are allowed around the elements. Child elements of <property>
-// other than the four above are ignored, as are non-property children of
-// <configuration>; a nested <configuration> contributes its properties, as
-// in Hadoop. name, value and final may also be given as attributes of
-// <property>. A missing <value> means the empty string. Within one document
-// a later definition replaces an earlier one unless the earlier one is final.
+// The document is read under xmltree's decoder policy (UTF-8, US-ASCII and
+// ISO-8859-1; no DTD beyond a bare <!DOCTYPE configuration>). The XML
+// declaration, processing instructions, comments and whitespace are allowed
+// around the elements. Child elements of <property> other than the four
+// above are ignored, as are non-property children of <configuration>; a
+// nested <configuration> contributes its properties, as in Hadoop. name,
+// value and final may also be given as attributes of <property>. A missing
+// <value> means the empty string. Within one document a later definition
+// replaces an earlier one unless the earlier one is final.
 //
 // It fails, with the line where the problem was found, on malformed XML, a
 // root element other than <configuration>, a property without a name, or
@@ -38,108 +44,76 @@ const MaxXMLDepth = 64
 // Element names are matched without regard to namespace, so the
 // <configuration> blocks of namespaced workflow documents read the same way.
 func ParseXML(r io.Reader, source string) (*Config, error) {
-	d := newDecoder(r)
-	c := New()
-	seenRoot := false
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			if !seenRoot {
-				return nil, posError(d, source, "no <configuration> element")
-			}
-			return c, nil
-		}
-		if err != nil {
-			return nil, xmlError(d, source, err)
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if seenRoot {
-				return nil, posError(d, source, fmt.Sprintf("unexpected <%s> after </configuration>", t.Name.Local))
-			}
-			if t.Name.Local != "configuration" {
-				return nil, posError(d, source, fmt.Sprintf("root element is <%s>, want <configuration>", t.Name.Local))
-			}
-			seenRoot = true
-			if err := readConfiguration(d, c, source, 1); err != nil {
-				return nil, err
-			}
-		case xml.CharData:
-			// Text outside the root makes the document malformed; the
-			// decoder itself does not check this. A BOM arrives as text.
-			if strings.TrimLeft(string(t), " \t\r\n\uFEFF") != "" {
-				return nil, posError(d, source, "text outside <configuration>")
-			}
-		}
+	data, err := readAll(r)
+	if err != nil {
+		return nil, lineError(source, 0, "invalid XML: "+err.Error(), err)
 	}
-}
-
-// ReadElement reads the properties of a <configuration> element whose start
-// tag the caller has just taken from d, consuming everything up to and
-// including its end tag. It lets the workflow and coordinator parsers reuse
-// this package for the <configuration> blocks embedded in their documents;
-// line numbers in errors are those of d's input.
-func ReadElement(d *xml.Decoder, start xml.StartElement, source string) (*Config, error) {
+	root, err := xmltree.Parse(data)
+	if err != nil {
+		return nil, treeError(source, err)
+	}
+	if root.Name.Local != "configuration" {
+		return nil, lineError(source, root.Line, fmt.Sprintf("root element is <%s>, want <configuration>", root.Name.Local), nil)
+	}
 	c := New()
-	if err := readConfiguration(d, c, source, 1); err != nil {
+	if err := readConfiguration(root, c, source); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-func newDecoder(r io.Reader) *xml.Decoder {
-	d := xml.NewDecoder(r)
-	d.CharsetReader = charsetReader
-	return d
+// readAll reads r whole, in one allocation when r knows its length (the
+// strings.Reader of a stored job configuration does).
+func readAll(r io.Reader) ([]byte, error) {
+	if l, ok := r.(interface{ Len() int }); ok {
+		buf := bytes.NewBuffer(make([]byte, 0, l.Len()+1))
+		_, err := buf.ReadFrom(r)
+		return buf.Bytes(), err
+	}
+	return io.ReadAll(r)
 }
 
-// depthError reports an element nested deeper than MaxXMLDepth.
-func depthError(d *xml.Decoder, source string) error {
-	return posError(d, source, fmt.Sprintf("elements nested more than %d deep", MaxXMLDepth))
+// ReadElement reads the properties of a <configuration> element whose start
+// tag the caller has just taken from d, consuming everything up to and
+// including its end tag. It lets parsers that stream a document of their
+// own reuse this package for the <configuration> blocks embedded in it;
+// line numbers in errors are those of d's input.
+func ReadElement(d *xml.Decoder, start xml.StartElement, source string) (*Config, error) {
+	e, err := xmltree.ReadElement(d, start)
+	if err != nil {
+		return nil, treeError(source, err)
+	}
+	c := New()
+	if err := readConfiguration(e, c, source); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
-// readConfiguration reads the content of a <configuration> element, itself
-// at nesting depth depth, into c.
-func readConfiguration(d *xml.Decoder, c *Config, source string, depth int) error {
-	for {
-		tok, err := d.Token()
-		if err != nil {
-			return xmlError(d, source, err)
-		}
-		switch t := tok.(type) {
-		case xml.EndElement:
-			return nil
-		case xml.StartElement:
-			if depth+1 > MaxXMLDepth {
-				return depthError(d, source)
+// readConfiguration reads the content of a <configuration> element into c.
+func readConfiguration(e *xmltree.Element, c *Config, source string) error {
+	for _, k := range e.Children {
+		switch k.Name.Local {
+		case "property":
+			p, err := readProperty(k, source)
+			if err != nil {
+				return err
 			}
-			switch t.Name.Local {
-			case "property":
-				p, err := readProperty(d, t, source, depth+1)
-				if err != nil {
-					return err
-				}
-				c.load(p)
-			case "configuration":
-				if err := readConfiguration(d, c, source, depth+1); err != nil {
-					return err
-				}
-			default:
-				if _, err := readText(d, depth+1); err != nil {
-					return xmlError(d, source, err)
-				}
+			c.load(p)
+		case "configuration":
+			if err := readConfiguration(k, c, source); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
 }
 
-// readProperty reads a <property> element, at nesting depth depth, whose
-// start tag has been consumed.
-func readProperty(d *xml.Decoder, start xml.StartElement, source string, depth int) (Property, error) {
-	line, _ := d.InputPos()
-	p := Property{Source: source, Line: line}
+// readProperty reads a <property> element.
+func readProperty(e *xmltree.Element, source string) (Property, error) {
+	p := Property{Source: source, Line: e.Line}
 	hasName := false
-	for _, a := range start.Attr {
+	for _, a := range e.Attrs {
 		switch a.Name.Local {
 		case "name":
 			p.Name, hasName = a.Value, true
@@ -149,144 +123,72 @@ func readProperty(d *xml.Decoder, start xml.StartElement, source string, depth i
 			p.Final = isTrue(a.Value)
 		}
 	}
-	for {
-		tok, err := d.Token()
-		if err != nil {
-			return p, xmlError(d, source, err)
-		}
-		switch t := tok.(type) {
-		case xml.EndElement:
-			if !hasName {
-				return p, &ParseError{Source: source, Line: line, Msg: "property without <name>"}
-			}
-			p.Name = strings.Trim(p.Name, " \t\r\n")
-			if p.Name == "" {
-				return p, &ParseError{Source: source, Line: line, Msg: "property with empty <name>"}
-			}
-			return p, nil
-		case xml.StartElement:
-			if depth+1 > MaxXMLDepth {
-				return p, depthError(d, source)
-			}
-			text, err := readText(d, depth+1)
-			if err != nil {
-				return p, xmlError(d, source, err)
-			}
-			switch t.Name.Local {
-			case "name":
-				p.Name, hasName = text, true
-			case "value":
-				p.Value = text
-			case "final":
-				p.Final = isTrue(text)
-			case "description":
-				p.Description = text
-			}
+	for _, k := range e.Children {
+		text := allText(k)
+		switch k.Name.Local {
+		case "name":
+			p.Name, hasName = text, true
+		case "value":
+			p.Value = text
+		case "final":
+			p.Final = isTrue(text)
+		case "description":
+			p.Description = text
 		}
 	}
+	if !hasName {
+		return p, lineError(source, e.Line, "property without <name>", nil)
+	}
+	p.Name = strings.Trim(p.Name, " \t\r\n")
+	if p.Name == "" {
+		return p, lineError(source, e.Line, "property with empty <name>", nil)
+	}
+	return p, nil
 }
 
 func isTrue(s string) bool { return strings.Trim(s, " \t\r\n") == "true" }
 
-// readText returns the character data of the element, at nesting depth
-// level, whose start tag has been consumed, including that of any nested
-// elements, and consumes its end tag. It also skips unknown elements, in
-// place of xml.Decoder.Skip, which has no depth bound.
-func readText(d *xml.Decoder, level int) (string, error) {
+// allText returns the character data of e including that of any nested
+// elements (its own text first, then its children's in order).
+func allText(e *xmltree.Element) string {
+	if len(e.Children) == 0 {
+		return e.Text
+	}
 	var b strings.Builder
-	depth := 0
-	for {
-		tok, err := d.Token()
-		if err != nil {
-			return "", err
-		}
-		switch t := tok.(type) {
-		case xml.CharData:
-			b.Write(t)
-		case xml.StartElement:
-			if depth++; level+depth > MaxXMLDepth {
-				line, _ := d.InputPos()
-				return "", &ParseError{Line: line, Msg: fmt.Sprintf("elements nested more than %d deep", MaxXMLDepth)}
-			}
-		case xml.EndElement:
-			if depth == 0 {
-				return b.String(), nil
-			}
-			depth--
+	var walk func(*xmltree.Element)
+	walk = func(e *xmltree.Element) {
+		b.WriteString(e.Text)
+		for _, k := range e.Children {
+			walk(k)
 		}
 	}
+	walk(e)
+	return b.String()
 }
 
-// xmlError converts a decoder error into a ParseError at the right line.
-func xmlError(d *xml.Decoder, source string, err error) error {
-	var pe *ParseError
-	if errors.As(err, &pe) {
-		if pe.Source == "" {
-			pe.Source = source
-		}
-		return err
+// treeError words an xmltree failure the way configuration users know:
+// the structural refusals by what they are, the rest as invalid XML.
+func treeError(source string, err error) error {
+	var te *xmltree.DocError
+	if !errors.As(err, &te) {
+		return lineError(source, 0, "invalid XML: "+err.Error(), err)
 	}
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF
+	switch te.Kind {
+	case xmltree.Empty:
+		return lineError(source, te.Line, "no <configuration> element", nil)
+	case xmltree.TextOutside:
+		return lineError(source, te.Line, "text outside <configuration>", nil)
+	case xmltree.ExtraRoot:
+		return lineError(source, te.Line, fmt.Sprintf("unexpected <%s> after </configuration>", te.Name), nil)
+	case xmltree.TooDeep:
+		return lineError(source, te.Line, fmt.Sprintf("elements nested more than %d deep", te.Limit), te)
 	}
-	var se *xml.SyntaxError
-	if errors.As(err, &se) {
-		return &ParseError{Source: source, Line: se.Line, Msg: "invalid XML: " + se.Msg, Err: err}
-	}
-	line, _ := d.InputPos()
-	return &ParseError{Source: source, Line: line, Msg: "invalid XML: " + err.Error(), Err: err}
+	return lineError(source, te.Line, "invalid XML: "+te.Msg, te)
 }
 
-func posError(d *xml.Decoder, source, msg string) error {
-	line, _ := d.InputPos()
-	return &ParseError{Source: source, Line: line, Msg: msg}
-}
-
-// charsetReader lets documents declare the encodings Hadoop files are found
-// with besides UTF-8; anything else is refused by the decoder with a message
-// naming the encoding.
-func charsetReader(charset string, input io.Reader) (io.Reader, error) {
-	switch strings.ToLower(charset) {
-	case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1":
-		return &latin1Reader{r: bufio.NewReader(input)}, nil
-	case "us-ascii", "ascii":
-		// ASCII is a subset of UTF-8; bytes above 0x7F are then rejected
-		// or read as UTF-8, which is as good a guess as any.
-		return input, nil
-	}
-	return nil, fmt.Errorf("unsupported encoding %q", charset)
-}
-
-// latin1Reader converts ISO-8859-1 bytes to UTF-8.
-type latin1Reader struct {
-	r       *bufio.Reader
-	pending []byte
-}
-
-func (l *latin1Reader) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		if len(l.pending) > 0 {
-			k := copy(p[n:], l.pending)
-			l.pending = l.pending[k:]
-			n += k
-			continue
-		}
-		b, err := l.r.ReadByte()
-		if err != nil {
-			if n > 0 {
-				return n, nil
-			}
-			return 0, err
-		}
-		if b < utf8.RuneSelf {
-			p[n] = b
-			n++
-			continue
-		}
-		l.pending = utf8.AppendRune(l.pending[:0], rune(b))
-	}
-	return n, nil
+// lineError is the one constructor of this file's ParseErrors.
+func lineError(source string, line int, msg string, err error) error {
+	return &ParseError{Source: source, Line: line, Msg: msg, Err: err}
 }
 
 // WriteXML writes c as a Hadoop configuration document, properties in

@@ -61,13 +61,13 @@ func parseRaw(data []byte) (*rawApp, error) {
 	if err != nil {
 		return nil, err
 	}
-	if root.Local != "coordinator-app" || !coordNamespaces[root.Space] {
-		if root.Local == "coordinator-app" {
-			return nil, schemaError(root.Line, root.Col, "cvc-elt.1.a: Cannot find the declaration of element 'coordinator-app' (unknown namespace %q).", root.Space)
+	if root.Name.Local != "coordinator-app" || !coordNamespaces[root.Name.Space] {
+		if root.Name.Local == "coordinator-app" {
+			return nil, schemaError(root.Line, root.Col, "cvc-elt.1.a: Cannot find the declaration of element 'coordinator-app' (unknown namespace %q).", root.Name.Space)
 		}
-		return nil, schemaError(root.Line, root.Col, "cvc-elt.1.a: Cannot find the declaration of element '%s'.", root.Local)
+		return nil, schemaError(root.Line, root.Col, "cvc-elt.1.a: Cannot find the declaration of element '%s'.", root.Name.Local)
 	}
-	ns := root.Space
+	ns := root.Name.Space
 	if err := requireAttrs(root, "name", "frequency", "start", "end", "timezone"); err != nil {
 		return nil, err
 	}
@@ -82,45 +82,45 @@ func parseRaw(data []byte) (*rawApp, error) {
 		return nil, err
 	}
 	r := &rawApp{ns: ns, line: root.Line, col: root.Col}
-	r.name, _ = root.attr("name")
-	r.freq, _ = root.attr("frequency")
-	r.start, _ = root.attr("start")
-	r.end, _ = root.attr("end")
-	r.tz, _ = root.attr("timezone")
-	if p := root.child("parameters"); p != nil {
+	r.name, _ = root.LookupAttr("name")
+	r.freq, _ = root.LookupAttr("frequency")
+	r.start, _ = root.LookupAttr("start")
+	r.end, _ = root.LookupAttr("end")
+	r.tz, _ = root.LookupAttr("timezone")
+	if p := root.Child("parameters"); p != nil {
 		if r.params, err = parseParameters(p, ns); err != nil {
 			return nil, err
 		}
 	}
-	if c := root.child("controls"); c != nil {
+	if c := root.Child("controls"); c != nil {
 		seq := []particle{{"timeout", 0, 1}, {"concurrency", 0, 1}, {"execution", 0, 1}, {"throttle", 0, 1}}
 		if err := checkSequence(c, ns, seq, nil); err != nil {
 			return nil, err
 		}
-		r.timeout, r.hasTimeout = c.childText("timeout")
-		r.concurrency, r.hasConc = c.childText("concurrency")
-		r.exec, r.hasExec = c.childText("execution")
-		r.throttle, r.hasThrottle = c.childText("throttle")
+		r.timeout, r.hasTimeout = c.LookupChildText("timeout")
+		r.concurrency, r.hasConc = c.LookupChildText("concurrency")
+		r.exec, r.hasExec = c.LookupChildText("execution")
+		r.throttle, r.hasThrottle = c.LookupChildText("throttle")
 	}
-	if d := root.child("datasets"); d != nil {
+	if d := root.Child("datasets"); d != nil {
 		if r.includes, r.datasets, err = parseDatasets(d, ns); err != nil {
 			return nil, err
 		}
 	}
-	if l := root.child("input-logic"); l != nil {
+	if l := root.Child("input-logic"); l != nil {
 		return nil, errorf(CodeUnsupportedApp, "Coordinator app definition uses <input-logic>, which gozie does not support yet")
 	}
-	if ie := root.child("input-events"); ie != nil {
+	if ie := root.Child("input-events"); ie != nil {
 		if r.inputs, err = parseEvents(ie, ns, "data-in"); err != nil {
 			return nil, err
 		}
 	}
-	if oe := root.child("output-events"); oe != nil {
+	if oe := root.Child("output-events"); oe != nil {
 		if r.outputs, err = parseEvents(oe, ns, "data-out"); err != nil {
 			return nil, err
 		}
 	}
-	if err := parseAction(root.child("action"), ns, r); err != nil {
+	if err := parseAction(root.Child("action"), ns, r); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -136,8 +136,8 @@ func parseParameters(p *node, ns string) ([]Parameter, error) {
 		if err := checkSequence(pr, ns, seq, nil); err != nil {
 			return nil, err
 		}
-		name, _ := pr.childText("name")
-		v, has := pr.childText("value")
+		name, _ := pr.LookupChildText("name")
+		v, has := pr.LookupChildText("value")
 		out = append(out, Parameter{Name: name, Value: v, HasDefault: has})
 	}
 	return out, nil
@@ -153,7 +153,7 @@ func parseDatasets(d *node, ns string) ([]string, []rawDataset, error) {
 	var incs []string
 	var dss []rawDataset
 	for _, c := range d.Children {
-		switch c.Local {
+		switch c.Name.Local {
 		case "include":
 			incs = append(incs, strings.TrimSpace(c.Text))
 		case "async-dataset":
@@ -166,12 +166,12 @@ func parseDatasets(d *node, ns string) ([]string, []rawDataset, error) {
 				return nil, nil, err
 			}
 			ds := rawDataset{line: c.Line, col: c.Col}
-			ds.name, _ = c.attr("name")
-			ds.freq, _ = c.attr("frequency")
-			ds.initial, _ = c.attr("initial-instance")
-			ds.tz, _ = c.attr("timezone")
-			ds.uri, _ = c.childText("uri-template")
-			if f, ok := c.childText("done-flag"); ok {
+			ds.name, _ = c.LookupAttr("name")
+			ds.freq, _ = c.LookupAttr("frequency")
+			ds.initial, _ = c.LookupAttr("initial-instance")
+			ds.tz, _ = c.LookupAttr("timezone")
+			ds.uri, _ = c.LookupChildText("uri-template")
+			if f, ok := c.LookupChildText("done-flag"); ok {
 				ds.doneFlag = &f
 			}
 			dss = append(dss, ds)
@@ -188,10 +188,10 @@ func parseDatasetsFile(data []byte) ([]string, []rawDataset, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if root.Local != "datasets" || (root.Space != "" && !coordNamespaces[root.Space]) {
-		return nil, nil, schemaError(root.Line, root.Col, "cvc-elt.1.a: Cannot find the declaration of element '%s'.", root.Local)
+	if root.Name.Local != "datasets" || (root.Name.Space != "" && !coordNamespaces[root.Name.Space]) {
+		return nil, nil, schemaError(root.Line, root.Col, "cvc-elt.1.a: Cannot find the declaration of element '%s'.", root.Name.Local)
 	}
-	return parseDatasets(root, root.Space)
+	return parseDatasets(root, root.Name.Space)
 }
 
 func parseEvents(n *node, ns, kind string) ([]*DataEvent, error) {
@@ -204,21 +204,21 @@ func parseEvents(n *node, ns, kind string) ([]*DataEvent, error) {
 			return nil, err
 		}
 		ev := &DataEvent{Output: kind == "data-out"}
-		ev.Name, _ = c.attr("name")
-		ev.Dataset, _ = c.attr("dataset")
-		if v, ok := c.attr("nocleanup"); ok {
+		ev.Name, _ = c.LookupAttr("name")
+		ev.Dataset, _ = c.LookupAttr("dataset")
+		if v, ok := c.LookupAttr("nocleanup"); ok {
 			ev.NoCleanup = strings.TrimSpace(v) == "true"
 		}
 		if kind == "data-out" {
 			if err := checkSequence(c, ns, []particle{{"instance", 1, 1}}, nil); err != nil {
 				return nil, err
 			}
-			t, _ := c.childText("instance")
+			t, _ := c.LookupChildText("instance")
 			ev.Instances = []string{t}
 			out = append(out, ev)
 			continue
 		}
-		if len(c.Children) > 0 && c.Children[0].Local == "instance" {
+		if len(c.Children) > 0 && c.Children[0].Name.Local == "instance" {
 			if err := checkSequence(c, ns, []particle{{"instance", 1, -1}}, nil); err != nil {
 				return nil, err
 			}
@@ -229,8 +229,8 @@ func parseEvents(n *node, ns, kind string) ([]*DataEvent, error) {
 			if err := checkSequence(c, ns, []particle{{"start-instance", 1, 1}, {"end-instance", 1, 1}}, nil); err != nil {
 				return nil, err
 			}
-			ev.StartInstance, _ = c.childText("start-instance")
-			ev.EndInstance, _ = c.childText("end-instance")
+			ev.StartInstance, _ = c.LookupChildText("start-instance")
+			ev.EndInstance, _ = c.LookupChildText("end-instance")
 		}
 		out = append(out, ev)
 	}
@@ -238,16 +238,16 @@ func parseEvents(n *node, ns, kind string) ([]*DataEvent, error) {
 }
 
 func parseAction(a *node, ns string, r *rawApp) error {
-	isSLA := func(c *node) bool { return slaNamespaces[c.Space] && c.Local == "info" }
+	isSLA := func(c *node) bool { return slaNamespaces[c.Name.Space] && c.Name.Local == "info" }
 	if err := checkSequence(a, ns, []particle{{"workflow", 1, 1}}, isSLA); err != nil {
 		return err
 	}
-	wf := a.child("workflow")
+	wf := a.Child("workflow")
 	if err := checkSequence(wf, ns, []particle{{"app-path", 1, 1}, {"configuration", 0, 1}}, nil); err != nil {
 		return err
 	}
-	r.appPath, _ = wf.childText("app-path")
-	if c := wf.child("configuration"); c != nil {
+	r.appPath, _ = wf.LookupChildText("app-path")
+	if c := wf.Child("configuration"); c != nil {
 		if err := checkSequence(c, ns, []particle{{"property", 1, -1}}, nil); err != nil {
 			return err
 		}
@@ -256,16 +256,16 @@ func parseAction(a *node, ns string, r *rawApp) error {
 			if err := checkSequence(p, ns, seq, nil); err != nil {
 				return err
 			}
-			name, _ := p.childText("name")
-			v, _ := p.childText("value")
+			name, _ := p.LookupChildText("name")
+			v, _ := p.LookupChildText("value")
 			r.config = append(r.config, Property{Name: name, Value: v})
 		}
 	}
 	for _, c := range a.Children {
 		if isSLA(c) {
-			s := &SLA{Namespace: c.Space}
+			s := &SLA{Namespace: c.Name.Space}
 			for _, f := range c.Children {
-				s.Fields = append(s.Fields, Property{Name: f.Local, Value: strings.TrimSpace(f.Text)})
+				s.Fields = append(s.Fields, Property{Name: f.Name.Local, Value: strings.TrimSpace(f.Text)})
 			}
 			r.sla = s
 		}

@@ -24,7 +24,7 @@ func TestParseTreeText(t *testing.T) {
 		}
 	}
 	root, _ := parseTree([]byte(`<a>x<b>inner</b></a>`))
-	if b := root.child("b"); b == nil || b.Text != "inner" {
+	if b := root.Child("b"); b == nil || b.Text != "inner" {
 		t.Errorf("child text = %+v", b)
 	}
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -17,6 +16,7 @@ import (
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/workflow"
+	"github.com/gozie/gozie/internal/xmltree"
 )
 
 // Server settings a validation reads. Offline (gozie validate) there is no
@@ -244,7 +244,7 @@ func boundedCoordReader(ctx context.Context, maxDef, maxConf int64) func(string)
 // without parsing the rest, so that the right parser can be chosen.
 // Malformed XML is E0701 with the position.
 func rootElement(data []byte) (string, error) {
-	d := xml.NewDecoder(bytes.NewReader(data))
+	d := xmltree.NewDecoder(data)
 	for {
 		tok, err := d.Token()
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/graph"
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
@@ -691,5 +692,5 @@ func (s *Server) showGraph(w http.ResponseWriter, r *http.Request, id string) er
 
 // renderGraph is the one place the server calls the workflow renderer.
 func renderGraph(app *workflow.App, status map[string]string, format string, showKill bool) ([]byte, error) {
-	return workflow.RenderGraph(app, status, workflow.GraphOptions{Format: format, HideKill: !showKill})
+	return graph.Render(app, status, graph.Options{Format: format, HideKill: !showKill})
 }

@@ -2,6 +2,8 @@ package workflow
 
 import (
 	"strings"
+
+	"github.com/gozie/gozie/internal/xmltree"
 )
 
 // Parse reads workflow.xml, checks its structure against the schema of its
@@ -21,9 +23,9 @@ func Parse(data []byte, opts Options) (*App, error) {
 		return nil, err
 	}
 	if opts.SchemaValidation {
-		v := &validator{ns: root.Name.Space, ext: extensionType}
-		if err := v.check(root, appSchemas()[root.Name.Space]); err != nil {
-			return nil, err
+		v := &xmltree.Validator{NS: root.Name.Space, Ext: extensionType}
+		if err := v.Check(root, appSchemas()[root.Name.Space]); err != nil {
+			return nil, treeError(err)
 		}
 		if err := checkExtensionBodies(root); err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package workflow
+package graph
 
 import (
 	"bytes"
@@ -11,11 +11,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gozie/gozie/internal/workflow"
 )
 
 var updateGraph = flag.Bool("update-graph", false, "rewrite testdata/graph golden files")
@@ -23,19 +26,19 @@ var updateGraph = flag.Bool("update-graph", false, "rewrite testdata/graph golde
 // exampleStatus gives each example application a plausible mid-run state,
 // so that the golden images show every legend colour in use.
 var exampleStatus = map[string]map[string]string{
-	"fork-join":         {StartNodeName: "OK", "prepare": "OK", "split": "OK", "count-words": "RUNNING", "count-lines": "ERROR"},
-	"decision-filesize": {StartNodeName: "OK", "check-input": "OK", "copy": "OK", "copy-files": "START_MANUAL"},
-	"shell-capture":     {StartNodeName: "OK", "probe": "PREP"},
-	"sub-workflow":      {StartNodeName: "OK", "greet-morning": "OK", "greet-evening": "KILLED", "fail": "OK"},
+	"fork-join":         {workflow.StartNodeName: "OK", "prepare": "OK", "split": "OK", "count-words": "RUNNING", "count-lines": "ERROR"},
+	"decision-filesize": {workflow.StartNodeName: "OK", "check-input": "OK", "copy": "OK", "copy-files": "START_MANUAL"},
+	"shell-capture":     {workflow.StartNodeName: "OK", "probe": "PREP"},
+	"sub-workflow":      {workflow.StartNodeName: "OK", "greet-morning": "OK", "greet-evening": "KILLED", "fail": "OK"},
 }
 
-func parseExample(t testing.TB, name string) *App {
+func parseExample(t testing.TB, name string) *workflow.App {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "apps", name, "workflow.xml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := Parse(data, DefaultOptions())
+	app, err := workflow.Parse(data, workflow.DefaultOptions())
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -49,11 +52,11 @@ func TestGraphGolden(t *testing.T) {
 		app := parseExample(t, name)
 		for _, format := range []string{"svg", "dot"} {
 			t.Run(name+"."+format, func(t *testing.T) {
-				got, err := Graph(app, status, format)
+				got, err := Draw(app, status, format)
 				if err != nil {
 					t.Fatal(err)
 				}
-				again, _ := Graph(app, status, format)
+				again, _ := Draw(app, status, format)
 				if !bytes.Equal(got, again) {
 					t.Fatal("two renderings differ")
 				}
@@ -91,17 +94,17 @@ func TestGraphFormatErrors(t *testing.T) {
 		{"png", true}, {"PNG", true}, {"gif", false}, {"", false}, {"svg ", false},
 	}
 	for _, tt := range tests {
-		_, err := Graph(app, nil, tt.format)
+		_, err := Draw(app, nil, tt.format)
 		if tt.ok != (err == nil) {
 			t.Errorf("format %q: err = %v", tt.format, err)
 			continue
 		}
-		if err != nil && (ErrorCode(err) != CodeGraphFormat || !strings.Contains(err.Error(), "["+tt.format+"]")) {
+		if err != nil && (workflow.ErrorCode(err) != CodeFormat || !strings.Contains(err.Error(), "["+tt.format+"]")) {
 			t.Errorf("format %q: error %q should carry E0307 and name the format", tt.format, err)
 		}
 	}
-	var e *Error
-	if _, err := Graph(nil, nil, "svg"); !errors.As(err, &e) || e.Code != CodeGraphFormat {
+	var e *workflow.Error
+	if _, err := Draw(nil, nil, "svg"); !errors.As(err, &e) || e.Code != CodeFormat {
 		t.Errorf("nil app: %v", err)
 	}
 }
@@ -131,23 +134,23 @@ func TestGraphStatusColours(t *testing.T) {
 
 // weirdApp is built in code because the parser rejects these names; the
 // renderer must still escape whatever it is given.
-func weirdApp() *App {
-	return &App{Name: `a "quoted" <app> & co`, Nodes: []*Node{
-		{Name: StartNodeName, Kind: StartNode, To: `d"<&>`},
-		{Name: `d"<&>`, Kind: DecisionNode, Cases: []Case{{Predicate: "${a\n  lt   \"b\" and x eq 'a very long predicate that goes on'}", To: `back\slash`}}, Default: "end", HasDefault: true},
-		{Name: `back\slash`, Kind: ActionNode, Action: &Action{Type: "sh<ell>"}, OK: "f", Error: "k"},
-		{Name: "f", Kind: ForkNode, Paths: []string{"p", "q"}},
-		{Name: "p", Kind: ActionNode, Action: &Action{Type: "fs"}, OK: "j", Error: "k"},
-		{Name: "q", Kind: ActionNode, Action: &Action{Type: "fs"}, OK: "j", Error: "nowhere"},
-		{Name: "j", Kind: JoinNode, To: "end"},
-		{Name: "k", Kind: KillNode, Message: "bye"},
-		{Name: "end", Kind: EndNode},
+func weirdApp() *workflow.App {
+	return &workflow.App{Name: `a "quoted" <app> & co`, Nodes: []*workflow.Node{
+		{Name: workflow.StartNodeName, Kind: workflow.StartNode, To: `d"<&>`},
+		{Name: `d"<&>`, Kind: workflow.DecisionNode, Cases: []workflow.Case{{Predicate: "${a\n  lt   \"b\" and x eq 'a very long predicate that goes on'}", To: `back\slash`}}, Default: "end", HasDefault: true},
+		{Name: `back\slash`, Kind: workflow.ActionNode, Action: &workflow.Action{Type: "sh<ell>"}, OK: "f", Error: "k"},
+		{Name: "f", Kind: workflow.ForkNode, Paths: []string{"p", "q"}},
+		{Name: "p", Kind: workflow.ActionNode, Action: &workflow.Action{Type: "fs"}, OK: "j", Error: "k"},
+		{Name: "q", Kind: workflow.ActionNode, Action: &workflow.Action{Type: "fs"}, OK: "j", Error: "nowhere"},
+		{Name: "j", Kind: workflow.JoinNode, To: "end"},
+		{Name: "k", Kind: workflow.KillNode, Message: "bye"},
+		{Name: "end", Kind: workflow.EndNode},
 	}}
 }
 
 func TestGraphDOT(t *testing.T) {
 	app := weirdApp()
-	out, err := Graph(app, map[string]string{"p": "OK"}, "dot")
+	out, err := Draw(app, map[string]string{"p": "OK"}, "dot")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +159,7 @@ func TestGraphDOT(t *testing.T) {
 	// DOT unescapes only \" in ids, so the doubled backslash stays doubled
 	// in the id (consistently, so edges still meet their node) while the
 	// label shows a single one.
-	wantNodes := []string{StartNodeName, `d"<&>`, `back\\slash`, "f", "p", "q", "j", "k", "end"}
+	wantNodes := []string{workflow.StartNodeName, `d"<&>`, `back\\slash`, "f", "p", "q", "j", "k", "end"}
 	if !slices.Equal(nodes, wantNodes) {
 		t.Errorf("nodes %q, want %q", nodes, wantNodes)
 	}
@@ -186,7 +189,7 @@ func TestGraphDOT(t *testing.T) {
 	if i, j := strings.Index(dot, "edge [color=red"), strings.Index(dot, `"p" -> "k"`); i < 0 || i > j {
 		t.Errorf("error edges must follow the red edge default:\n%s", dot)
 	}
-	hidden, _ := RenderGraph(app, nil, GraphOptions{Format: "dot", HideKill: true})
+	hidden, _ := Render(app, nil, Options{Format: "dot", HideKill: true})
 	if strings.Contains(string(hidden), `"k"`) || !strings.Contains(string(hidden), `"q" -> "nowhere"`) {
 		t.Errorf("HideKill should drop the kill node and its edges only:\n%s", hidden)
 	}
@@ -362,7 +365,7 @@ func checkSVG(t *testing.T, out []byte) svgDoc {
 func TestGraphSVG(t *testing.T) {
 	app := parseExample(t, "fork-join")
 	status := exampleStatus["fork-join"]
-	out, err := Graph(app, status, "svg")
+	out, err := Draw(app, status, "svg")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +388,7 @@ func TestGraphSVG(t *testing.T) {
 	if y("count-words") != y("count-lines") {
 		t.Errorf("fork paths on different rows: %v %v", y("count-words"), y("count-lines"))
 	}
-	order := []string{StartNodeName, "prepare", "split", "count-words", "merge", "report", "end"}
+	order := []string{workflow.StartNodeName, "prepare", "split", "count-words", "merge", "report", "end"}
 	for i := 1; i < len(order); i++ {
 		if y(order[i-1]) >= y(order[i]) {
 			t.Errorf("%s (y=%v) not above %s (y=%v)", order[i-1], y(order[i-1]), order[i], y(order[i]))
@@ -405,7 +408,7 @@ func TestGraphSVG(t *testing.T) {
 }
 
 func TestGraphSVGEscapes(t *testing.T) {
-	out, err := Graph(weirdApp(), map[string]string{`d"<&>`: "OK", "q": "WEIRD<&>"}, "svg")
+	out, err := Draw(weirdApp(), map[string]string{`d"<&>`: "OK", "q": "WEIRD<&>"}, "svg")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +453,7 @@ func checkLayout(t *testing.T, g *graph) {
 
 // randomApp builds a random graph: mostly forward edges (a DAG), with some
 // cycles, self loops, undefined targets and awkward names mixed in.
-func randomApp(r *rand.Rand, size int) *App {
+func randomApp(r *rand.Rand, size int) *workflow.App {
 	name := func(i int) string {
 		if i%7 == 3 {
 			return fmt.Sprintf(`n%d"<&'>`, i)
@@ -469,25 +472,25 @@ func randomApp(r *rand.Rand, size int) *App {
 			return name(i + 1 + r.IntN(min(size-i-1, 5)))
 		}
 	}
-	app := &App{Name: "random & <odd>", Nodes: []*Node{{Name: StartNodeName, Kind: StartNode, To: name(0)}}}
+	app := &workflow.App{Name: "random & <odd>", Nodes: []*workflow.Node{{Name: workflow.StartNodeName, Kind: workflow.StartNode, To: name(0)}}}
 	for i := range size {
-		n := &Node{Name: name(i)}
+		n := &workflow.Node{Name: name(i)}
 		switch x := r.IntN(10); {
 		case i == size-1:
-			n.Kind = EndNode
+			n.Kind = workflow.EndNode
 		case x < 5:
-			n.Kind, n.Action, n.OK, n.Error = ActionNode, &Action{Type: "fs"}, target(i), target(i)
+			n.Kind, n.Action, n.OK, n.Error = workflow.ActionNode, &workflow.Action{Type: "fs"}, target(i), target(i)
 		case x < 7:
-			n.Kind, n.HasDefault, n.Default = DecisionNode, true, target(i)
+			n.Kind, n.HasDefault, n.Default = workflow.DecisionNode, true, target(i)
 			for range r.IntN(3) {
-				n.Cases = append(n.Cases, Case{Predicate: "${x < 'é'}", To: target(i)})
+				n.Cases = append(n.Cases, workflow.Case{Predicate: "${x < 'é'}", To: target(i)})
 			}
 		case x < 8:
-			n.Kind, n.Paths = ForkNode, []string{target(i), target(i), target(i)}
+			n.Kind, n.Paths = workflow.ForkNode, []string{target(i), target(i), target(i)}
 		case x < 9:
-			n.Kind, n.To = JoinNode, target(i)
+			n.Kind, n.To = workflow.JoinNode, target(i)
 		default:
-			n.Kind = KillNode
+			n.Kind = workflow.KillNode
 		}
 		app.Nodes = append(app.Nodes, n)
 	}
@@ -508,7 +511,7 @@ func TestGraphRandom(t *testing.T) {
 			g := buildGraph(app, status, hide)
 			g.layout()
 			checkLayout(t, g)
-			out, err := RenderGraph(app, status, GraphOptions{Format: "svg", HideKill: hide})
+			out, err := Render(app, status, Options{Format: "svg", HideKill: hide})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -516,7 +519,7 @@ func TestGraphRandom(t *testing.T) {
 			if !bytes.Equal(out, g.svg()) {
 				t.Fatalf("graph %d: rendering is not deterministic", i)
 			}
-			dot, err := RenderGraph(app, status, GraphOptions{Format: "dot", HideKill: hide})
+			dot, err := Render(app, status, Options{Format: "dot", HideKill: hide})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -528,9 +531,9 @@ func TestGraphRandom(t *testing.T) {
 // TestGraphLarge lays out the 1,800-node benchmark workflow: every primary
 // edge points down and the chain of 300 sections keeps one column.
 func TestGraphLarge(t *testing.T) {
-	opts := DefaultOptions()
+	opts := workflow.DefaultOptions()
 	opts.MaxDefinitionLength = -1
-	app, err := Parse(largeWorkflow(), opts)
+	app, err := workflow.Parse(largeWorkflow(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -562,17 +565,17 @@ func TestGraphLarge(t *testing.T) {
 }
 
 func BenchmarkGraphLarge(b *testing.B) {
-	opts := DefaultOptions()
+	opts := workflow.DefaultOptions()
 	opts.MaxDefinitionLength = -1
-	app, err := Parse(largeWorkflow(), opts)
+	app, err := workflow.Parse(largeWorkflow(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}
-	status := map[string]string{StartNodeName: "OK", "d0": "OK", "a0": "RUNNING"}
+	status := map[string]string{workflow.StartNodeName: "OK", "d0": "OK", "a0": "RUNNING"}
 	for _, format := range []string{"svg", "dot"} {
 		b.Run(format, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Graph(app, status, format); err != nil {
+				if _, err := Draw(app, status, format); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -583,7 +586,7 @@ func BenchmarkGraphLarge(b *testing.B) {
 // FuzzGraph draws whatever the parser accepts without validation, which
 // includes cycles and dangling transitions.
 func FuzzGraph(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.xml"))
+	files, _ := filepath.Glob(filepath.Join("..", "workflow", "testdata", "*.xml"))
 	for _, name := range files {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data)
@@ -592,11 +595,11 @@ func FuzzGraph(f *testing.F) {
 	f.Add([]byte(wfXML("0.5", `<start to="f"/><fork name="f"><path start="a"/><path start="b"/></fork>`+
 		fsAction("a", "b", "k")+fsAction("b", "j", "a")+`<join name="j" to="f"/>`+killNode+`<end name="end"/>`)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		app, err := ParseNoValidate(data)
+		app, err := workflow.ParseNoValidate(data)
 		if err != nil {
 			return
 		}
-		out, err := Graph(app, map[string]string{StartNodeName: "OK"}, "svg")
+		out, err := Draw(app, map[string]string{workflow.StartNodeName: "OK"}, "svg")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -608,8 +611,33 @@ func FuzzGraph(f *testing.F) {
 				t.Fatalf("not XML: %v", err)
 			}
 		}
-		if _, err := Graph(app, nil, "dot"); err != nil {
+		if _, err := Draw(app, nil, "dot"); err != nil {
 			t.Fatal(err)
 		}
 	})
+}
+
+func TestEdgesAndDOT(t *testing.T) {
+	x := wfXML("0.5", `<start to="d"/><decision name="d"><switch><case to="a">${x}</case><default to="e"/></switch></decision>`+
+		fsAction("a", "e", "k")+killNode+`<end name="e"/>`)
+	app, err := workflow.Parse([]byte(x), workflow.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []workflow.Edge{
+		{From: workflow.StartNodeName, To: "d", Kind: "start"},
+		{From: "d", To: "a", Kind: "case", Predicate: "${x}"},
+		{From: "d", To: "e", Kind: "default"},
+		{From: "a", To: "e", Kind: "ok"},
+		{From: "a", To: "k", Kind: "error"},
+	}
+	if got := app.Edges(); !reflect.DeepEqual(got, want) {
+		t.Errorf("edges = %+v", got)
+	}
+	dot := DOT(app)
+	for _, s := range []string{`"a" -> "k" [style=dashed, label="error"];`, `"d" [shape=diamond`, `"d" -> "a" [label="${x}"];`} {
+		if !strings.Contains(dot, s) {
+			t.Errorf("DOT lacks %s:\n%s", s, dot)
+		}
+	}
 }

@@ -1,8 +1,7 @@
-package workflow
+package graph
 
 import (
 	"bytes"
-	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
@@ -10,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/gozie/gozie/internal/workflow"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
@@ -31,8 +32,8 @@ const maxPNGPixels = 25_000_000
 func (g *graph) png() ([]byte, error) {
 	w, h := int(math.Ceil(g.width)), int(math.Ceil(g.height))
 	if w*h > maxPNGPixels {
-		return nil, &Error{Code: CodeGraphFormat, Msg: fmt.Sprintf(
-			"Runtime error [the graph is %dx%d pixels, too large for png; use format=svg]", w, h)}
+		return nil, formatError(
+			"Runtime error [the graph is %dx%d pixels, too large for png; use format=svg]", w, h)
 	}
 	c := &canvas{img: image.NewRGBA(image.Rect(0, 0, w, h))}
 	draw.Draw(c.img, c.img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
@@ -124,7 +125,7 @@ func flatten(q pt, s cubic) []pt {
 }
 
 func pngNode(c *canvas, n *gnode) {
-	bar := n.kind == ForkNode || n.kind == JoinNode
+	bar := n.kind == workflow.ForkNode || n.kind == workflow.JoinNode
 	fill, stroke := hexColour(n.colour.fill), hexColour(n.colour.stroke)
 	width := 1.5
 	if n.failed || bar {
@@ -133,11 +134,11 @@ func pngNode(c *canvas, n *gnode) {
 	x0, y0, x1, y1 := n.x-n.w/2, n.y-n.h/2, n.x+n.w/2, n.y+n.h/2
 	var outline []pt
 	switch {
-	case n.missing || n.kind == ActionNode || bar:
+	case n.missing || n.kind == workflow.ActionNode || bar:
 		outline = rectPoly(x0, y0, x1, y1)
-	case n.kind == DecisionNode:
+	case n.kind == workflow.DecisionNode:
 		outline = []pt{{n.x, y0}, {x1, n.y}, {n.x, y1}, {x0, n.y}}
-	case n.kind == KillNode:
+	case n.kind == workflow.KillNode:
 		k := n.h * 0.3
 		outline = []pt{{x0 + k, y0}, {x1 - k, y0}, {x1, y0 + k}, {x1, y1 - k}, {x1 - k, y1}, {x0 + k, y1}, {x0, y1 - k}, {x0, y0 + k}}
 	default:
@@ -149,7 +150,7 @@ func pngNode(c *canvas, n *gnode) {
 		dash = []float64{4, 3}
 	}
 	c.stroke(closed(outline), width, stroke, dash)
-	if n.kind == EndNode && !n.missing {
+	if n.kind == workflow.EndNode && !n.missing {
 		c.stroke(closed(ellipse(n.x, n.y, n.w/2-4, n.h/2-4)), 1, stroke, nil)
 	}
 	top := n.y + 4 - 7*float64(len(n.lines)-1)

@@ -1,4 +1,4 @@
-package workflow
+package graph
 
 import (
 	"bytes"
@@ -12,13 +12,15 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/gozie/gozie/internal/workflow"
 )
 
 // skipApp builds a workflow of about size nodes: a chain of actions with a
 // decision every fifth node whose cases skip 3 to 12 nodes forward, every
 // action failing into one kill node. It is the shape that used to draw its
 // skip edges on top of each other.
-func skipApp(size int) *App {
+func skipApp(size int) *workflow.App {
 	name := func(i int) string {
 		if i >= size {
 			return "end"
@@ -28,18 +30,18 @@ func skipApp(size int) *App {
 		}
 		return fmt.Sprintf("step-%d", i)
 	}
-	app := &App{Name: "skip-forward", Nodes: []*Node{{Name: StartNodeName, Kind: StartNode, To: name(0)}}}
+	app := &workflow.App{Name: "skip-forward", Nodes: []*workflow.Node{{Name: workflow.StartNodeName, Kind: workflow.StartNode, To: name(0)}}}
 	for i := 0; i < size; i++ {
 		if i%5 == 0 {
-			app.Nodes = append(app.Nodes, &Node{Name: name(i), Kind: DecisionNode, Cases: []Case{
+			app.Nodes = append(app.Nodes, &workflow.Node{Name: name(i), Kind: workflow.DecisionNode, Cases: []workflow.Case{
 				{Predicate: fmt.Sprintf("${wf:conf('mode') eq 'fast-%d'}", i), To: name(i + 3 + i%4)},
 				{Predicate: fmt.Sprintf("${fs:exists(concat(wf:conf('out'), '/skip-%d'))}", i), To: name(i + 8 + i%5)},
 			}, Default: name(i + 1), HasDefault: true})
 			continue
 		}
-		app.Nodes = append(app.Nodes, &Node{Name: name(i), Kind: ActionNode, Action: &Action{Type: "shell"}, OK: name(i + 1), Error: "fail"})
+		app.Nodes = append(app.Nodes, &workflow.Node{Name: name(i), Kind: workflow.ActionNode, Action: &workflow.Action{Type: "shell"}, OK: name(i + 1), Error: "fail"})
 	}
-	app.Nodes = append(app.Nodes, &Node{Name: "fail", Kind: KillNode, Message: "failed"}, &Node{Name: "end", Kind: EndNode})
+	app.Nodes = append(app.Nodes, &workflow.Node{Name: "fail", Kind: workflow.KillNode, Message: "failed"}, &workflow.Node{Name: "end", Kind: workflow.EndNode})
 	return app
 }
 
@@ -76,9 +78,9 @@ func TestGraphSkipForwardReadable(t *testing.T) {
 	}
 	if dir := os.Getenv("GOZIE_GRAPH_SAMPLES"); dir != "" {
 		// Sample images to look at: GOZIE_GRAPH_SAMPLES=/tmp/x go test -run SkipForward
-		status := map[string]string{StartNodeName: "OK", "check-0": "OK", "step-1": "OK", "step-2": "RUNNING"}
+		status := map[string]string{workflow.StartNodeName: "OK", "check-0": "OK", "step-1": "OK", "step-2": "RUNNING"}
 		for _, format := range []string{"svg", "png"} {
-			out, err := RenderGraph(app, status, GraphOptions{Format: format})
+			out, err := Render(app, status, Options{Format: format})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +88,7 @@ func TestGraphSkipForwardReadable(t *testing.T) {
 				t.Fatal(err)
 			}
 			for name, st := range exampleStatus {
-				if out, err = RenderGraph(parseExample(t, name), st, GraphOptions{Format: format}); err != nil {
+				if out, err = Render(parseExample(t, name), st, Options{Format: format}); err != nil {
 					t.Fatal(err)
 				}
 				if err := os.WriteFile(filepath.Join(dir, name+"."+format), out, 0o644); err != nil {
@@ -94,7 +96,7 @@ func TestGraphSkipForwardReadable(t *testing.T) {
 				}
 			}
 			fork, status := failedFork()
-			if out, err = RenderGraph(fork, status, GraphOptions{Format: format, HideKill: true}); err != nil {
+			if out, err = Render(fork, status, Options{Format: format, HideKill: true}); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(filepath.Join(dir, "failed-fork."+format), out, 0o644); err != nil {
@@ -115,7 +117,7 @@ func checkReadable(t *testing.T, g *graph) {
 		for _, l := range a.lines {
 			n := float64(utf8.RuneCountInString(l))
 			room := a.w - 8
-			if a.kind == DecisionNode {
+			if a.kind == workflow.DecisionNode {
 				room = a.w / 1.5 // the text sits in the middle of a diamond
 			}
 			if n*charWidth > room || n*7 > room {
@@ -197,19 +199,19 @@ func checkReadable(t *testing.T, g *graph) {
 
 // failedFork is a workflow whose fork had one path fail: the failed action
 // ERROR, its sibling KILLED because of it, the kill node reached.
-func failedFork() (*App, map[string]string) {
-	app := &App{Name: "failed-fork", Nodes: []*Node{
-		{Name: StartNodeName, Kind: StartNode, To: "split"},
-		{Name: "split", Kind: ForkNode, Paths: []string{"left", "right"}},
-		{Name: "left", Kind: ActionNode, Action: &Action{Type: "shell"}, OK: "merge", Error: "fail"},
-		{Name: "right", Kind: ActionNode, Action: &Action{Type: "shell"}, OK: "merge", Error: "fail"},
-		{Name: "merge", Kind: JoinNode, To: "last"},
-		{Name: "last", Kind: ActionNode, Action: &Action{Type: "fs"}, OK: "end", Error: "other-kill"},
-		{Name: "fail", Kind: KillNode, Message: "a path failed"},
-		{Name: "other-kill", Kind: KillNode, Message: "never reached"},
-		{Name: "end", Kind: EndNode},
+func failedFork() (*workflow.App, map[string]string) {
+	app := &workflow.App{Name: "failed-fork", Nodes: []*workflow.Node{
+		{Name: workflow.StartNodeName, Kind: workflow.StartNode, To: "split"},
+		{Name: "split", Kind: workflow.ForkNode, Paths: []string{"left", "right"}},
+		{Name: "left", Kind: workflow.ActionNode, Action: &workflow.Action{Type: "shell"}, OK: "merge", Error: "fail"},
+		{Name: "right", Kind: workflow.ActionNode, Action: &workflow.Action{Type: "shell"}, OK: "merge", Error: "fail"},
+		{Name: "merge", Kind: workflow.JoinNode, To: "last"},
+		{Name: "last", Kind: workflow.ActionNode, Action: &workflow.Action{Type: "fs"}, OK: "end", Error: "other-kill"},
+		{Name: "fail", Kind: workflow.KillNode, Message: "a path failed"},
+		{Name: "other-kill", Kind: workflow.KillNode, Message: "never reached"},
+		{Name: "end", Kind: workflow.EndNode},
 	}}
-	status := map[string]string{StartNodeName: "OK", "split": "OK", "left": "ERROR", "right": "KILLED", "fail": "OK"}
+	status := map[string]string{workflow.StartNodeName: "OK", "split": "OK", "left": "ERROR", "right": "KILLED", "fail": "OK"}
 	return app, status
 }
 
@@ -237,7 +239,7 @@ func svgNodeElem(t *testing.T, svg []byte, name string) string {
 // node has a thick outline and its killed sibling another colour.
 func TestGraphFailure(t *testing.T) {
 	app, status := failedFork()
-	svg, err := RenderGraph(app, status, GraphOptions{Format: "svg", HideKill: true})
+	svg, err := Render(app, status, Options{Format: "svg", HideKill: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +268,7 @@ func TestGraphFailure(t *testing.T) {
 		t.Errorf("edges into the reached kill node from %v, want the reached nodes left,right", intoFail)
 	}
 
-	dot, err := RenderGraph(app, status, GraphOptions{Format: "dot", HideKill: true})
+	dot, err := Render(app, status, Options{Format: "dot", HideKill: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,11 +286,11 @@ func TestGraphFailure(t *testing.T) {
 // same bytes each time, with each node filled in its status colour.
 func TestGraphPNG(t *testing.T) {
 	app, status := failedFork()
-	out, err := RenderGraph(app, status, GraphOptions{Format: "PNG", HideKill: true})
+	out, err := Render(app, status, Options{Format: "PNG", HideKill: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := RenderGraph(app, status, GraphOptions{Format: "png", HideKill: true})
+	again, _ := Render(app, status, Options{Format: "png", HideKill: true})
 	if !bytes.Equal(out, again) {
 		t.Error("two renderings differ")
 	}
@@ -304,7 +306,7 @@ func TestGraphPNG(t *testing.T) {
 	for _, n := range g.nodes {
 		// A point inside the shape, clear of its text and outline.
 		p := image.Pt(int(n.x-n.w/2+6), int(n.y))
-		if n.kind != ActionNode && n.kind != ForkNode && n.kind != JoinNode {
+		if n.kind != workflow.ActionNode && n.kind != workflow.ForkNode && n.kind != workflow.JoinNode {
 			p = image.Pt(int(n.x), int(n.y-n.h/2+5))
 		}
 		want := hexColour(n.colour.fill)
@@ -312,16 +314,16 @@ func TestGraphPNG(t *testing.T) {
 			t.Errorf("node %s at %v: %v, want %v (%s)", n.name, p, got, want, n.colour.name)
 		}
 	}
-	if _, err := RenderGraph(skipApp(100), nil, GraphOptions{Format: "png"}); err != nil {
+	if _, err := Render(skipApp(100), nil, Options{Format: "png"}); err != nil {
 		t.Errorf("100-node png: %v", err)
 	}
-	opts := DefaultOptions()
+	opts := workflow.DefaultOptions()
 	opts.MaxDefinitionLength = -1
-	big, err := Parse(largeWorkflow(), opts)
+	big, err := workflow.Parse(largeWorkflow(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RenderGraph(big, nil, GraphOptions{Format: "png"}); ErrorCode(err) != CodeGraphFormat || !strings.Contains(err.Error(), "format=svg") {
-		t.Errorf("huge png: %v, want %s pointing to svg", err, CodeGraphFormat)
+	if _, err := Render(big, nil, Options{Format: "png"}); workflow.ErrorCode(err) != CodeFormat || !strings.Contains(err.Error(), "format=svg") {
+		t.Errorf("huge png: %v, want %s pointing to svg", err, CodeFormat)
 	}
 }

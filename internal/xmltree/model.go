@@ -1,4 +1,4 @@
-package workflow
+package xmltree
 
 import (
 	"regexp"
@@ -8,7 +8,7 @@ import (
 
 // This file holds a small content-model checker that mirrors what Oozie's XSD
 // validation (Xerces) rejects, and words its messages the way Xerces does so
-// that users recognise them. Only the constructs the workflow schemas use are
+// that users recognise them. Only the constructs the Oozie schemas use are
 // supported: sequences, choices, element particles with min/max occurrences,
 // namespace wildcards, required attributes and the IDENTIFIER pattern.
 
@@ -21,34 +21,35 @@ const (
 	pAny
 )
 
-// unbounded marks maxOccurs="unbounded".
-const unbounded = -1
+// Unbounded marks maxOccurs="unbounded".
+const Unbounded = -1
 
-// particle is one node of a content model.
-type particle struct {
+// Particle is one node of a content model.
+type Particle struct {
 	kind     particleKind
 	name     string // pElem: local name; namespace is the schema's
-	typ      *ctype // pElem: the element's type
+	typ      *Type  // pElem: the element's type
 	min, max int
-	items    []*particle
+	items    []*Particle
 	// pAny: accepted namespaces; "##other" means any namespace except the
 	// schema's own and the empty one.
 	anyNS []string
 }
 
-// ctype is an element type: attributes plus either a content model, simple
+// Type is an element type: attributes plus either a content model, simple
 // text (simple) or nothing at all (empty).
-type ctype struct {
-	model  *particle
+type Type struct {
+	model  *Particle
 	nfa    *nfa // compiled model, built once by complexType
 	simple bool
-	attrs  []attrSpec
+	attrs  []AttrSpec
 	// open types accept any content; used where gozie does not model the
 	// structure (extension action bodies) so that nothing valid is rejected.
 	open bool
 }
 
-type attrSpec struct {
+// AttrSpec declares one attribute of a Type.
+type AttrSpec struct {
 	name     string
 	required bool
 	ident    bool // value must match the IDENTIFIER pattern
@@ -60,57 +61,73 @@ var identPattern = regexp.MustCompile(`^(?:[a-zA-Z_](?:[\-_a-zA-Z0-9])*)+$`)
 
 const identFacet = `([a-zA-Z_]([\-_a-zA-Z0-9])*){1,39}`
 
-// Constructors keep the per-version tables in schemas.go readable.
-func elem(name string, t *ctype, min, max int) *particle {
-	return &particle{kind: pElem, name: name, typ: t, min: min, max: max}
-}
-func seq(min, max int, items ...*particle) *particle {
-	return &particle{kind: pSeq, min: min, max: max, items: items}
-}
-func choice(min, max int, items ...*particle) *particle {
-	return &particle{kind: pChoice, min: min, max: max, items: items}
-}
-func anyOf(min, max int, ns ...string) *particle {
-	return &particle{kind: pAny, min: min, max: max, anyNS: ns}
+// Elem is an element particle: a child named name in the validator's
+// namespace, of type t, occurring min to max times (max may be Unbounded).
+func Elem(name string, t *Type, min, max int) *Particle {
+	return &Particle{kind: pElem, name: name, typ: t, min: min, max: max}
 }
 
-// complexType builds an element-only type and compiles its model once, at
-// package initialisation, so validation never mutates shared state.
-func complexType(model *particle, attrs ...attrSpec) *ctype {
-	return &ctype{model: model, nfa: compile(model), attrs: attrs}
+// Seq is an xs:sequence of items occurring min to max times.
+func Seq(min, max int, items ...*Particle) *Particle {
+	return &Particle{kind: pSeq, min: min, max: max, items: items}
 }
 
-// textType is a simple-content type (xs:string and friends).
-func textType(attrs ...attrSpec) *ctype { return &ctype{simple: true, attrs: attrs} }
+// Choice is an xs:choice among items occurring min to max times.
+func Choice(min, max int, items ...*Particle) *Particle {
+	return &Particle{kind: pChoice, min: min, max: max, items: items}
+}
 
-// emptyType has attributes only.
-func emptyType(attrs ...attrSpec) *ctype { return &ctype{attrs: attrs} }
+// AnyOf is an xs:any wildcard over the namespaces ns ("##other": any
+// namespace but the schema's own and the empty one).
+func AnyOf(min, max int, ns ...string) *Particle {
+	return &Particle{kind: pAny, min: min, max: max, anyNS: ns}
+}
 
-// openType accepts anything; used for content gozie keeps but does not model.
-var openType = &ctype{open: true}
+// ComplexType builds an element-only type and compiles its model once, when
+// the schema is built, so validation never mutates shared state.
+func ComplexType(model *Particle, attrs ...AttrSpec) *Type {
+	return &Type{model: model, nfa: compile(model), attrs: attrs}
+}
 
-func req(name string) attrSpec   { return attrSpec{name: name, required: true} }
-func opt(name string) attrSpec   { return attrSpec{name: name} }
-func reqID(name string) attrSpec { return attrSpec{name: name, required: true, ident: true} }
+// TextType is a simple-content type (xs:string and friends).
+func TextType(attrs ...AttrSpec) *Type { return &Type{simple: true, attrs: attrs} }
 
-// validator checks one document against one schema namespace.
-type validator struct {
-	ns string
-	// ext resolves element types for wildcard-matched children (extension
-	// action schemas); nil result means "not modelled, accept".
-	ext func(e *Element) *ctype
+// EmptyType has attributes only.
+func EmptyType(attrs ...AttrSpec) *Type { return &Type{attrs: attrs} }
+
+// OpenType accepts anything; used for content gozie keeps but does not model.
+var OpenType = &Type{open: true}
+
+// Req declares a required attribute.
+func Req(name string) AttrSpec { return AttrSpec{name: name, required: true} }
+
+// Opt declares an optional attribute.
+func Opt(name string) AttrSpec { return AttrSpec{name: name} }
+
+// ReqID declares a required attribute whose value must match the schemas'
+// IDENTIFIER pattern.
+func ReqID(name string) AttrSpec { return AttrSpec{name: name, required: true, ident: true} }
+
+// Validator checks one document against the schema of one namespace.
+type Validator struct {
+	// NS is the schema's target namespace: element particles match
+	// children in it.
+	NS string
+	// Ext resolves element types for wildcard-matched children (extension
+	// action schemas); a nil result means "not modelled, accept".
+	Ext func(e *Element) *Type
 }
 
 // matchOne reports whether child e can be consumed by the element or
-// wildcard particle p.
-func (v *validator) matchOne(p *particle, e *Element) bool {
+// wildcard Particle p.
+func (v *Validator) matchOne(p *Particle, e *Element) bool {
 	switch p.kind {
 	case pElem:
-		return e.Name.Local == p.name && e.Name.Space == v.ns
+		return e.Name.Local == p.name && e.Name.Space == v.NS
 	case pAny:
 		for _, ns := range p.anyNS {
 			if ns == "##other" {
-				if e.Name.Space != v.ns && e.Name.Space != "" {
+				if e.Name.Space != v.NS && e.Name.Space != "" {
 					return true
 				}
 			} else if e.Name.Space == ns {
@@ -132,7 +149,7 @@ type nfa struct {
 }
 
 type nfaEdge struct {
-	p  *particle
+	p  *Particle
 	to int
 	id int // creation order = declaration order, for stable messages
 }
@@ -146,7 +163,7 @@ func (n *nfa) newState() int {
 func (n *nfa) epsilon(from, to int) { n.eps[from] = append(n.eps[from], to) }
 
 // compile builds the automaton of a content model.
-func compile(model *particle) *nfa {
+func compile(model *Particle) *nfa {
 	n := &nfa{}
 	s := n.newState()
 	ids := 0
@@ -156,12 +173,12 @@ func compile(model *particle) *nfa {
 
 // build adds p (with its occurrence bounds) after state s and returns the
 // state reached once p has been matched.
-func (n *nfa) build(p *particle, s int, ids *int) int {
+func (n *nfa) build(p *Particle, s int, ids *int) int {
 	cur := s
 	for i := 0; i < p.min; i++ {
 		cur = n.buildOnce(p, cur, ids)
 	}
-	if p.max == unbounded {
+	if p.max == Unbounded {
 		loop := n.newState()
 		n.epsilon(cur, loop)
 		back := n.buildOnce(p, loop, ids)
@@ -179,7 +196,7 @@ func (n *nfa) build(p *particle, s int, ids *int) int {
 	return out
 }
 
-func (n *nfa) buildOnce(p *particle, s int, ids *int) int {
+func (n *nfa) buildOnce(p *Particle, s int, ids *int) int {
 	switch p.kind {
 	case pElem, pAny:
 		t := n.newState()
@@ -225,7 +242,7 @@ func (n *nfa) closure(set map[int]bool) map[int]bool {
 // run matches kids and returns the index of the first child that cannot be
 // matched (len(kids) when all matched), whether the content is complete,
 // and the edges available at the stopping point (for the message).
-func (v *validator) run(n *nfa, kids []*Element) (int, bool, []nfaEdge) {
+func (v *Validator) run(n *nfa, kids []*Element) (int, bool, []nfaEdge) {
 	cur := n.closure(map[int]bool{0: true})
 	for i, c := range kids {
 		next := map[int]bool{}
@@ -257,15 +274,15 @@ func available(n *nfa, set map[int]bool) []nfaEdge {
 }
 
 // expected renders edges the way Xerces lists expected elements.
-func (v *validator) expected(edges []nfaEdge) string {
+func (v *Validator) expected(edges []nfaEdge) string {
 	var names []string
 	seen := map[string]bool{}
 	for _, e := range edges {
 		var label string
 		if e.p.kind == pAny {
-			label = "WC[" + strings.Join(quoteAll(e.p.anyNS, v.ns), ", ") + "]"
+			label = "WC[" + strings.Join(quoteAll(e.p.anyNS, v.NS), ", ") + "]"
 		} else {
-			label = `"` + v.ns + `":` + e.p.name
+			label = `"` + v.NS + `":` + e.p.name
 		}
 		if !seen[label] {
 			seen[label] = true
@@ -287,9 +304,9 @@ func quoteAll(nss []string, own string) []string {
 	return out
 }
 
-// check validates e against type t, depth first in document order, and
+// Check validates e against type t, depth first in document order, and
 // returns the first violation as an E0701 error.
-func (v *validator) check(e *Element, t *ctype) *Error {
+func (v *Validator) Check(e *Element, t *Type) *DocError {
 	if t == nil || t.open {
 		return nil
 	}
@@ -299,23 +316,23 @@ func (v *validator) check(e *Element, t *ctype) *Error {
 	if t.simple {
 		if len(e.Children) > 0 {
 			c := e.Children[0]
-			return schemaError(c.Line, c.Col, "cvc-type.3.1.2: Element '%s' is a simple type, so it must have no element information item [children].", e.Name.Local)
+			return invalid(c.Line, c.Col, "cvc-type.3.1.2: Element '%s' is a simple type, so it must have no element information item [children].", e.Name.Local)
 		}
 		return nil
 	}
 	if t.model == nil {
 		if len(e.Children) > 0 || strings.TrimSpace(e.Text) != "" {
-			return schemaError(e.Line, e.Col, "cvc-complex-type.2.1: Element '%s' must have no character or element information item [children], because the type's content type is empty.", e.Name.Local)
+			return invalid(e.Line, e.Col, "cvc-complex-type.2.1: Element '%s' must have no character or element information item [children], because the type's content type is empty.", e.Name.Local)
 		}
 		return nil
 	}
 	if strings.TrimSpace(e.Text) != "" {
-		return schemaError(e.Line, e.Col, "cvc-complex-type.2.3: Element '%s' cannot have character [children], because the type's content type is element-only.", e.Name.Local)
+		return invalid(e.Line, e.Col, "cvc-complex-type.2.3: Element '%s' cannot have character [children], because the type's content type is element-only.", e.Name.Local)
 	}
 	k, ok, edges := v.run(t.nfa, e.Children)
 	for _, c := range e.Children[:k] {
 		sub, ct := v.childType(t.model, c)
-		if err := sub.check(c, ct); err != nil {
+		if err := sub.Check(c, ct); err != nil {
 			return err
 		}
 	}
@@ -323,24 +340,24 @@ func (v *validator) check(e *Element, t *ctype) *Error {
 		return nil
 	}
 	if k == len(e.Children) {
-		return schemaError(e.Line, e.Col, "cvc-complex-type.2.4.b: The content of element '%s' is not complete. One of '{%s}' is expected.", e.Name.Local, v.expected(edges))
+		return invalid(e.Line, e.Col, "cvc-complex-type.2.4.b: The content of element '%s' is not complete. One of '{%s}' is expected.", e.Name.Local, v.expected(edges))
 	}
 	bad := e.Children[k]
 	exp := v.expected(edges)
 	if exp == "" {
-		return schemaError(bad.Line, bad.Col, "cvc-complex-type.2.4.d: Invalid content was found starting with element '%s'. No child element is expected at this point.", bad.Name.Local)
+		return invalid(bad.Line, bad.Col, "cvc-complex-type.2.4.d: Invalid content was found starting with element '%s'. No child element is expected at this point.", bad.Name.Local)
 	}
-	return schemaError(bad.Line, bad.Col, "cvc-complex-type.2.4.a: Invalid content was found starting with element '%s'. One of '{%s}' is expected.", bad.Name.Local, exp)
+	return invalid(bad.Line, bad.Col, "cvc-complex-type.2.4.a: Invalid content was found starting with element '%s'. One of '{%s}' is expected.", bad.Name.Local, exp)
 }
 
 // childType finds the declared type of child c within model. A child taken
 // by a wildcard is typed through the ext hook and validated in its own
-// namespace, hence the returned validator.
-func (v *validator) childType(model *particle, c *Element) (*validator, *ctype) {
-	var found *ctype
+// namespace, hence the returned Validator.
+func (v *Validator) childType(model *Particle, c *Element) (*Validator, *Type) {
+	var found *Type
 	wild := false
-	var walk func(p *particle)
-	walk = func(p *particle) {
+	var walk func(p *Particle)
+	walk = func(p *Particle) {
 		if found != nil {
 			return
 		}
@@ -360,33 +377,33 @@ func (v *validator) childType(model *particle, c *Element) (*validator, *ctype) 
 		}
 	}
 	walk(model)
-	if found == nil && wild && v.ext != nil {
-		return &validator{ns: c.Name.Space, ext: v.ext}, v.ext(c)
+	if found == nil && wild && v.Ext != nil {
+		return &Validator{NS: c.Name.Space, Ext: v.Ext}, v.Ext(c)
 	}
 	return v, found
 }
 
-func (v *validator) checkAttrs(e *Element, t *ctype) *Error {
+func (v *Validator) checkAttrs(e *Element, t *Type) *DocError {
 	for _, a := range e.Attrs {
 		if a.Name.Space != "" {
 			continue // qualified attributes (xsi:..., foreign) are not checked
 		}
-		var spec *attrSpec
+		var spec *AttrSpec
 		for i := range t.attrs {
 			if t.attrs[i].name == a.Name.Local {
 				spec = &t.attrs[i]
 			}
 		}
 		if spec == nil {
-			return schemaError(e.Line, e.Col, "cvc-complex-type.3.2.2: Attribute '%s' is not allowed to appear in element '%s'.", a.Name.Local, e.Name.Local)
+			return invalid(e.Line, e.Col, "cvc-complex-type.3.2.2: Attribute '%s' is not allowed to appear in element '%s'.", a.Name.Local, e.Name.Local)
 		}
 		if spec.ident && !identPattern.MatchString(a.Value) {
-			return schemaError(e.Line, e.Col, "cvc-pattern-valid: Value '%s' is not facet-valid with respect to pattern '%s' for type 'IDENTIFIER'.", a.Value, identFacet)
+			return invalid(e.Line, e.Col, "cvc-pattern-valid: Value '%s' is not facet-valid with respect to pattern '%s' for type 'IDENTIFIER'.", a.Value, identFacet)
 		}
 	}
 	for _, s := range t.attrs {
 		if _, ok := e.LookupAttr(s.name); s.required && !ok {
-			return schemaError(e.Line, e.Col, "cvc-complex-type.4: Attribute '%s' must appear on element '%s'.", s.name, e.Name.Local)
+			return invalid(e.Line, e.Col, "cvc-complex-type.4: Attribute '%s' must appear on element '%s'.", s.name, e.Name.Local)
 		}
 	}
 	return nil

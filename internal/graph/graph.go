@@ -1,62 +1,30 @@
-package workflow
+// Package graph draws a workflow's nodes and transitions as PNG, SVG or
+// Graphviz DOT, coloured by the status of a run. Only the faces (server,
+// console, cli) use it, so that the model packages and the engines link no
+// image code.
+package graph
 
 import (
 	"cmp"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gozie/gozie/internal/workflow"
 )
 
-// Edge is one transition of the graph, labelled with how it is taken.
-type Edge struct {
-	From, To string
-	// Kind is "start", "ok", "error", "case", "default", "path", "join", or
-	// "transition" for nodes built in code with explicit Transitions.
-	Kind string
-	// Predicate is the EL text of a decision case (unevaluated).
-	Predicate string
-}
-
-// Edges lists every transition in definition order, the order Validate walks
-// them; the console and `gozie validate` draw the graph from it.
-func (a *App) Edges() []Edge {
-	var out []Edge
-	for _, n := range a.Nodes {
-		if n.Transitions != nil {
-			for _, t := range n.Transitions {
-				out = append(out, Edge{From: n.Name, To: t, Kind: "transition"})
-			}
-			continue
-		}
-		switch n.Kind {
-		case StartNode:
-			out = append(out, Edge{From: n.Name, To: n.To, Kind: "start"})
-		case JoinNode:
-			out = append(out, Edge{From: n.Name, To: n.To, Kind: "join"})
-		case ActionNode:
-			out = append(out, Edge{From: n.Name, To: n.OK, Kind: "ok"}, Edge{From: n.Name, To: n.Error, Kind: "error"})
-		case DecisionNode:
-			for _, c := range n.Cases {
-				out = append(out, Edge{From: n.Name, To: c.To, Kind: "case", Predicate: c.Predicate})
-			}
-			if n.HasDefault {
-				out = append(out, Edge{From: n.Name, To: n.Default, Kind: "default"})
-			}
-		case ForkNode:
-			for _, p := range n.Paths {
-				out = append(out, Edge{From: n.Name, To: p, Kind: "path"})
-			}
-		}
-	}
-	return out
-}
-
-// CodeGraphFormat is the Oozie code of a graph that cannot be rendered, an
+// CodeFormat is the Oozie code of a graph that cannot be rendered, an
 // unknown format included; the REST API answers it with 404.
-const CodeGraphFormat = "E0307"
+const CodeFormat = "E0307"
 
-// GraphOptions tunes RenderGraph.
-type GraphOptions struct {
+// formatError is the one constructor of this package's errors: a workflow
+// error with code E0307, as the REST API reports a graph it cannot draw.
+func formatError(format string, args ...any) error {
+	return &workflow.Error{Code: CodeFormat, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Options tunes Render.
+type Options struct {
 	// Format is "png", "svg" or "dot", in any case.
 	Format string
 	// HideKill leaves out kill nodes and the transitions into them. Oozie's
@@ -71,20 +39,20 @@ type GraphOptions struct {
 // coloured by its entry in status (node name -> action status such as OK,
 // RUNNING, ERROR; nodes absent from the map have not been reached). format is
 // "png" or "svg" (both drawn here, no Graphviz needed) or "dot" (Graphviz
-// source). Kill nodes are shown; RenderGraph can hide them.
-func Graph(app *App, status map[string]string, format string) ([]byte, error) {
-	return RenderGraph(app, status, GraphOptions{Format: format})
+// source). Kill nodes are shown; Render can hide them.
+func Draw(app *workflow.App, status map[string]string, format string) ([]byte, error) {
+	return Render(app, status, Options{Format: format})
 }
 
-// RenderGraph is Graph with options. The output depends only on its inputs,
+// Render is Graph with options. The output depends only on its inputs,
 // so images can be cached and compared byte for byte.
-func RenderGraph(app *App, status map[string]string, opts GraphOptions) ([]byte, error) {
+func Render(app *workflow.App, status map[string]string, opts Options) ([]byte, error) {
 	if app == nil {
-		return nil, &Error{Code: CodeGraphFormat, Msg: "Runtime error [no workflow to draw]"}
+		return nil, formatError("Runtime error [no workflow to draw]")
 	}
 	switch strings.ToLower(opts.Format) {
 	case "dot":
-		return []byte(app.dot(status, true, opts.HideKill)), nil
+		return []byte(dot(app, status, true, opts.HideKill)), nil
 	case "svg":
 		g := buildGraph(app, status, opts.HideKill)
 		g.layout()
@@ -94,23 +62,23 @@ func RenderGraph(app *App, status map[string]string, opts GraphOptions) ([]byte,
 		g.layout()
 		return g.png()
 	}
-	return nil, &Error{Code: CodeGraphFormat, Msg: fmt.Sprintf("Runtime error [graph format [%s] is not supported, use png, svg or dot]", opts.Format)}
+	return nil, formatError("Runtime error [graph format [%s] is not supported, use png, svg or dot]", opts.Format)
 }
 
 // DOT renders the graph in Graphviz syntax without status colours. Shapes
 // follow the node kinds so that control flow stands out from actions; error
 // edges are red and dashed.
-func (a *App) DOT() string { return a.dot(nil, false, false) }
+func DOT(a *workflow.App) string { return dot(a, nil, false, false) }
 
 // dot writes the Graphviz source; coloured fills the nodes by status.
-func (a *App) dot(status map[string]string, coloured, hideKill bool) string {
+func dot(a *workflow.App, status map[string]string, coloured, hideKill bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "digraph %s {\n  node [fontsize=11];\n", dotQuote(a.Name))
-	shapes := map[NodeKind]string{StartNode: "circle", EndNode: "doublecircle", KillNode: "octagon", DecisionNode: "diamond"}
+	shapes := map[workflow.NodeKind]string{workflow.StartNode: "circle", workflow.EndNode: "doublecircle", workflow.KillNode: "octagon", workflow.DecisionNode: "diamond"}
 	hidden, seen := map[string]bool{}, map[string]bool{}
 	reachedKill := map[string]bool{}
 	for _, n := range a.Nodes {
-		if hideKill && n.Kind == KillNode {
+		if hideKill && n.Kind == workflow.KillNode {
 			if _, reached := status[n.Name]; !reached {
 				hidden[n.Name] = true
 				continue
@@ -123,7 +91,7 @@ func (a *App) dot(status map[string]string, coloured, hideKill bool) string {
 		seen[n.Name] = true
 		shape := cmp.Or(shapes[n.Kind], "box") // actions, and bars for fork and join
 		fmt.Fprintf(&b, "  %s [shape=%s, label=%s", dotQuote(n.Name), shape, dotQuote(strings.Join(nodeLabel(n), "\n")))
-		if n.Kind == ForkNode || n.Kind == JoinNode {
+		if n.Kind == workflow.ForkNode || n.Kind == workflow.JoinNode {
 			b.WriteString(", height=0.25, penwidth=3") // a bar
 		}
 		if coloured {
@@ -135,7 +103,7 @@ func (a *App) dot(status map[string]string, coloured, hideKill bool) string {
 		}
 		b.WriteString("];\n")
 	}
-	var errs []Edge
+	var errs []workflow.Edge
 	for _, e := range a.Edges() {
 		if hidden[e.From] || hidden[e.To] || reachedKill[e.To] && !reached(status, e.From) {
 			continue
@@ -181,12 +149,12 @@ func dotQuote(s string) string {
 }
 
 // nodeLabel is the text drawn for a node: its name, plus the action type.
-func nodeLabel(n *Node) []string {
+func nodeLabel(n *workflow.Node) []string {
 	name := n.Name
-	if n.Kind == StartNode {
+	if n.Kind == workflow.StartNode {
 		name = "start"
 	}
-	if n.Kind == ActionNode && n.Action != nil && n.Action.Type != "" {
+	if n.Kind == workflow.ActionNode && n.Action != nil && n.Action.Type != "" {
 		return []string{name, "(" + n.Action.Type + ")"}
 	}
 	return []string{name}
@@ -258,8 +226,8 @@ func statusColour(status map[string]string, node string) colour {
 // nodeColour is statusColour for a node of the definition: a kill node the
 // job reached is where it ended KILLED, so it takes the error colour
 // whatever its own record says (OK when its message resolved).
-func nodeColour(n *Node, status map[string]string) colour {
-	if n.Kind == KillNode && reached(status, n.Name) {
+func nodeColour(n *workflow.Node, status map[string]string) colour {
+	if n.Kind == workflow.KillNode && reached(status, n.Name) {
 		return colourError
 	}
 	return statusColour(status, n.Name)
