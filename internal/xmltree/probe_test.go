@@ -126,7 +126,7 @@ func judge(want string, refused xmltree.Kind, doc []byte, got string, err error)
 	}
 	cell := fmt.Sprintf("refused %s @%d:%d", kindName[refused], te.Line, te.Col)
 	var pe *conf.ParseError
-	if errors.As(err, &pe) {
+	if errors.As(err, &pe) && pe.Code == "" { // conf.ParseError is the uncoded vocab.Error
 		if pe.Line != te.Line {
 			return cell, fmt.Sprintf("conf error %q at line %d, want line %d", err, pe.Line, te.Line)
 		}
