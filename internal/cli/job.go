@@ -523,15 +523,15 @@ func (j *jobCmd) configContent(id string) error {
 	case "-C":
 		var cj *client.CoordJob
 		cj, _, err = j.c.CoordInfo(j.ctx, id, client.InfoOptions{Offset: -1, Len: -1, Order: "asc"})
-		text = cj.Conf
+		text = string(cj.Conf)
 	case "-W":
 		var wf *client.WorkflowJob
 		wf, _, err = j.c.WorkflowInfo(j.ctx, id, client.InfoOptions{})
-		text = wf.Conf
+		text = string(wf.Conf)
 	case "-B":
 		var b *client.BundleJob
 		b, _, err = j.c.BundleInfo(j.ctx, id)
-		text = b.Conf
+		text = string(b.Conf)
 	default:
 		fmt.Fprintf(j.out, "ERROR:  job id [%s] doesn't end with either C or W or B\n", id)
 		return nil
@@ -673,7 +673,7 @@ func printWorkflowAction(w io.Writer, a *client.WorkflowAction, d dates) {
 	fmt.Fprintln(w, "ID : "+maskIfNull(a.ID))
 	fmt.Fprintln(w, ruler)
 	fmt.Fprintln(w, "Console URL       : "+maskIfNull(a.ConsoleURL))
-	if base, ok := strings.CutSuffix(a.ConsoleURL, "/stdout"); ok && strings.Contains(base, "/console/action/") {
+	if base, ok := strings.CutSuffix(string(a.ConsoleURL), "/stdout"); ok && strings.Contains(base, "/console/action/") {
 		// gozie's console serves both streams; a failure is in stderr.
 		fmt.Fprintln(w, "Stderr URL        : "+base+"/stderr")
 	}
@@ -731,10 +731,10 @@ func printCoordJob(w io.Writer, job *client.CoordJob, d dates) {
 
 // firstMissing is the first pull dependency of an action, followed by "#"
 // and the first push dependency when there are push dependencies.
-func firstMissing(a client.CoordAction) string {
-	s, _, _ := strings.Cut(a.MissingDependencies, "#")
+func firstMissing(a *client.CoordAction) string {
+	s, _, _ := strings.Cut(string(a.MissingDependencies), "#")
 	if a.PushMissingDependencies != "" {
-		p, _, _ := strings.Cut(a.PushMissingDependencies, "#")
+		p, _, _ := strings.Cut(string(a.PushMissingDependencies), "#")
 		s += "#" + p
 	}
 	return s
@@ -755,7 +755,7 @@ func printCoordAction(w io.Writer, a *client.CoordAction, d dates) {
 	fmt.Fprintln(w, "Nominal Time         : "+d.mask(a.NominalTime))
 	fmt.Fprintln(w, "Status               : "+a.Status)
 	fmt.Fprintln(w, "Last Modified        : "+d.mask(a.LastModifiedTime))
-	first, _, _ := strings.Cut(a.MissingDependencies, "#")
+	first, _, _ := strings.Cut(string(a.MissingDependencies), "#")
 	fmt.Fprintln(w, "First Missing Dependency : "+maskIfNull(first))
 	fmt.Fprintln(w, ruler)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/client"
 	"github.com/gozie/gozie/internal/engine"
+	restapi "github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlite"
@@ -198,7 +199,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		for i, a := range acts {
 			// The short external id a server shows (local:<pid>).
 			if short, ok := action.LocalExternalID(a.ExternalID, e.ActionDir(a)); ok {
-				jj.Actions[i].ExternalID = &short
+				jj.Actions[i].ExternalID = restapi.Str(short)
 			}
 		}
 		if err := enc.Encode(jj); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -343,10 +344,10 @@ func (s *Server) listPage(ctx context.Context, kind string, f store.JobFilter, l
 			return nil, err
 		}
 		if jobs == nil {
-			jobs = []any{}
+			jobs = []*rest.CoordJob{}
 		}
-		for i, j := range jobs {
-			jobs[i] = localizeAny(j, loc)
+		for _, j := range jobs {
+			j.In(loc)
 		}
 		return map[string]any{"coordinatorjobs": jobs, "total": total}, nil
 	case "bundle":
@@ -356,12 +357,12 @@ func (s *Server) listPage(ctx context.Context, kind string, f store.JobFilter, l
 	if err != nil {
 		return nil, err
 	}
-	list := make([]*engine.JobJSON, 0, len(jobs))
+	list := make([]*rest.WorkflowJob, 0, len(jobs))
 	for _, j := range jobs {
 		jj := engine.NewJobJSON(j, nil, s.opts.BaseURL)
 		// List items carry no app path, conf or ACL (rest-api.md 5.6).
-		jj.AppPath, jj.Conf, jj.ACL = nil, nil, nil
-		localizeJob(jj, loc)
+		jj.AppPath, jj.Conf, jj.ACL = "", "", ""
+		jj.In(loc)
 		list = append(list, jj)
 	}
 	return map[string]any{"workflows": list, "total": total}, nil
@@ -507,7 +508,7 @@ func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request, c *call) err
 			return err
 		}
 		for _, j := range jobs {
-			id := coordJobID(j)
+			id := j.CoordJobID
 			if id == "" {
 				continue
 			}

@@ -1,0 +1,75 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// TestStrBytes: a set Str is written byte for byte as a plain string
+// field, by json.Marshal and by an Encoder that does not escape HTML.
+func TestStrBytes(t *testing.T) {
+	for _, s := range []string{"plain", `<a href="x">&</a>`, "tab\tnl\nbs\\ \b\f\r\x01\x7f", "\u2028\u2029é\xff", "日本"} {
+		type plain struct{ A string }
+		type bean struct{ A Str }
+		want, _ := json.Marshal(plain{s})
+		got, _ := json.Marshal(bean{Str(s)})
+		if !bytes.Equal(got, want) {
+			t.Errorf("Marshal %q: %s, want %s", s, got, want)
+		}
+		var w1, w2 bytes.Buffer
+		for _, c := range []struct {
+			buf *bytes.Buffer
+			v   any
+		}{{&w1, plain{s}}, {&w2, bean{Str(s)}}} {
+			enc := json.NewEncoder(c.buf)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(c.v)
+		}
+		if w1.String() != w2.String() {
+			t.Errorf("Encoder %q: %s, want %s", s, w2.String(), w1.String())
+		}
+	}
+	if b, _ := json.Marshal(struct{ A Str }{}); string(b) != `{"A":null}` {
+		t.Errorf("empty Str: %s", b)
+	}
+}
+
+// TestTimeForms: GMT by default, the zone's short name after In (the
+// timezone parameter), null when zero; decoding reads only GMT.
+func TestTimeForms(t *testing.T) {
+	at := Date(time.Date(2009, 1, 1, 0, 0, 0, 0, time.FixedZone("X", 3600)))
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Skip("no tzdata:", err)
+	}
+	for _, c := range []struct {
+		v    Time
+		want string
+	}{
+		{at, `"Wed, 31 Dec 2008 23:00:00 GMT"`},
+		{at.In(la), `"Wed, 31 Dec 2008 15:00:00 PST"`},
+		{at.In(nil), `"Wed, 31 Dec 2008 23:00:00 GMT"`},
+		{Date(time.Time{}), `null`},
+	} {
+		if b, _ := json.Marshal(c.v); string(b) != c.want {
+			t.Errorf("%v: %s, want %s", c.v.Time, b, c.want)
+		}
+	}
+	var back struct{ A, B, C Time }
+	if err := json.Unmarshal([]byte(`{"A":"Wed, 31 Dec 2008 23:00:00 GMT","B":"Wed, 31 Dec 2008 15:00:00 PST","C":7}`), &back); err != nil {
+		t.Fatal(err)
+	}
+	if !back.A.Equal(at.Time) || !back.B.IsZero() || !back.C.IsZero() {
+		t.Errorf("decoded %v %v %v", back.A, back.B, back.C)
+	}
+}
+
+// TestTextDecodes: the frequency may come as a number.
+func TestTextDecodes(t *testing.T) {
+	var v struct{ A, B, C Text }
+	if err := json.Unmarshal([]byte(`{"A":"60","B":60,"C":null}`), &v); err != nil || v.A != "60" || v.B != "60" || v.C != "" {
+		t.Errorf("%+v %v", v, err)
+	}
+}
