@@ -241,3 +241,13 @@ type Retry struct {
 	ConsoleURL       string `json:"consoleUrl"`
 	ExternalChildIDs string `json:"externalChildIDs"`
 }
+
+// ErrorBody is the JSON body of an error answer (Oozie's error page):
+// the HTTP status, the message and, when there is one, the Oozie error
+// code, which the oozie-error-code header carries too. The fields are in
+// the order the server has always written them.
+type ErrorBody struct {
+	ErrorCode      string `json:"errorCode,omitempty"`
+	ErrorMessage   string `json:"errorMessage"`
+	HTTPStatusCode int    `json:"httpStatusCode"`
+}

@@ -73,3 +73,22 @@ func TestTextDecodes(t *testing.T) {
 		t.Errorf("%+v %v", v, err)
 	}
 }
+
+// TestErrorBodyBytes: the error body is written as the map it replaced
+// was (keys sorted, errorCode only when there is one).
+func TestErrorBodyBytes(t *testing.T) {
+	for _, c := range []struct {
+		v   ErrorBody
+		old map[string]any
+	}{
+		{ErrorBody{HTTPStatusCode: 400, ErrorMessage: "E0303: <x>", ErrorCode: "E0303"},
+			map[string]any{"httpStatusCode": 400, "errorMessage": "E0303: <x>", "errorCode": "E0303"}},
+		{ErrorBody{HTTPStatusCode: 401, ErrorMessage: "no"}, map[string]any{"httpStatusCode": 401, "errorMessage": "no"}},
+	} {
+		got, _ := json.Marshal(c.v)
+		want, _ := json.Marshal(c.old)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s, want %s", got, want)
+		}
+	}
+}

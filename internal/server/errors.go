@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -145,11 +146,11 @@ func isStoreError(err error) bool {
 func writeError(w http.ResponseWriter, err error) {
 	ae := toAPIError(err)
 	h := w.Header()
-	body := map[string]any{"httpStatusCode": ae.status, "errorMessage": html.EscapeString(ae.msg)}
+	body := rest.ErrorBody{HTTPStatusCode: ae.status, ErrorMessage: html.EscapeString(ae.msg)}
 	if ae.code != "" {
 		h.Set("oozie-error-code", ae.code)
 		h.Set("oozie-error-message", oneLine(ae.msg))
-		body["errorCode"] = ae.code
+		body.ErrorCode = ae.code
 	}
 	writeJSONStatus(w, ae.status, body)
 }
