@@ -31,6 +31,9 @@ func TestCoordSuspendResumeKillCascade(t *testing.T) {
 // TestCoordPostgres runs the catch-up and the cascade on PostgreSQL, the
 // store several servers share.
 func TestCoordPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	t.Run("CatchUpThrottleConcurrency", func(t *testing.T) { testCoordCatchUp(t, newPostgresCoordHarness) })
 	t.Run("SuspendResumeKillCascade", func(t *testing.T) { testCoordCascade(t, newPostgresCoordHarness) })
 }
