@@ -92,3 +92,23 @@ func TestErrorBodyBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminBeanBytes: the admin beans are written as the maps they
+// replaced were.
+func TestAdminBeanBytes(t *testing.T) {
+	for _, c := range []struct{ v, old any }{
+		{SystemStatus{SystemMode: "NORMAL"}, map[string]string{"systemMode": "NORMAL"}},
+		{SafeModeStatus{SafeMode: true}, map[string]bool{"safeMode": true}},
+		{Timezones{Zones: []Timezone{{DisplayName: "UTC (UTC)", ID: "UTC"}}},
+			map[string]any{"available-timezones": []map[string]string{{"timezoneDisplayName": "UTC (UTC)", "timezoneId": "UTC"}}}},
+		{Timezones{Zones: []Timezone{}}, map[string]any{"available-timezones": []map[string]string{}}},
+		{QueueDump{Queue: []QueueEntry{}, UniqueMap: []UniqueEntry{}}, map[string]any{"queueDump": []any{}, "uniqueMapDump": []any{}}},
+		{ShareLibs{ShareLib: []ShareLib{}}, map[string]any{"sharelib": []any{}}},
+	} {
+		got, _ := json.Marshal(c.v)
+		want, _ := json.Marshal(c.old)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s, want %s", got, want)
+		}
+	}
+}
