@@ -1,6 +1,7 @@
 package console
 
 import (
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -34,23 +35,13 @@ var funcs = template.FuncMap{
 		u := t.UTC()
 		return template.HTML(`<span class="nw">` + u.Format(time.DateOnly) + `</span> <span class="nw">` + u.Format(time.TimeOnly) + `</span>`)
 	},
-	// ptr is a bean value, "-" when unset.
-	"ptr": func(v any) string {
-		var s string
-		switch x := v.(type) {
-		case rest.Str:
-			s = string(x)
-		case rest.Text:
-			s = string(x)
-		case rest.Time:
-			s = x.String()
-		case string:
-			s = x
+	// ptr is a bean value (rest.Str, rest.Text, rest.Time), "-" when
+	// unset.
+	"ptr": func(v fmt.Stringer) string {
+		if s := v.String(); s != "" {
+			return s
 		}
-		if s == "" {
-			return "-"
-		}
-		return s
+		return "-"
 	},
 	"dash": func(s string) string {
 		if s == "" {

@@ -89,6 +89,9 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 // write null for an unset value, never "").
 type Str string
 
+// String is the string itself ("" when unset).
+func (s Str) String() string { return string(s) }
+
 // MarshalJSON writes null for "" and the string otherwise.
 func (s Str) MarshalJSON() ([]byte, error) {
 	if s == "" {
@@ -115,6 +118,9 @@ func (s *Str) UnmarshalJSON(b []byte) error {
 // frequency): it decodes a string, a number or null, and anything else as
 // "".
 type Text string
+
+// String is the string itself ("" when unset).
+func (s Text) String() string { return string(s) }
 
 // MarshalJSON writes null for "" and the string otherwise.
 func (s Text) MarshalJSON() ([]byte, error) { return Str(s).MarshalJSON() }
