@@ -1,7 +1,9 @@
 package rest
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -171,17 +173,50 @@ type BundleJob struct {
 }
 
 // JobList is the answer of GET and PUT /jobs (rest-api.md 5.6): exactly
-// one of the three lists is present, according to the job type asked for.
+// one of the three lists is present, according to the job type asked for;
+// a bulk change (PUT) adds ids. A nil list is absent, an empty one [].
 type JobList struct {
 	Workflows       []*WorkflowJob `json:"workflows,omitempty"`
 	CoordinatorJobs []*CoordJob    `json:"coordinatorjobs,omitempty"`
 	BundleJobs      []*BundleJob   `json:"bundlejobs,omitempty"`
+	IDs             []string       `json:"ids,omitempty"`
 	Total           int            `json:"total"`
 	Offset          int            `json:"offset"`
 	Len             int            `json:"len"`
 	// present records which list key the answer held, since an empty
 	// list and a missing one print differently after a bulk modify.
 	present map[string]bool
+}
+
+// MarshalJSON writes the keys in sorted order, as the server always has,
+// with each non-nil list (even empty) and no nil one.
+func (l JobList) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the caller's encoder escapes, if it does
+	b.WriteByte('{')
+	sep := ""
+	field := func(key string, v any) error {
+		b.WriteString(sep + `"` + key + `":`)
+		sep = ","
+		return enc.Encode(v)
+	}
+	var err error
+	if l.BundleJobs != nil {
+		err = errors.Join(err, field("bundlejobs", l.BundleJobs))
+	}
+	if l.CoordinatorJobs != nil {
+		err = errors.Join(err, field("coordinatorjobs", l.CoordinatorJobs))
+	}
+	if l.IDs != nil {
+		err = errors.Join(err, field("ids", l.IDs))
+	}
+	err = errors.Join(err, field("len", l.Len), field("offset", l.Offset), field("total", l.Total))
+	if l.Workflows != nil {
+		err = errors.Join(err, field("workflows", l.Workflows))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), err
 }
 
 // Has reports whether the decoded answer contained the list key

@@ -112,3 +112,30 @@ func TestAdminBeanBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestJobListBytes: the jobs list is written as the map it replaced was
+// (keys sorted, only the list asked for, [] when empty).
+func TestJobListBytes(t *testing.T) {
+	wf := []*WorkflowJob{{ID: "W1", Status: "RUNNING", Actions: []*WorkflowAction{}, ToString: "<x>"}}
+	for _, c := range []struct {
+		v   JobList
+		old map[string]any
+	}{
+		{JobList{Workflows: wf, Total: 1, Offset: 1, Len: 50}, map[string]any{"workflows": wf, "total": 1, "offset": 1, "len": 50}},
+		{JobList{Workflows: []*WorkflowJob{}, Offset: 1, Len: 50, IDs: []string{}},
+			map[string]any{"workflows": []*WorkflowJob{}, "total": 0, "offset": 1, "len": 50, "ids": []string{}}},
+		{JobList{CoordinatorJobs: []*CoordJob{}, Total: 0, Offset: 3, Len: 2},
+			map[string]any{"coordinatorjobs": []*CoordJob{}, "total": 0, "offset": 3, "len": 2}},
+		{JobList{BundleJobs: []*BundleJob{}, Offset: 1, Len: 50}, map[string]any{"bundlejobs": []any{}, "total": 0, "offset": 1, "len": 50}},
+	} {
+		got, err := json.Marshal(c.v)
+		want, _ := json.Marshal(c.old)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s (%v), want %s", got, err, want)
+		}
+		var back JobList
+		if err := json.Unmarshal(got, &back); err != nil || back.Len != c.v.Len || len(back.Workflows) != len(c.v.Workflows) {
+			t.Errorf("round trip of %s: %+v %v", got, back, err)
+		}
+	}
+}
