@@ -388,15 +388,15 @@ func clusterEnvInt(t *testing.T, name string, def int) int {
 // GOZIE_CLUSTER_TEST_SEED to replay a run's random choices. Skipped
 // without PostgreSQL (postgres.TestDSN).
 func TestClusterFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	dsn := postgres.TestDSN(t)
 	bin, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defN := 30
-	if testing.Short() {
-		defN = 12
-	}
 	nWF := clusterEnvInt(t, "GOZIE_CLUSTER_TEST_WORKFLOWS", defN)
 	nKills := clusterEnvInt(t, "GOZIE_CLUSTER_TEST_KILLS", 6+nWF/50)
 	stepSleep := "0.2"

@@ -159,6 +159,9 @@ func databaseValues(t *testing.T, dsn string) [][]byte {
 // each other's cookies, servers given different ones do not, and no value
 // in the database signs a cookie any server accepts.
 func TestClusterCookieKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	dsn := postgres.TestDSN(t)
 	dir := t.TempDir()
 	secret := func(name, v string) string {

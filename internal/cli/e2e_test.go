@@ -2,9 +2,7 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,50 +10,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gozie/gozie/internal/action"
-	_ "github.com/gozie/gozie/internal/action/all"
-	"github.com/gozie/gozie/internal/coordengine"
-	"github.com/gozie/gozie/internal/engine"
-	"github.com/gozie/gozie/internal/launch"
+	"github.com/gozie/gozie/internal/gozietest"
 	"github.com/gozie/gozie/internal/server"
-	"github.com/gozie/gozie/internal/store/sqlite"
 )
 
 // startServer runs gozie's real server in-process on a temporary SQLite
 // store and returns its /oozie URL.
 func startServer(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "gozie.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	reg := action.NewRegistry()
-	launch.RegisterBuiltins(reg, launch.Options{})
-	e, err := engine.New(engine.Options{Store: st, Actions: reg, DataDir: dir, DefaultUser: "tester",
-		PollInterval: 50 * time.Millisecond, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	coords := coordengine.New(e, coordengine.Options{})
-	if err := e.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	var srvURL string
-	s, err := server.New(server.Options{Engine: e, Coordinators: coords, DataDir: dir, Logf: t.Logf,
-		Auth:    server.AuthOptions{Secret: []byte("e2e-secret"), AnonymousReads: true},
-		BaseURL: "http://placeholder/oozie"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
-	srvURL = hs.URL + "/oozie"
-	return srvURL
+	return gozietest.NewServer(t, gozietest.Options{DefaultUser: "tester", PollInterval: 50 * time.Millisecond,
+		Auth:    &server.AuthOptions{Secret: []byte("e2e-secret"), AnonymousReads: true},
+		BaseURL: "http://placeholder/oozie"}).URL
 }
 
 // TestEndToEnd runs a tiny fs-only workflow through the real server with

@@ -110,7 +110,7 @@ func canonicalJobType(t string) (string, error) {
 
 const noJobs = "No Jobs match your criteria!"
 
-func printWorkflowJobs(w io.Writer, jobs []client.WorkflowJob, d dates) {
+func printWorkflowJobs(w io.Writer, jobs []*client.WorkflowJob, d dates) {
 	if len(jobs) == 0 {
 		fmt.Fprintln(w, noJobs)
 		return
@@ -136,7 +136,7 @@ func printWorkflowJobs(w io.Writer, jobs []client.WorkflowJob, d dates) {
 	}
 }
 
-func printCoordJobs(w io.Writer, jobs []client.CoordJob, d dates) {
+func printCoordJobs(w io.Writer, jobs []*client.CoordJob, d dates) {
 	if len(jobs) == 0 {
 		fmt.Fprintln(w, noJobs)
 		return
@@ -163,7 +163,7 @@ func printCoordJobs(w io.Writer, jobs []client.CoordJob, d dates) {
 	}
 }
 
-func printBundleJobs(w io.Writer, jobs []client.BundleJob, d dates) {
+func printBundleJobs(w io.Writer, jobs []*client.BundleJob, d dates) {
 	if len(jobs) == 0 {
 		fmt.Fprintln(w, noJobs)
 		return

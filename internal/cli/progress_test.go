@@ -121,7 +121,7 @@ func TestRunSuspended(t *testing.T) {
 func TestActionInfoStderrURL(t *testing.T) {
 	var out bytes.Buffer
 	base := "http://h:11000/oozie/console/action/0000001-260101000000000-oozie-root-W@a"
-	printWorkflowAction(&out, &client.WorkflowAction{ID: "x@a", ConsoleURL: base + "/stdout"}, dates{loc: time.UTC})
+	printWorkflowAction(&out, &client.WorkflowAction{ID: "x@a", ConsoleURL: client.Str(base + "/stdout")}, dates{loc: time.UTC})
 	if !strings.Contains(out.String(), "Stderr URL        : "+base+"/stderr\n") {
 		t.Errorf("no stderr URL:\n%s", out.String())
 	}

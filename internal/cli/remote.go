@@ -222,19 +222,19 @@ func maskDate(t client.Time, loc *time.Location, verbose bool) string {
 }
 
 // maskIfNull is the oozie command's "-" for an absent string.
-func maskIfNull(s string) string {
+func maskIfNull[S ~string](s S) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return string(s)
 }
 
 // nullText is Java's rendering of a possibly null string with "+".
-func nullText(s string) string {
+func nullText[S ~string](s S) string {
 	if s == "" {
 		return "null"
 	}
-	return s
+	return string(s)
 }
 
 // parseRemote parses the flags of job, jobs or admin. Errors are worded as

@@ -14,12 +14,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/gozie/gozie/internal/assembly"
 	"github.com/gozie/gozie/internal/client"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/launch"
+	restapi "github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
-	"github.com/gozie/gozie/internal/store/sqlite"
 )
 
 // runRun is `gozie run`: it runs one workflow job in-process, like Oozie's
@@ -70,14 +71,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	dir := *dataDir
-	temporary := dir == ""
-	if temporary {
-		if dir, err = os.MkdirTemp("", "gozie-run-"); err != nil {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
-			return exitFail
-		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, temporary, err := runDataDir(*dataDir)
+	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitFail
 	}
@@ -118,34 +113,19 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		<-warmed
 		_ = launch.StopSupervisor(supDir, 10*time.Second)
 	}()
-	s, err := sqlite.OpenWith(ctx, filepath.Join(dir, "gozie.db"), sqlite.Options{Logf: logf})
-	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return exitFail
-	}
-	defer s.Close()
-	reg := runRegistry(cfg, supDir)
 	prog := newProgress(stderr, dir)
-	e, err := engine.New(engine.Options{
-		Store: s, Actions: reg, DataDir: dir, DefaultUser: currentUser(),
-		PollInterval: 500 * time.Millisecond,
-		StartSettle:  engine.DefaultStartSettle,
-		// The server's bound on an action, so that a workflow tried with
-		// gozie run fails where the server would fail it.
-		MaxActionBytes: cfg.Int("gozie.action.max.bytes", engine.DefaultMaxActionBytes),
-		CrashJournal:   filepath.Join(dir, engine.CrashJournalFile),
-		Logf:           logf,
-		OnTransition:   prog.note,
-	})
+	cfg["gozie.data.dir"] = dir
+	sys, err := assembly.New(ctx, assembly.Options{Config: cfg, Local: true, Registry: runRegistry(cfg, supDir),
+		DefaultUser: currentUser(), Logf: logf, OnTransition: prog.note})
+	if err == nil {
+		defer sys.Close()
+		err = sys.Start(ctx)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitFail
 	}
-	if err := e.Start(ctx); err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return exitFail
-	}
-	defer e.Close()
+	e, s := sys.Engine, sys.Store
 
 	id, err := e.Run(ctx, props)
 	if err != nil {
@@ -159,22 +139,40 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
+	waitRun(ctx, stderr, e, prog, id, *timeout, pf.config)
+	code := reportRun(stdout, stderr, e, s, id, *asJSON)
+	succeeded = code == exitOK
+	return code
+}
+
+// runDataDir makes the data directory of a run: dir, or a temporary one
+// when dir is "".
+func runDataDir(dir string) (string, bool, error) {
+	if dir == "" {
+		dir, err := os.MkdirTemp("", "gozie-run-")
+		return dir, true, err
+	}
+	return dir, false, os.MkdirAll(dir, 0o755)
+}
+
+// waitRun waits for the job to end. Interrupted, timed out or suspended,
+// it kills the job so nothing keeps running behind the user's back, and
+// waits for it to end killed.
+func waitRun(ctx context.Context, stderr io.Writer, e *engine.Engine, prog *progress, id string, timeout time.Duration, config string) {
 	waitCtx, cancelWait := context.WithCancelCause(ctx)
 	defer cancelWait(nil)
 	prog.onSuspend(id, func() { cancelWait(errSuspended) })
-	if *timeout > 0 {
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		waitCtx, cancel = context.WithTimeoutCause(waitCtx, *timeout, errTimedOut)
+		waitCtx, cancel = context.WithTimeoutCause(waitCtx, timeout, errTimedOut)
 		defer cancel()
 	}
 	if _, err := e.Wait(waitCtx, id); err != nil {
-		// Interrupted, timed out or suspended: kill the job so nothing
-		// keeps running behind the user's back, and report it as it ended.
 		switch cause := context.Cause(waitCtx); {
 		case errors.Is(cause, errSuspended):
-			explainSuspended(stderr, e, id, pf.config)
+			explainSuspended(stderr, e, id, config)
 		case errors.Is(cause, errTimedOut):
-			fmt.Fprintf(stderr, "Error: job %s has not ended within -timeout %s; killing it\n", id, *timeout)
+			fmt.Fprintf(stderr, "Error: job %s has not ended within -timeout %s; killing it\n", id, timeout)
 		case ctx.Err() != nil:
 			fmt.Fprintf(stderr, "Error: interrupted; killing job %s\n", id)
 		default:
@@ -185,12 +183,17 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		defer cancel()
 		_, _ = e.Wait(killCtx, id)
 	}
+}
+
+// reportRun prints the ended job, as the REST API's JSON object or as a
+// summary, and returns the exit status: exitOK only when it SUCCEEDED.
+func reportRun(stdout, stderr io.Writer, e *engine.Engine, s store.Store, id string, asJSON bool) int {
 	j, acts, err := e.Job(context.Background(), id)
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitFail
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false) // XML in conf fields stays readable, as Oozie prints it
 		enc.SetIndent("", "  ")
@@ -198,7 +201,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		for i, a := range acts {
 			// The short external id a server shows (local:<pid>).
 			if short, ok := launch.LocalExternalID(a.ExternalID, e.ActionDir(a)); ok {
-				jj.Actions[i].ExternalID = &short
+				jj.Actions[i].ExternalID = restapi.Str(short)
 			}
 		}
 		if err := enc.Encode(jj); err != nil {
@@ -212,7 +215,6 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if j.Status != store.JobSucceeded {
 		return exitFail
 	}
-	succeeded = true
 	return exitOK
 }
 

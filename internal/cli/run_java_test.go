@@ -59,6 +59,9 @@ func buildExample(t *testing.T, app string) string {
 // action runs the main class of the jar in lib/, and its captured output
 // reaches the workflow (the decision checks the counts).
 func TestRunJavaMain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	repoRoot(t)
 	app := buildExample(t, "examples/apps/java-main")
 	runJavaMain(t, app, "greeting=hello")
@@ -68,6 +71,9 @@ func TestRunJavaMain(t *testing.T) {
 // the JVM (its java-opts become oozie.launcher.javaopts), used when the
 // action has no <java-opts> of its own.
 func TestRunJavaMainLauncher(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	repoRoot(t)
 	app := buildExample(t, "examples/apps/java-main")
 	wf := filepath.Join(app, "workflow.xml")
@@ -128,6 +134,9 @@ func runJavaMain(t *testing.T, app, greeting string) {
 // class path fails the job with JA018 naming the class and the stderr
 // file.
 func TestRunJavaMainFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	repoRoot(t)
 	app := buildExample(t, "examples/apps/java-main")
 	if err := os.RemoveAll(filepath.Join(app, "lib")); err != nil {

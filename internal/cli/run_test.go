@@ -49,6 +49,9 @@ func repoRoot(t *testing.T) {
 }
 
 func TestRunExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	repoRoot(t)
 	apps, err := filepath.Glob("examples/apps/*/job.properties")
 	if err != nil || len(apps) == 0 {
@@ -176,6 +179,9 @@ func TestRunJSON(t *testing.T) {
 }
 
 func TestRunFailures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)

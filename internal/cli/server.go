@@ -10,26 +10,18 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/gozie/gozie/internal/action"
-	_ "github.com/gozie/gozie/internal/action/all"
-	"github.com/gozie/gozie/internal/cluster"
-	"github.com/gozie/gozie/internal/conf"
-	"github.com/gozie/gozie/internal/coordengine"
+	"github.com/gozie/gozie/internal/assembly"
 	"github.com/gozie/gozie/internal/engine"
-	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
-	"github.com/gozie/gozie/internal/store/postgres"
-	"github.com/gozie/gozie/internal/store/sqlite"
 	"github.com/gozie/gozie/internal/vocab"
 )
 
@@ -127,14 +119,8 @@ func diskFullError(dir string, err error) error {
 }
 
 // newActionRegistry returns the action executors of a server or a local
-// run with configuration cfg, the launch supervisor in supDir: both read
-// the same keys, so that 'gozie run -site' behaves as the server would.
-func newActionRegistry(cfg server.Config, supDir string) *action.Registry {
-	reg := action.NewRegistry()
-	launch.RegisterBuiltins(reg, launch.Options{RunAsUser: cfg.Bool("gozie.launch.as.user"),
-		SupervisorDir: supDir, Site: cfg})
-	return reg
-}
+// run (assembly.NewRegistry).
+var newActionRegistry = assembly.NewRegistry
 
 // checkLaunchAsUser refuses gozie.launch.as.user on a server that is not
 // root: it could not switch to the jobs' users, and silently running their
@@ -172,156 +158,24 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	if err := privateLauncherDir(dir, logf); err != nil {
 		return err
 	}
-	// Authentication settings first: a wrong gozie.authentication.type
-	// stops the server before it opens the store or a port.
-	auth, err := server.AuthFromConfig(cfg, dir)
-	if err != nil {
-		return err
-	}
-	var st store.Store
-	shared := false
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		st, err = postgres.Open(ctx, dsn)
-		shared = true
-	} else if dsn != "" {
-		return fmt.Errorf("gozie.db: unsupported DSN %q (want postgres://...; empty for SQLite)", redact.Secrets(dsn))
-	} else {
-		st, err = sqlite.OpenWith(ctx, filepath.Join(dir, "gozie.db"), sqlite.Options{Logf: logf})
-	}
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-
-	addr := net.JoinHostPort(cfg["gozie.http.host"], cfg["gozie.http.port"])
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	base := strings.TrimRight(cfg["gozie.base.url"], "/")
-	if base == "" {
-		h, _ := os.Hostname()
-		if h == "" {
-			h = "localhost"
-		}
-		scheme := "http"
-		if cfg["gozie.tls.cert"] != "" {
-			scheme = "https"
-		}
-		base = fmt.Sprintf("%s://%s/oozie", scheme, net.JoinHostPort(h, strconv.Itoa(l.Addr().(*net.TCPAddr).Port)))
-		cfg["gozie.base.url"] = base
-	}
 	slogger, err := newServerLog(stderr, cfg["gozie.log.level"])
 	if err != nil {
 		return err
 	}
-	// On PostgreSQL the server joins the servers sharing the store before
-	// its engine starts, so that the engine takes up exactly the jobs it
-	// owns (its own from before a restart included).
-	var member *cluster.Member
-	var place stepPlace
-	if c, ok := st.(store.Cluster); ok && shared {
-		if place, err = placeOf(dir); err != nil {
-			return err
-		}
-		name := cfg["gozie.server.id"]
-		if name == "" {
-			name = net.JoinHostPort(place.host, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
-		}
-		lease := time.Duration(cfg.Int("gozie.server.lease.s", 20)) * time.Second
-		beat := time.Duration(cfg.Int("gozie.server.heartbeat.s", 5)) * time.Second
-		hold := time.Duration(cfg.Int("gozie.server.takeover.hold.s", 60)) * time.Second
-		if cfg["gozie.authentication.secret"] == "" && cfg["gozie.authentication.secret.file"] == "" {
-			// A cookie one server signed is good at another (a load
-			// balancer, a forwarded command) only if both derive the key
-			// from the same secret, which never goes into the store.
-			logf("gozie: hadoop.auth cookies are signed with a key derived from %s, this server's own secret: "+
-				"servers behind one load balancer need the same secret (copy the file to each and set gozie.authentication.secret.file)",
-				filepath.Join(dir, server.GeneratedSecretFile))
-		}
-		member, err = cluster.Join(ctx, cluster.Options{Store: c, Name: name, URL: base, Version: Version(),
-			Lease: lease, Heartbeat: beat, Logf: logf, NoSpread: !cfg.Bool("gozie.server.spread"),
-			Host: place.host, DataDir: place.dataDir, DataID: place.dataID, Hold: hold,
-			Sees: func(s store.ServerInfo) bool { return launch.SameDataDir(s.DataDir, s.DataID) }})
-		if err != nil {
-			return err
-		}
-	}
-	// The supervisor outlives the server on purpose (a restart re-attaches
-	// to it); it exits by itself once idle.
-	reg := newActionRegistry(cfg, filepath.Join(dir, "launcher"))
-	// Get and Expand, which every part of the server uses, read the
-	// package default: set it once, before any configuration is expanded,
-	// so runtime expansion agrees with the check at submission.
-	// Zero or negative values keep the built-in defaults.
-	if v := cfg.Int("gozie.conf.expand.value.max.bytes", 0); v > 0 {
-		conf.DefaultExpandLimits.Value = v
-	}
-	if v := cfg.Int("gozie.conf.expand.total.max.bytes", 0); v > 0 {
-		conf.DefaultExpandLimits.Total = v
-	}
-	maxDef, err := cfg.DefinitionMaxBytes()
+	sys, err := assembly.New(ctx, assembly.Options{Config: cfg, Addr: net.JoinHostPort(cfg["gozie.http.host"], cfg["gozie.http.port"]),
+		Version: Version(), Logf: logf, Log: slogger, OnTransition: logTransition(slogger), HTTP: httpLimits(cfg, logf)})
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(engine.Options{
-		Store: st, Actions: reg, DataDir: dir, SystemID: cfg["gozie.system.id"],
-		PollInterval: time.Duration(cfg.Int("gozie.poll.interval.ms", 1000)) * time.Millisecond,
-		CallbackURL:  base + "/callback", ConsoleURL: base, Logf: logf,
-		OnTransition:              logTransition(slogger),
-		NotificationTimeout:       time.Duration(cfg.Int("gozie.notification.timeout.s", 10)) * time.Second,
-		NotificationRetries:       cfg.Int("gozie.notification.retries", 3),
-		NotificationRetryInterval: time.Duration(cfg.Int("gozie.notification.retry.interval.s", 60)) * time.Second,
-		MaxDefinitionBytes:        maxDef,
-		MaxConfFileBytes:          int64(cfg.Int("gozie.conf.file.max.bytes", int(fsys.DefaultMaxConfFile))),
-		Expand:                    conf.DefaultExpandLimits,
-		MaxActionBytes:            cfg.Int("gozie.action.max.bytes", engine.DefaultMaxActionBytes),
-		CrashJournal:              filepath.Join(dir, engine.CrashJournalFile),
-		LeaseValid:                leaseValid(member),
-		RunAsUser:                 cfg.Bool("gozie.launch.as.user"),
-		DataID:                    place.dataID,
-		Host:                      place.host,
-		ServerID:                  memberID(member),
-		MaxRunningActions:         cfg.Int("gozie.actions.max.concurrent", 0),
-		StartSettle:               time.Duration(cfg.Int("gozie.actions.start.settle.ms", int(engine.DefaultStartSettle/time.Millisecond))) * time.Millisecond,
-	})
-	if err != nil {
+	defer sys.Close()
+	if err := sys.Start(ctx); err != nil {
 		return err
-	}
-	coords := coordengine.New(eng, coordengine.Options{
-		MaterializationWindow: time.Duration(cfg.Int("gozie.coord.materialization.window.s", 3600)) * time.Second,
-		InputCheckInterval:    time.Duration(cfg.Int("gozie.coord.input.check.interval.s", 60)) * time.Second,
-		BatchSize:             cfg.Int("gozie.coord.batch.size", 10000),
-		MinFrequencyMinutes:   cfg.Int("gozie.coord.min.frequency.minutes", 5),
-	})
-	logf("gozie: action types this server runs: %s", strings.Join(reg.Types(), ", "))
-	opts := server.Options{Engine: eng, Coordinators: coords, BaseURL: base, DataDir: dir, Auth: auth,
-		Config: cfg, Version: Version(), Logf: logf, Log: slogger, HTTP: httpLimits(cfg, logf),
-		AllowedHosts: cfg.List("gozie.http.allowed.hosts")}
-	if member != nil {
-		opts.Cluster = member
-	}
-	srv, err := server.New(opts)
-	if err != nil {
-		return err
-	}
-	if err := eng.Start(ctx); err != nil {
-		return err
-	}
-	if member != nil {
-		// The heartbeats stop with the server; its registration stays, so
-		// that a restart under the same id takes its jobs back at once and
-		// a server that does not come back is taken over after the lease.
-		hctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go member.Run(hctx, eng)
 	}
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(l, cfg["gozie.tls.cert"], cfg["gozie.tls.key"]) }()
-	fmt.Fprintf(stdout, "gozie server listening on %s (%s), data in %s\n", l.Addr(), base, dir)
+	go func() { done <- sys.Server.Serve(sys.Listener, cfg["gozie.tls.cert"], cfg["gozie.tls.key"]) }()
+	fmt.Fprintf(stdout, "gozie server listening on %s (%s), data in %s\n", sys.Listener.Addr(), sys.BaseURL, dir)
 	select {
 	case err := <-done:
-		_ = eng.Close()
 		return err
 	case <-ctx.Done():
 	}
@@ -330,52 +184,12 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	fmt.Fprintln(stdout, "gozie server shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.Int("gozie.shutdown.timeout.s", 30))*time.Second)
 	defer cancel()
-	err = srv.Shutdown(sctx)
+	err = sys.Server.Shutdown(sctx)
 	if serr := <-done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
 	// Actions the engine launched keep running; the next start re-attaches.
-	_ = eng.Close()
 	return err
-}
-
-// stepPlace is where a server of several sharing a store keeps its
-// steps, as it registers and records it with each start (the start
-// intent): its host, its data directory and that directory's identity.
-type stepPlace struct{ host, dataDir, dataID string }
-
-// placeOf makes the data directory's identity file if it has none.
-func placeOf(dir string) (stepPlace, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return stepPlace{}, err
-	}
-	id, err := launch.DataDirID(abs)
-	if err != nil {
-		return stepPlace{}, fmt.Errorf("data directory %s: identity: %w", abs, err)
-	}
-	h, _ := os.Hostname()
-	if h == "" {
-		h = "localhost"
-	}
-	return stepPlace{host: h, dataDir: abs, dataID: id}, nil
-}
-
-// memberID is the engine's view of a member's instance token, nil without
-// one.
-func memberID(m *cluster.Member) func() string {
-	if m == nil {
-		return nil
-	}
-	return m.ID
-}
-
-// leaseValid is the engine's lease check of a member, nil without one.
-func leaseValid(m *cluster.Member) func() bool {
-	if m == nil {
-		return nil
-	}
-	return m.LeaseValid
 }
 
 // newServerLog is the server's structured log (log/slog, text lines on

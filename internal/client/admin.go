@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+
+	"github.com/gozie/gozie/internal/rest"
 )
 
 // ErrUnavailable is returned by Metrics and Instrumentation when the server
@@ -13,9 +15,7 @@ var ErrUnavailable = &Error{Status: http.StatusServiceUnavailable, Code: "HTTP e
 
 // Status returns the system mode: NORMAL, NOWEBSERVICE or SAFEMODE.
 func (c *Client) Status(ctx context.Context) (string, json.RawMessage, error) {
-	var v struct {
-		SystemMode string `json:"systemMode"`
-	}
+	var v rest.SystemStatus
 	raw, err := c.getJSON(ctx, "admin/status", nil, &v)
 	return v.SystemMode, raw, err
 }
@@ -39,29 +39,17 @@ func (c *Client) BuildVersion(ctx context.Context) (string, json.RawMessage, jso
 }
 
 // Timezone is one entry of the server's time zone list.
-type Timezone struct {
-	DisplayName string `json:"timezoneDisplayName"`
-	ID          string `json:"timezoneId"`
-}
+type Timezone = rest.Timezone
 
 // Timezones returns the time zones the server accepts.
 func (c *Client) Timezones(ctx context.Context) ([]Timezone, json.RawMessage, error) {
-	var v struct {
-		Zones []Timezone `json:"available-timezones"`
-	}
+	var v rest.Timezones
 	raw, err := c.getJSON(ctx, "admin/available-timezones", nil, &v)
 	return v.Zones, raw, err
 }
 
 // QueueDump is the server's command queue and uniqueness map.
-type QueueDump struct {
-	Queue []struct {
-		CallableDump string `json:"callableDump"`
-	} `json:"queueDump"`
-	UniqueMap []struct {
-		UniqueEntryDump string `json:"uniqueEntryDump"`
-	} `json:"uniqueMapDump"`
-}
+type QueueDump = rest.QueueDump
 
 // QueueDump returns the server's command queue.
 func (c *Client) QueueDump(ctx context.Context) (*QueueDump, json.RawMessage, error) {
@@ -160,10 +148,7 @@ func (c *Client) Instrumentation(ctx context.Context) (*Instrumentation, json.Ra
 }
 
 // ShareLib is one library of the share lib and, when asked for, its files.
-type ShareLib struct {
-	Name  string   `json:"name"`
-	Files []string `json:"files"`
-}
+type ShareLib = rest.ShareLib
 
 // ListShareLib lists the share libraries whose name fully matches the
 // regular expression lib (all when empty).
@@ -172,9 +157,7 @@ func (c *Client) ListShareLib(ctx context.Context, lib string) ([]ShareLib, json
 	if lib != "" {
 		q.Set("lib", lib)
 	}
-	var v struct {
-		ShareLib []ShareLib `json:"sharelib"`
-	}
+	var v rest.ShareLibs
 	raw, err := c.getJSON(ctx, "admin/list_sharelib", q, &v)
 	return v.ShareLib, raw, err
 }

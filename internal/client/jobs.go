@@ -422,27 +422,6 @@ func (o ListOptions) query() url.Values {
 	return q
 }
 
-// UnmarshalJSON decodes a jobs list remembering which list key was sent.
-func (l *JobList) UnmarshalJSON(b []byte) error {
-	type plain JobList
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(b, &keys); err != nil {
-		return err
-	}
-	*l = JobList(p)
-	l.present = map[string]bool{}
-	for _, k := range []string{"workflows", "coordinatorjobs", "bundlejobs"} {
-		if _, ok := keys[k]; ok {
-			l.present[k] = true
-		}
-	}
-	return nil
-}
-
 // Jobs lists jobs (GET /jobs).
 func (c *Client) Jobs(ctx context.Context, o ListOptions) (*JobList, json.RawMessage, error) {
 	var v JobList

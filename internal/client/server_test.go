@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,15 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gozie/gozie/internal/action"
-	_ "github.com/gozie/gozie/internal/action/all"
 	"github.com/gozie/gozie/internal/client"
 	"github.com/gozie/gozie/internal/conf"
-	"github.com/gozie/gozie/internal/coordengine"
-	"github.com/gozie/gozie/internal/engine"
-	"github.com/gozie/gozie/internal/launch"
+	"github.com/gozie/gozie/internal/gozietest"
 	"github.com/gozie/gozie/internal/server"
-	"github.com/gozie/gozie/internal/store/sqlite"
 )
 
 // These tests drive gozie's real server (engine on a temporary SQLite
@@ -47,34 +41,10 @@ type site struct {
 
 func startSite(t *testing.T) *site {
 	t.Helper()
-	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "gozie.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	reg := action.NewRegistry()
-	launch.RegisterBuiltins(reg, launch.Options{})
-	e, err := engine.New(engine.Options{Store: st, Actions: reg, DataDir: dir, SystemID: "oozie-test",
-		PollInterval: 20 * time.Millisecond, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	coords := coordengine.New(e, coordengine.Options{})
-	if err := e.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	s, err := server.New(server.Options{Engine: e, Coordinators: coords, DataDir: dir, Logf: t.Logf, BaseURL: "http://placeholder/oozie",
-		Auth: server.AuthOptions{Secret: []byte("client-test"), AnonymousReads: true, Authorization: true,
-			AdminUsers: []string{"root"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
+	srv := gozietest.NewServer(t, gozietest.Options{SystemID: "oozie-test", PollInterval: 20 * time.Millisecond,
+		BaseURL: "http://placeholder/oozie", Auth: &server.AuthOptions{Secret: []byte("client-test"), AnonymousReads: true,
+			Authorization: true, AdminUsers: []string{"root"}}})
+	dir := srv.DataDir
 	app := filepath.Join(dir, "app")
 	if err := os.MkdirAll(app, 0o755); err != nil {
 		t.Fatal(err)
@@ -82,7 +52,7 @@ func startSite(t *testing.T) *site {
 	if err := os.WriteFile(filepath.Join(app, "workflow.xml"), []byte(fsWorkflow), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return &site{url: hs.URL + "/oozie", dir: dir, app: app}
+	return &site{url: srv.URL, dir: dir, app: app}
 }
 
 func (s *site) client(user string) *client.Client {

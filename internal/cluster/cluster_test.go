@@ -98,6 +98,9 @@ func owner(t *testing.T, c store.Cluster, job string) string {
 }
 
 func TestTakeOverAfterLease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	ss := shared(t, 2)
 	clk := &clock{now: time.Unix(1000, 0)}
 	a := join(t, ss[0].(store.Cluster), "a", clk)
@@ -168,6 +171,9 @@ func TestTakeOverAfterLease(t *testing.T) {
 // what it watched, so a database outage that stopped every server's
 // heartbeats does not make the others look dead when it ends.
 func TestOutageIsNotDeath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	ss := shared(t, 2)
 	clk := &clock{now: time.Unix(1000, 0)}
 	join(t, ss[0].(store.Cluster), "a", clk)
@@ -199,6 +205,9 @@ func TestOutageIsNotDeath(t *testing.T) {
 // jobs of its earlier instance at once, without waiting for the lease,
 // and claims jobs nobody owns.
 func TestRestartTakesBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	ss := shared(t, 3)
 	clk := &clock{now: time.Unix(1000, 0)}
 	first := join(t, ss[0].(store.Cluster), "a", clk)
@@ -245,6 +254,9 @@ func TestRoute(t *testing.T) {
 // sends new submissions there until the two are about even; with NoSpread
 // or without a live peer it keeps them.
 func TestSpread(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	ss := shared(t, 2)
 	clk := &clock{now: time.Unix(1000, 0)}
 	a := join(t, ss[0].(store.Cluster), "a", clk)
@@ -294,6 +306,9 @@ func TestJoinRefusesLongHeartbeat(t *testing.T) {
 // steps, and one of an earlier version (no data directory registered) is
 // taken over after the lease.
 func TestHoldForStepsElsewhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	const hold = 30 * time.Second
 	for _, tc := range []struct {
 		name    string

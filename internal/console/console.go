@@ -30,6 +30,7 @@ import (
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 )
@@ -83,8 +84,8 @@ type Options struct {
 // *coordengine.Engine implements it.
 type Coordinators interface {
 	CoordJob(ctx context.Context, id string) (*store.CoordJob, error)
-	CoordJobInfo(ctx context.Context, id string, offset, length int, desc bool, statuses []string) (any, error)
-	CoordJobList(ctx context.Context, f store.JobFilter) ([]any, int, error)
+	CoordJobInfo(ctx context.Context, id string, offset, length int, desc bool, statuses []string) (*rest.CoordJob, error)
+	CoordJobList(ctx context.Context, f store.JobFilter) ([]*rest.CoordJob, int, error)
 	CoordMissingDependencies(ctx context.Context, id, rangeType, scope string) ([]coordengine.MissingDependencies, error)
 }
 
@@ -95,11 +96,11 @@ func (noCoordinators) CoordJob(ctx context.Context, id string) (*store.CoordJob,
 	return nil, &engine.Error{Code: engine.CodeJobNotFound, Msg: "Job does not exist [" + id + "]"}
 }
 
-func (noCoordinators) CoordJobInfo(ctx context.Context, id string, offset, length int, desc bool, statuses []string) (any, error) {
+func (noCoordinators) CoordJobInfo(ctx context.Context, id string, offset, length int, desc bool, statuses []string) (*rest.CoordJob, error) {
 	return nil, &engine.Error{Code: engine.CodeJobNotFound, Msg: "Job does not exist [" + id + "]"}
 }
 
-func (noCoordinators) CoordJobList(ctx context.Context, f store.JobFilter) ([]any, int, error) {
+func (noCoordinators) CoordJobList(ctx context.Context, f store.JobFilter) ([]*rest.CoordJob, int, error) {
 	return nil, 0, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/rest"
 )
 
 // failure is a console answer that is not a success: its HTTP status, its
@@ -83,10 +84,7 @@ func (c *Console) engineFail(w http.ResponseWriter, r *http.Request, err error) 
 // code.
 func writeError(w http.ResponseWriter, f failure) {
 	setErrorHeaders(w, f)
-	body := map[string]any{"httpStatusCode": f.status, "errorMessage": f.msg}
-	if f.code != "" {
-		body["errorCode"] = f.code
-	}
+	body := rest.ErrorBody{HTTPStatusCode: f.status, ErrorMessage: f.msg, ErrorCode: f.code}
 	b, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", `application/json; charset="UTF-8"`)
 	w.WriteHeader(f.status)

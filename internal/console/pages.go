@@ -1,7 +1,7 @@
 package console
 
 import (
-	"encoding/json"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -14,6 +14,7 @@ import (
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/redact"
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 )
@@ -35,11 +36,13 @@ var funcs = template.FuncMap{
 		u := t.UTC()
 		return template.HTML(`<span class="nw">` + u.Format(time.DateOnly) + `</span> <span class="nw">` + u.Format(time.TimeOnly) + `</span>`)
 	},
-	"ptr": func(s *string) string {
-		if s == nil || *s == "" {
-			return "-"
+	// ptr is a bean value (rest.Str, rest.Text, rest.Time), "-" when
+	// unset.
+	"ptr": func(v fmt.Stringer) string {
+		if s := v.String(); s != "" {
+			return s
 		}
-		return *s
+		return "-"
 	},
 	"dash": func(s string) string {
 		if s == "" {
@@ -95,7 +98,7 @@ type jobsData struct {
 	PrevURL, NextURL    string
 	WfTabURL, CoTabURL  string
 	Workflows           []*store.Job
-	Coordinators        []*coordengine.CoordJobJSON
+	Coordinators        []*rest.CoordJob
 	WfStatuses, CoStats []string
 	Err                 string
 }
@@ -159,13 +162,7 @@ func (c *Console) jobsPage(r *http.Request) *jobsData {
 		f.CreatedBefore = to.Add(24*time.Hour - time.Millisecond)
 	}
 	if d.Tab == "coord" {
-		var list []any
-		list, d.Total, err = c.opts.Coordinators.CoordJobList(ctxOf(r), f)
-		for _, v := range list {
-			if cj := asCoordJSON(v); cj != nil {
-				d.Coordinators = append(d.Coordinators, cj)
-			}
-		}
+		d.Coordinators, d.Total, err = c.opts.Coordinators.CoordJobList(ctxOf(r), f)
 	} else {
 		d.Workflows, d.Total, err = c.opts.Engine.Jobs(ctxOf(r), f)
 	}
@@ -200,22 +197,6 @@ func (c *Console) jobsPage(r *http.Request) *jobsData {
 	}
 	d.WfTabURL, d.CoTabURL = link("wf", 1), link("coord", 1)
 	return d
-}
-
-// asCoordJSON reads the coordinator JSON object the engine returns.
-func asCoordJSON(v any) *coordengine.CoordJobJSON {
-	if cj, ok := v.(*coordengine.CoordJobJSON); ok {
-		return cj
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	var cj coordengine.CoordJobJSON
-	if json.Unmarshal(b, &cj) != nil {
-		return nil
-	}
-	return &cj
 }
 
 // job renders a workflow or coordinator job page; an action id opens its
@@ -397,7 +378,7 @@ type coordData struct {
 
 // coordCell is one coordinator action.
 type coordCell struct {
-	*coordengine.CoordActionJSON
+	*rest.CoordAction
 	WorkflowURL string
 	Missing     []coordengine.DatasetMissingDeps
 	BlockedOn   string
@@ -414,14 +395,9 @@ func (c *Console) coordinator(w http.ResponseWriter, r *http.Request, id string)
 	m := c.masker(r, j.User, j.Group, j.ACL, j.Conf)
 	d := &coordData{Job: j, Offset: intParam(q, "offset", 1, 1<<30), Len: intParam(q, "len", jobsPageLen, 1000),
 		Desc: q.Get("order") == "desc", Terminal: store.Terminal(j.Status) || j.Status == "DONEWITHERROR" || j.Status == "IGNORED"}
-	v, err := c.opts.Coordinators.CoordJobInfo(ctx, id, d.Offset, d.Len, d.Desc, nil)
+	info, err := c.opts.Coordinators.CoordJobInfo(ctx, id, d.Offset, d.Len, d.Desc, nil)
 	if err != nil {
 		c.engineFail(w, r, err)
-		return
-	}
-	info := asCoordJSON(v)
-	if info == nil {
-		c.fail(w, r, failf(http.StatusInternalServerError, codeRuntime, "Runtime error [unreadable coordinator job %s]", id))
 		return
 	}
 	d.Total = info.Total
@@ -432,15 +408,14 @@ func (c *Console) coordinator(w http.ResponseWriter, r *http.Request, id string)
 		}
 	}
 	for _, a := range info.Actions {
-		if m != nil && a.ErrorMessage != nil {
+		if m != nil && a.ErrorMessage != "" {
 			ma := *a
-			msg := m.Text(*a.ErrorMessage)
-			ma.ErrorMessage = &msg
+			ma.ErrorMessage = rest.Str(m.Text(string(a.ErrorMessage)))
 			a = &ma
 		}
-		cell := coordCell{CoordActionJSON: a}
-		if a.ExternalID != nil && *a.ExternalID != "" {
-			cell.WorkflowURL = jobURL(*a.ExternalID)
+		cell := coordCell{CoordAction: a}
+		if a.ExternalID != "" {
+			cell.WorkflowURL = jobURL(string(a.ExternalID))
 		}
 		if m, ok := missing[a.ActionNumber]; ok && a.Status == "WAITING" {
 			cell.Missing, cell.BlockedOn = m.DataSets, m.BlockedOn

@@ -19,6 +19,9 @@ var weekStart = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 // the middle. Every action's status history is checked from the job log,
 // and every workflow exists exactly once.
 func TestCoordWeekEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	h := newCoordHarness(t, weekStart.Add(-time.Hour), Options{InputCheckInterval: 15 * time.Minute})
 	props := h.coordProps(fsWorkflow, "start", "2026-03-02T00:00Z", "end", "2026-03-09T00:00Z", "timeout", "120")
 	id, err := h.e.Run(context.Background(), props)

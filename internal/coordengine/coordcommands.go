@@ -15,6 +15,7 @@ import (
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/schedule"
 	"github.com/gozie/gozie/internal/store"
 )
@@ -276,8 +277,8 @@ func (c *coordChange) reopen(e *Engine) {
 // With no scope the job must be FAILED or KILLED (specification 6.1.2);
 // with a scope (rangeType "action" or empty, rest-api.md 7.3) the FAILED,
 // KILLED and TIMEDOUT actions in it become IGNORED (6.1.3) and are
-// returned ([]*CoordActionJSON); actions in other statuses are left alone.
-func (e *Engine) CoordIgnore(ctx context.Context, id, rangeType, scope string) (any, error) {
+// returned ([]*rest.CoordAction); actions in other statuses are left alone.
+func (e *Engine) CoordIgnore(ctx context.Context, id, rangeType, scope string) ([]*rest.CoordAction, error) {
 	if rangeType != "" && rangeType != "action" {
 		return nil, errorf(CodeCoordIgnore, "Cannot run ignore command: [type must be action, not %s]", rangeType)
 	}
@@ -305,7 +306,7 @@ func (e *Engine) CoordIgnore(ctx context.Context, id, rangeType, scope string) (
 	if err != nil {
 		return nil, err
 	}
-	ignored := []*CoordActionJSON{}
+	ignored := []*rest.CoordAction{}
 	for _, a := range all {
 		if !sel(a) || !CoordActionTransitionAllowed(a.Status, store.CoordActionIgnored) {
 			continue
@@ -368,8 +369,8 @@ var rerunnable = []string{store.CoordActionTimedOut, store.CoordActionSucceeded,
 // unless noCleanup the action's output dataset instances are deleted
 // before it may run; failedOnly reruns the failed nodes of the action's
 // last workflow instead of a new one. It returns the rerun actions
-// ([]*CoordActionJSON).
-func (e *Engine) CoordRerun(ctx context.Context, id, rangeType, scope string, refresh, noCleanup, failedOnly bool) (any, error) {
+// ([]*rest.CoordAction).
+func (e *Engine) CoordRerun(ctx context.Context, id, rangeType, scope string, refresh, noCleanup, failedOnly bool) ([]*rest.CoordAction, error) {
 	if rangeType != "action" && rangeType != "date" {
 		return nil, errorf(CodeCoordRerun, "Coord Job Rerun Error: date or action expected.")
 	}
@@ -411,7 +412,7 @@ func (e *Engine) CoordRerun(ctx context.Context, id, rangeType, scope string, re
 			return nil, err
 		}
 	}
-	out := make([]*CoordActionJSON, 0, len(picked))
+	out := make([]*rest.CoordAction, 0, len(picked))
 	for _, a := range picked {
 		if err := e.rerunAction(c, a, app, props, noCleanup, failedOnly); err != nil {
 			return nil, err

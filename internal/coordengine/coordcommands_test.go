@@ -299,7 +299,7 @@ func TestCoordIgnore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := out.([]*CoordActionJSON)
+	got := out
 	if len(got) != 2 || got[0].ActionNumber != 1 || got[1].ActionNumber != 2 || got[1].Status != store.CoordActionIgnored {
 		t.Errorf("ignored %v, want actions 1 and 2 IGNORED", got)
 	}
@@ -420,7 +420,7 @@ func testCoordRerun(t *testing.T, newH harnessFactory) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := out.([]*CoordActionJSON); len(got) != 1 || got[0].Status != store.CoordActionWaiting || got[0].ExternalID != nil {
+	if got := out; len(got) != 1 || got[0].Status != store.CoordActionWaiting || got[0].ExternalID != "" {
 		t.Errorf("rerun answer %+v", got)
 	}
 	if j := h.coordJob(id); j.Status != store.CoordRunning {

@@ -10,6 +10,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/schedule"
 	"github.com/gozie/gozie/internal/store"
 )
@@ -32,7 +33,7 @@ const (
 // means DefaultCoordActionsLength, desc reverses the order. statuses
 // filters the actions: plain entries are kept (OR), entries written
 // "!STATUS" are left out.
-func (e *Engine) CoordJobInfo(ctx context.Context, id string, offset, length int, desc bool, statuses []string) (any, error) {
+func (e *Engine) CoordJobInfo(ctx context.Context, id string, offset, length int, desc bool, statuses []string) (*rest.CoordJob, error) {
 	if offset < 1 {
 		offset = 1
 	}
@@ -88,7 +89,7 @@ func hasString(list []string, s string) bool {
 
 // CoordActionInfo is the REST API's coordinator action object (§5.4) of
 // an id <coordJobId>@<n>; E0605 when there is no such action.
-func (e *Engine) CoordActionInfo(ctx context.Context, id string) (any, error) {
+func (e *Engine) CoordActionInfo(ctx context.Context, id string) (*rest.CoordAction, error) {
 	a, err := e.coordAction(ctx, id)
 	if err != nil {
 		return nil, err
@@ -112,7 +113,7 @@ func (e *Engine) coordAction(ctx context.Context, id string) (*store.CoordAction
 // CoordJobList lists coordinator jobs as the items of the REST API's
 // "coordinatorjobs" (only the fields §5.6 lists are filled), newest first,
 // with the number of jobs matching f.
-func (e *Engine) CoordJobList(ctx context.Context, f store.JobFilter) ([]any, int, error) {
+func (e *Engine) CoordJobList(ctx context.Context, f store.JobFilter) ([]*rest.CoordJob, int, error) {
 	var jobs []*store.CoordJob
 	var total int
 	err := e.store.View(ctx, func(tx store.Tx) (err error) {
@@ -125,10 +126,10 @@ func (e *Engine) CoordJobList(ctx context.Context, f store.JobFilter) ([]any, in
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]any, 0, len(jobs))
+	out := make([]*rest.CoordJob, 0, len(jobs))
 	for _, j := range jobs {
 		o := NewCoordJobJSON(j, nil, 0)
-		o.Conf, o.ACL, o.PauseTime, o.ConsoleURL, o.CoordExternalID, o.MatThrottling = nil, nil, nil, nil, nil, 0
+		o.Conf, o.ACL, o.PauseTime, o.ConsoleURL, o.CoordExternalID, o.MatThrottling = "", "", rest.Time{}, "", "", 0
 		out = append(out, o)
 	}
 	return out, total, nil
@@ -186,9 +187,9 @@ func (e *Engine) CoordDefinition(ctx context.Context, id string) (string, error)
 // CoordKillActions kills the actions of a coordinator job a range selects
 // (REST §7.3): rangeType "action" with a scope like "1-3,5", or "date" with
 // nominal times and "start::end" ranges. Actions that have already ended
-// are left alone. It returns the killed actions ([]*CoordActionJSON), the
+// are left alone. It returns the killed actions, the
 // list the REST answer {"actions": [...]} holds.
-func (e *Engine) CoordKillActions(ctx context.Context, id, rangeType, scope string) (any, error) {
+func (e *Engine) CoordKillActions(ctx context.Context, id, rangeType, scope string) ([]*rest.CoordAction, error) {
 	sel, err := parseCoordScope(rangeType, scope)
 	if err != nil {
 		return nil, err
@@ -203,7 +204,7 @@ func (e *Engine) CoordKillActions(ctx context.Context, id, rangeType, scope stri
 	if err != nil {
 		return nil, err
 	}
-	killed := []*CoordActionJSON{}
+	killed := []*rest.CoordAction{}
 	for _, a := range all {
 		if !sel(a) || coordActionTerminal(a.Status) {
 			continue

@@ -1,81 +1,24 @@
 package coordengine
 
 import (
-	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 )
 
-// CoordJobJSON is the coordinator job object of the Oozie REST API
-// (CoordinatorJobBean JSON): coordJobId, coordJobName and coordJobPath
-// rather than id, appName and appPath, null for unset values.
-type CoordJobJSON struct {
-	CoordJobID           string             `json:"coordJobId"`
-	CoordJobName         *string            `json:"coordJobName"`
-	CoordJobPath         *string            `json:"coordJobPath"`
-	CoordExternalID      *string            `json:"coordExternalId"`
-	BundleID             *string            `json:"bundleId"`
-	Conf                 *string            `json:"conf"`
-	Status               string             `json:"status"`
-	ExecutionPolicy      string             `json:"executionPolicy"`
-	Frequency            *string            `json:"frequency"`
-	TimeUnit             string             `json:"timeUnit"`
-	TimeZone             *string            `json:"timeZone"`
-	Concurrency          int                `json:"concurrency"`
-	TimeOut              int                `json:"timeOut"`
-	LastAction           *string            `json:"lastAction"`
-	NextMaterializedTime *string            `json:"nextMaterializedTime"`
-	CreatedTime          *string            `json:"createdTime"`
-	StartTime            *string            `json:"startTime"`
-	EndTime              *string            `json:"endTime"`
-	PauseTime            *string            `json:"pauseTime"`
-	User                 *string            `json:"user"`
-	Group                *string            `json:"group"`
-	ACL                  *string            `json:"acl"`
-	ConsoleURL           *string            `json:"consoleUrl"`
-	MatThrottling        int                `json:"mat_throttling"`
-	Actions              []*CoordActionJSON `json:"actions"`
-	Total                int                `json:"total"`
-	ToString             string             `json:"toString"`
-}
-
-// CoordActionJSON is the coordinator action object of the REST API
-// (CoordinatorActionBean JSON).
-type CoordActionJSON struct {
-	ID                      string  `json:"id"`
-	CoordJobID              string  `json:"coordJobId"`
-	Type                    *string `json:"type"`
-	ActionNumber            int     `json:"actionNumber"`
-	CreatedConf             *string `json:"createdConf"`
-	CreatedTime             *string `json:"createdTime"`
-	NominalTime             *string `json:"nominalTime"`
-	LastModifiedTime        *string `json:"lastModifiedTime"`
-	ExternalID              *string `json:"externalId"`
-	Status                  string  `json:"status"`
-	RunConf                 *string `json:"runConf"`
-	MissingDependencies     *string `json:"missingDependencies"`
-	PushMissingDependencies *string `json:"pushMissingDependencies"`
-	ExternalStatus          *string `json:"externalStatus"`
-	TrackerURI              *string `json:"trackerUri"`
-	ConsoleURL              *string `json:"consoleUrl"`
-	ErrorCode               *string `json:"errorCode"`
-	ErrorMessage            *string `json:"errorMessage"`
-	ToString                string  `json:"toString"`
-}
-
-// NewCoordJobJSON builds the REST object of a coordinator job with the
-// given actions; total is the number of actions matching the request's
-// filter.
-func NewCoordJobJSON(j *store.CoordJob, actions []*store.CoordAction, total int) *CoordJobJSON {
-	out := &CoordJobJSON{
-		CoordJobID: j.ID, CoordJobName: str(j.AppName), CoordJobPath: str(j.AppPath),
-		CoordExternalID: str(j.ExternalID), BundleID: str(j.ParentID), Conf: str(j.Conf), Status: j.Status,
-		ExecutionPolicy: j.Execution, Frequency: str(j.Frequency), TimeUnit: j.TimeUnit, TimeZone: str(j.TimeZone),
-		Concurrency: j.Concurrency, TimeOut: j.Timeout, LastAction: engine.FormatDate(j.LastActionTime),
-		NextMaterializedTime: engine.FormatDate(j.NextMaterializedTime), CreatedTime: engine.FormatDate(j.CreatedTime),
-		StartTime: engine.FormatDate(j.StartTime), EndTime: engine.FormatDate(j.EndTime), PauseTime: engine.FormatDate(j.PauseTime),
-		User: str(j.User), Group: str(j.Group), ACL: str(j.ACL), ConsoleURL: str(j.ConsoleURL),
-		MatThrottling: j.Throttle, Actions: make([]*CoordActionJSON, 0, len(actions)), Total: total,
+// NewCoordJobJSON builds the REST bean of a coordinator job (rest-api.md
+// 5.3) with the given actions; total is the number of actions matching
+// the request's filter.
+func NewCoordJobJSON(j *store.CoordJob, actions []*store.CoordAction, total int) *rest.CoordJob {
+	out := &rest.CoordJob{
+		CoordJobID: j.ID, CoordJobName: rest.Str(j.AppName), CoordJobPath: rest.Str(j.AppPath),
+		CoordExternalID: rest.Str(j.ExternalID), BundleID: rest.Str(j.ParentID), Conf: rest.Str(j.Conf), Status: j.Status,
+		ExecutionPolicy: j.Execution, Frequency: rest.Text(j.Frequency), TimeUnit: j.TimeUnit, TimeZone: rest.Str(j.TimeZone),
+		Concurrency: j.Concurrency, TimeOut: j.Timeout, LastAction: rest.Date(j.LastActionTime),
+		NextMaterializedTime: rest.Date(j.NextMaterializedTime), CreatedTime: rest.Date(j.CreatedTime),
+		StartTime: rest.Date(j.StartTime), EndTime: rest.Date(j.EndTime), PauseTime: rest.Date(j.PauseTime),
+		User: rest.Str(j.User), Group: rest.Str(j.Group), ACL: rest.Str(j.ACL), ConsoleURL: rest.Str(j.ConsoleURL),
+		MatThrottling: j.Throttle, Actions: make([]*rest.CoordAction, 0, len(actions)), Total: total,
 		ToString: "Coordinator application id[" + j.ID + "] status[" + j.Status + "]",
 	}
 	if out.ExecutionPolicy == "" {
@@ -90,15 +33,16 @@ func NewCoordJobJSON(j *store.CoordJob, actions []*store.CoordAction, total int)
 	return out
 }
 
-// NewCoordActionJSON builds the REST object of a coordinator action.
-func NewCoordActionJSON(a *store.CoordAction) *CoordActionJSON {
-	return &CoordActionJSON{
-		ID: a.ID, CoordJobID: a.JobID, ActionNumber: a.Number, CreatedConf: str(a.CreatedConf),
-		CreatedTime: engine.FormatDate(a.CreatedTime), NominalTime: engine.FormatDate(a.NominalTime),
-		LastModifiedTime: engine.FormatDate(a.LastModTime), ExternalID: str(a.ExternalID), Status: a.Status,
-		RunConf: str(a.RunConf), MissingDependencies: str(a.MissingDependencies),
-		ExternalStatus: str(a.ExternalStatus), TrackerURI: str(a.TrackerURI), ConsoleURL: str(a.ConsoleURL),
-		ErrorCode: str(a.ErrorCode), ErrorMessage: str(a.ErrorMessage),
+// NewCoordActionJSON builds the REST bean of a coordinator action
+// (rest-api.md 5.4).
+func NewCoordActionJSON(a *store.CoordAction) *rest.CoordAction {
+	return &rest.CoordAction{
+		ID: a.ID, CoordJobID: a.JobID, ActionNumber: a.Number, CreatedConf: rest.Str(a.CreatedConf),
+		CreatedTime: rest.Date(a.CreatedTime), NominalTime: rest.Date(a.NominalTime),
+		LastModifiedTime: rest.Date(a.LastModTime), ExternalID: rest.Str(a.ExternalID), Status: a.Status,
+		RunConf: rest.Str(a.RunConf), MissingDependencies: rest.Str(a.MissingDependencies),
+		ExternalStatus: rest.Str(a.ExternalStatus), TrackerURI: rest.Str(a.TrackerURI), ConsoleURL: rest.Str(a.ConsoleURL),
+		ErrorCode: rest.Str(a.ErrorCode), ErrorMessage: rest.Str(a.ErrorMessage),
 		ToString: "CoordinatorAction name[" + a.ID + "] status[" + a.Status + "]",
 	}
 }
@@ -106,11 +50,3 @@ func NewCoordActionJSON(a *store.CoordAction) *CoordActionJSON {
 // CoordActionID returns the id of a coordinator job's action number n:
 // <coordJobId>@<n>, 1-based, no padding.
 func CoordActionID(jobID string, n int) string { return vocab.CoordActionID(jobID, n) }
-
-// str is a JSON string that is null when empty, as Oozie's beans have it.
-func str(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}

@@ -17,6 +17,9 @@ import (
 // now it is retried after 1s, 2s, 4s, ... and the job succeeds within
 // seconds of fake time, each action's workflow created once.
 func TestCoordStoreOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	for _, tc := range []struct {
 		name       string
 		skip, fail int

@@ -90,6 +90,9 @@ func testCoordActionNotifications(t *testing.T, newHarness harnessFactory) {
 }
 
 func TestCoordNotificationKillAndRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	for name, f := range map[string]harnessFactory{"sqlite": newCoordHarness, "postgres": newPostgresCoordHarness} {
 		t.Run(name, func(t *testing.T) { testCoordNotificationKillAndRestart(t, f) })
 	}

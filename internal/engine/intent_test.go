@@ -139,6 +139,9 @@ func (h *harness) markApp(marker string) string {
 // step again in its own directory, saying in the job log and its own log
 // that the step may have run twice.
 func TestTakeOverStartInFlight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	const lease, hold = 20 * time.Second, time.Minute
 	for _, tc := range []struct {
 		name    string

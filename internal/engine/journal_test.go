@@ -27,6 +27,9 @@ func (j *crashJournal) die() {
 // end; compaction (at open, at close, and past journalCompactBytes) keeps
 // the counts.
 func TestJournalDeaths(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	type life struct {
 		ops   string // "b1 p1 b1 e1 b2": begin 1, pause 1, begin 1, end 1, begin 2; "fill" writes past the compaction size
 		close bool   // a graceful stop; else a death

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/redact"
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/schedule"
 )
 
@@ -46,9 +47,9 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 	switch res {
 	case "status":
 		if ver == "v0" {
-			writeJSON(w, map[string]bool{"safeMode": s.SystemMode() != ModeNormal})
+			writeJSON(w, rest.SafeModeStatus{SafeMode: s.SystemMode() != ModeNormal})
 		} else {
-			writeJSON(w, map[string]string{"systemMode": s.SystemMode()})
+			writeJSON(w, rest.SystemStatus{SystemMode: s.SystemMode()})
 		}
 	case "build-version":
 		writeJSON(w, map[string]any{"buildVersion": s.opts.Version, "buildInfo": map[string]string{
@@ -57,11 +58,11 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 		}})
 	case "available-timezones":
 		zones := schedule.AvailableZones(s.opts.Now())
-		list := make([]map[string]string, 0, len(zones))
+		list := rest.Timezones{Zones: make([]rest.Timezone, 0, len(zones))}
 		for _, z := range zones {
-			list = append(list, map[string]string{"timezoneDisplayName": z.DisplayName, "timezoneId": z.ID})
+			list.Zones = append(list.Zones, rest.Timezone{DisplayName: z.DisplayName, ID: z.ID})
 		}
-		writeJSON(w, map[string]any{"available-timezones": list})
+		writeJSON(w, list)
 	case "os-env":
 		env := map[string]string{}
 		for _, kv := range os.Environ() {
@@ -96,7 +97,7 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 		}
 		writeJSON(w, s.dropwizardMetrics())
 	case "queue-dump":
-		writeJSON(w, map[string]any{"queueDump": []any{}, "uniqueMapDump": []any{}})
+		writeJSON(w, rest.QueueDump{Queue: []rest.QueueEntry{}, UniqueMap: []rest.UniqueEntry{}})
 	case "available-oozie-servers":
 		if ver != "v2" {
 			return errInvalidParam("Not supported in " + ver)
@@ -118,7 +119,7 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 		}
 		writeJSON(w, out)
 	case "list_sharelib":
-		writeJSON(w, map[string]any{"sharelib": []any{}})
+		writeJSON(w, rest.ShareLibs{ShareLib: []rest.ShareLib{}})
 	default:
 		return errInvalidResource(res)
 	}

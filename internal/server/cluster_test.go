@@ -57,6 +57,9 @@ func clusterEnvs(t *testing.T, n int, clk *monoClock) ([]*env, []*cluster.Member
 // carried out by the server that owns the job, with the caller's
 // credentials; the live servers are listed by every server.
 func TestCommandsReachTheOwner(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	clk := &monoClock{now: time.Unix(1000, 0)}
 	envs, members := clusterEnvs(t, 2, clk)
 	a, b := envs[0], envs[1]
@@ -145,6 +148,9 @@ func TestCommandsReachTheOwner(t *testing.T) {
 // TestSubmissionsSpread: a server with clearly more unfinished jobs than a
 // live peer passes a new submission to it; the job is the peer's.
 func TestSubmissionsSpread(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	clk := &monoClock{now: time.Unix(1000, 0)}
 	envs, members := clusterEnvs(t, 2, clk)
 	a := envs[0]
@@ -173,6 +179,9 @@ func TestSubmissionsSpread(t *testing.T) {
 // callback was swallowed with 200. The refusal is now an audit line of
 // the job, and the 503 names the job and its server.
 func TestRefusedForwardIsAudited(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	clk := &monoClock{now: time.Unix(1000, 0)}
 	envs, members := clusterEnvs(t, 2, clk)
 	a, b := envs[0], envs[1]

@@ -261,6 +261,9 @@ func jsString(s string) string {
 // page and its filter, a failed workflow's failed node and stderr, a
 // coordinator's waiting action, a refused and an accepted kill.
 func TestConsoleInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	b := startBrowser(t)
 	e := newEnv(t)
 	gate := filepath.Join(e.dir, "gate")

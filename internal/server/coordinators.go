@@ -2,11 +2,11 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coordengine"
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -16,22 +16,22 @@ import (
 type Coordinators interface {
 	// CoordJobInfo returns the coordinator job JSON object (rest-api.md 5.3) with the actions selected by
 	// offset (1-based), length (<=0: default), desc order and status filter (7.2).
-	CoordJobInfo(ctx context.Context, id string, offset, length int, desc bool, statuses []string) (any, error)
+	CoordJobInfo(ctx context.Context, id string, offset, length int, desc bool, statuses []string) (*rest.CoordJob, error)
 	// CoordActionInfo returns one coordinator action JSON object (5.4); id is <coordId>@<n>.
-	CoordActionInfo(ctx context.Context, id string) (any, error)
+	CoordActionInfo(ctx context.Context, id string) (*rest.CoordAction, error)
 	// CoordJobList returns coordinator job JSON objects for the jobs list and the total count.
-	CoordJobList(ctx context.Context, f store.JobFilter) ([]any, int, error)
+	CoordJobList(ctx context.Context, f store.JobFilter) ([]*rest.CoordJob, int, error)
 	// CoordDryrun returns the dry-run text for a coordinator submission (the "id" value of 3.1).
 	CoordDryrun(ctx context.Context, props *conf.Config) (string, error)
 	// CoordKillActions kills coordinator actions in scope (rangeType "action" or "date", 7.3) and returns the actions JSON list.
-	CoordKillActions(ctx context.Context, id, rangeType, scope string) (any, error)
+	CoordKillActions(ctx context.Context, id, rangeType, scope string) ([]*rest.CoordAction, error)
 	// CoordChange changes a coordinator job's endtime, concurrency, pausetime or status (value as in 7.4).
 	CoordChange(ctx context.Context, id, value string) error
 	// CoordIgnore sets the job (empty scope) or the actions in scope to IGNORED; it returns the actions JSON
 	// list, nil for the job.
-	CoordIgnore(ctx context.Context, id, rangeType, scope string) (any, error)
+	CoordIgnore(ctx context.Context, id, rangeType, scope string) ([]*rest.CoordAction, error)
 	// CoordRerun reruns the ended actions in scope (rangeType "action" or "date") and returns the actions JSON list.
-	CoordRerun(ctx context.Context, id, rangeType, scope string, refresh, noCleanup, failedOnly bool) (any, error)
+	CoordRerun(ctx context.Context, id, rangeType, scope string, refresh, noCleanup, failedOnly bool) ([]*rest.CoordAction, error)
 	// CoordMissingDependencies answers show=missing-dependencies (rest-api.md
 	// 4.1) for a coordinator job (actions in scope, or every WAITING one)
 	// or one coordinator action.
@@ -50,36 +50,4 @@ type Coordinators interface {
 // coordinator engine.
 func errNoCoordinators() *apiError {
 	return errorf(http.StatusBadRequest, "E0302", "Invalid parameter [coordinator jobs are not supported by this server]")
-}
-
-// coordJobID reads the coordJobId key of a coordinator job JSON object,
-// whatever Go type the engine uses for it.
-func coordJobID(v any) string {
-	if m, ok := v.(map[string]any); ok {
-		s, _ := m["coordJobId"].(string)
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	var m struct {
-		ID string `json:"coordJobId"`
-	}
-	_ = json.Unmarshal(b, &m)
-	return m.ID
-}
-
-// withKey returns a JSON object of any Go type with one key replaced.
-func withKey(v any, key string, val any) any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	var m map[string]any
-	if json.Unmarshal(b, &m) != nil || m == nil {
-		return v
-	}
-	m[key] = val
-	return m
 }

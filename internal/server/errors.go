@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 )
@@ -126,11 +127,11 @@ func isStoreError(err error) bool {
 func writeError(w http.ResponseWriter, err error) {
 	ae := toAPIError(err)
 	h := w.Header()
-	body := map[string]any{"httpStatusCode": ae.status, "errorMessage": html.EscapeString(ae.msg)}
+	body := rest.ErrorBody{HTTPStatusCode: ae.status, ErrorMessage: html.EscapeString(ae.msg)}
 	if ae.code != "" {
 		h.Set("oozie-error-code", ae.code)
 		h.Set("oozie-error-message", oneLine(ae.msg))
-		body["errorCode"] = ae.code
+		body.ErrorCode = ae.code
 	}
 	writeJSONStatus(w, ae.status, body)
 }

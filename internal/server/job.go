@@ -16,6 +16,7 @@ import (
 	"github.com/gozie/gozie/internal/graph"
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
@@ -174,7 +175,7 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, i
 		runs := make([]map[string]any, 0, len(jobs))
 		for _, j := range jobs {
 			runs = append(runs, map[string]any{"id": j.ID, "status": j.Status,
-				"startTime": engine.FormatDate(j.StartTime), "endTime": engine.FormatDate(j.EndTime)})
+				"startTime": rest.Date(j.StartTime), "endTime": rest.Date(j.EndTime)})
 		}
 		writeJSON(w, map[string]any{"workflows": runs})
 		return nil
@@ -216,7 +217,7 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, c *call, ver, 
 			s.fillConsole(jj.Actions[i], a)
 		}
 		maskJobJSON(jj, m)
-		localizeJob(jj, loc)
+		jj.In(loc)
 		writeJSON(w, jj)
 	case kindWfAction:
 		jobID := vocab.JobOf(id)
@@ -230,7 +231,7 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, c *call, ver, 
 					jj := engine.NewJobJSON(j, []*store.Action{a}, "")
 					s.fillConsole(jj.Actions[0], a)
 					maskActionJSON(jj.Actions[0], s.jobMasker(c.user, j, acts))
-					localizeAction(jj.Actions[0], loc)
+					jj.Actions[0].In(loc)
 					writeJSON(w, jj.Actions[0])
 					return nil
 				}
@@ -276,13 +277,17 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, c *call, ver, 
 		}
 		if noActions {
 			// v2 lists no actions when len is absent or 0.
-			out = withKey(out, "actions", []any{})
+			cp := *out
+			cp.Actions = []*rest.CoordAction{}
+			out = &cp
 		}
 		m, err := s.coordMasker(ctx, c.user, id)
 		if err != nil {
 			return err
 		}
-		writeJSON(w, localizeAny(maskCoordJSON(out, m), loc))
+		out = maskCoordJSON(out, m)
+		out.In(loc)
+		writeJSON(w, out)
 	case kindCoordAction:
 		out, err := s.coords.CoordActionInfo(ctx, id)
 		if err != nil {
@@ -293,7 +298,11 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, c *call, ver, 
 		if err != nil {
 			return err
 		}
-		writeJSON(w, localizeAny(maskCoordJSON(out, m), loc))
+		if m != nil {
+			out = maskCoordActionJSON(out, m)
+		}
+		out.In(loc)
+		writeJSON(w, out)
 	}
 	return nil
 }
@@ -310,11 +319,11 @@ func (s *Server) showRetries(w http.ResponseWriter, r *http.Request, id string) 
 	out := make([]map[string]string, 0, len(rs))
 	for _, x := range rs {
 		m := map[string]string{"attempt": itoa(x.Attempt)}
-		if d := engine.FormatDate(x.StartTime); d != nil {
-			m["startTime"] = *d
+		if d := rest.Date(x.StartTime); !d.IsZero() {
+			m["startTime"] = d.String()
 		}
-		if d := engine.FormatDate(x.EndTime); d != nil {
-			m["endTime"] = *d
+		if d := rest.Date(x.EndTime); !d.IsZero() {
+			m["endTime"] = d.String()
 		}
 		if u := x.ConsoleURL; u != "" {
 			m["consoleUrl"] = u
@@ -391,20 +400,20 @@ var coordActionStatuses = []string{"WAITING", "READY", "SUBMITTED", "RUNNING", "
 // It also shortens the external id of a local process action: the engine
 // keeps the work directory as the id (it re-attaches by it), which is far
 // too long for the client's tables.
-func (s *Server) fillConsole(aj *engine.ActionJSON, a *store.Action) {
+func (s *Server) fillConsole(aj *rest.WorkflowAction, a *store.Action) {
 	if s.opts.DataDir != "" {
 		if short, ok := launch.LocalExternalID(a.ExternalID, s.actionDir(a)); ok {
-			aj.ExternalID = &short
+			aj.ExternalID = rest.Str(short)
 		}
 	}
-	if aj.ConsoleURL != nil || s.opts.BaseURL == "" || s.opts.DataDir == "" {
+	if aj.ConsoleURL != "" || s.opts.BaseURL == "" || s.opts.DataDir == "" {
 		return
 	}
 	if _, err := os.Lstat(filepath.Join(s.actionDir(a), "stdout")); err != nil {
 		return // not a process action (fs, control nodes): nothing to show
 	}
 	u := s.opts.BaseURL + "/console/action/" + url.PathEscape(a.ID) + "/stdout"
-	aj.ConsoleURL = &u
+	aj.ConsoleURL = rest.Str(u)
 }
 
 // actionDir is the work directory of an action's current attempt: in
@@ -440,13 +449,13 @@ func (s *Server) jobStatus(ctx context.Context, id, kind string) (string, error)
 		if err != nil {
 			return "", err
 		}
-		return jsonString(v, "status"), nil
+		return v.Status, nil
 	default:
 		v, err := s.coords.CoordActionInfo(ctx, id)
 		if err != nil {
 			return "", err
 		}
-		return jsonString(v, "status"), nil
+		return v.Status, nil
 	}
 }
 
@@ -615,7 +624,7 @@ func (s *Server) coordRerun(w http.ResponseWriter, r *http.Request, c *call, id 
 
 // writeCoordActions answers a coordinator command with the actions it
 // changed, masked for a caller the job does not name (commandMasker).
-func (s *Server) writeCoordActions(w http.ResponseWriter, r *http.Request, c *call, id string, out any) error {
+func (s *Server) writeCoordActions(w http.ResponseWriter, r *http.Request, c *call, id string, out []*rest.CoordAction) error {
 	m, err := s.commandMasker(r.Context(), c.user, id)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -325,14 +326,14 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out["offset"], out["len"] = offset, length
+	out.Offset, out.Len = offset, length
 	writeJSON(w, out)
 	return nil
 }
 
-// listPage fetches one page of jobs of a kind as the list JSON object
-// (without offset and len).
-func (s *Server) listPage(ctx context.Context, kind string, f store.JobFilter, loc *time.Location) (map[string]any, error) {
+// listPage fetches one page of jobs of a kind as the list bean (without
+// offset and len).
+func (s *Server) listPage(ctx context.Context, kind string, f store.JobFilter, loc *time.Location) (*rest.JobList, error) {
 	switch kind {
 	case "coord":
 		if s.coords == nil {
@@ -343,28 +344,28 @@ func (s *Server) listPage(ctx context.Context, kind string, f store.JobFilter, l
 			return nil, err
 		}
 		if jobs == nil {
-			jobs = []any{}
+			jobs = []*rest.CoordJob{}
 		}
-		for i, j := range jobs {
-			jobs[i] = localizeAny(j, loc)
+		for _, j := range jobs {
+			j.In(loc)
 		}
-		return map[string]any{"coordinatorjobs": jobs, "total": total}, nil
+		return &rest.JobList{CoordinatorJobs: jobs, Total: total}, nil
 	case "bundle":
-		return map[string]any{"bundlejobs": []any{}, "total": 0}, nil
+		return &rest.JobList{BundleJobs: []*rest.BundleJob{}}, nil
 	}
 	jobs, total, err := s.engine.Jobs(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	list := make([]*engine.JobJSON, 0, len(jobs))
+	list := make([]*rest.WorkflowJob, 0, len(jobs))
 	for _, j := range jobs {
 		jj := engine.NewJobJSON(j, nil, s.opts.BaseURL)
 		// List items carry no app path, conf or ACL (rest-api.md 5.6).
-		jj.AppPath, jj.Conf, jj.ACL = nil, nil, nil
-		localizeJob(jj, loc)
+		jj.AppPath, jj.Conf, jj.ACL = "", "", ""
+		jj.In(loc)
 		list = append(list, jj)
 	}
-	return map[string]any{"workflows": list, "total": total}, nil
+	return &rest.JobList{Workflows: list, Total: total}, nil
 }
 
 // Workflow and generic job statuses the filter accepts (case-sensitive).
@@ -507,7 +508,7 @@ func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request, c *call) err
 			return err
 		}
 		for _, j := range jobs {
-			id := coordJobID(j)
+			id := j.CoordJobID
 			if id == "" {
 				continue
 			}
@@ -547,7 +548,7 @@ func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request, c *call) err
 	if err != nil {
 		return err
 	}
-	out["offset"], out["len"], out["ids"] = offset, length, []string{}
+	out.Offset, out.Len, out.IDs = offset, length, []string{}
 	writeJSON(w, out)
 	return nil
 }

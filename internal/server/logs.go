@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -198,7 +197,7 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, c *call, id, ki
 			return err
 		}
 		if info, err := s.coords.CoordJobInfo(ctx, jobID, 1, 1, false, nil); err == nil {
-			app = jsonString(info, "coordJobName")
+			app = string(info.CoordJobName)
 		}
 		if m, err = s.coordMasker(ctx, c.user, jobID); err != nil {
 			return err
@@ -323,22 +322,6 @@ func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request, c *call) 
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// jsonString reads a string key of a JSON object of any Go type.
-func jsonString(v any, key string) string {
-	if m, ok := v.(map[string]any); ok {
-		s, _ := m[key].(string)
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	s, _ := m[key].(string)
-	return s
-}
 
 // maxLogActions bounds a coordinator log scope, as Oozie's
 // oozie.coord.actions.log.max.count.

@@ -2,12 +2,10 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
-	"github.com/gozie/gozie/internal/coordengine"
-	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/redact"
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -66,103 +64,63 @@ func (s *Server) coordMasker(ctx context.Context, user, id string) (*redact.Mask
 	if err != nil {
 		return nil, err
 	}
-	return m.WithValues(m.SecretValues(jsonString(info, "conf"))...), nil
+	return m.WithValues(m.SecretValues(string(info.Conf))...), nil
 }
 
-// maskJobJSON masks a workflow job object for a reader.
-func maskJobJSON(jj *engine.JobJSON, m *redact.Masker) {
+// maskJobJSON masks a workflow job bean for a reader.
+func maskJobJSON(jj *rest.WorkflowJob, m *redact.Masker) {
 	if m == nil {
 		return
 	}
-	jj.Conf = maskPtr(jj.Conf, m.XML)
+	jj.Conf = maskStr(jj.Conf, m.XML)
 	for _, a := range jj.Actions {
 		maskActionJSON(a, m)
 	}
 }
 
-// maskActionJSON masks a workflow action object: its XML, its captured
+// maskActionJSON masks a workflow action bean: its XML, its captured
 // output (properties) and its error message.
-func maskActionJSON(a *engine.ActionJSON, m *redact.Masker) {
+func maskActionJSON(a *rest.WorkflowAction, m *redact.Masker) {
 	if m == nil {
 		return
 	}
-	a.Conf = maskPtr(a.Conf, m.XML)
-	a.Data = maskPtr(a.Data, m.Properties)
-	a.ErrorMessage = maskPtr(a.ErrorMessage, m.Text)
+	a.Conf = maskStr(a.Conf, m.XML)
+	a.Data = maskStr(a.Data, m.Properties)
+	a.ErrorMessage = maskStr(a.ErrorMessage, m.Text)
 }
 
-func maskPtr(p *string, f func(string) string) *string {
-	if p == nil {
-		return nil
+// maskStr masks a bean string; an unset one stays unset.
+func maskStr(s rest.Str, f func(string) string) rest.Str {
+	if s == "" {
+		return ""
 	}
-	v := f(*p)
-	return &v
+	return rest.Str(f(string(s)))
 }
 
-// maskCoordJSON masks a coordinator job or action object as the
-// coordinator engine returns it: conf, createdConf and runConf are XML,
-// errorMessage text. Objects of other types (a test's fake engine) are
-// masked through their JSON keys.
-func maskCoordJSON(v any, m *redact.Masker) any {
+// maskCoordJSON returns a coordinator job bean masked for a reader:
+// conf, createdConf and runConf are XML, errorMessage text. The engine's
+// bean is copied, not changed.
+func maskCoordJSON(o *rest.CoordJob, m *redact.Masker) *rest.CoordJob {
 	if m == nil {
-		return v
+		return o
 	}
-	switch o := v.(type) {
-	case *coordengine.CoordJobJSON:
-		c := *o
-		c.Conf = maskPtr(c.Conf, m.XML)
-		c.Actions = make([]*coordengine.CoordActionJSON, len(o.Actions))
-		for i, a := range o.Actions {
-			c.Actions[i] = maskCoordActionJSON(a, m)
-		}
-		return &c
-	case *coordengine.CoordActionJSON:
-		return maskCoordActionJSON(o, m)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	var obj map[string]any
-	if json.Unmarshal(b, &obj) != nil || obj == nil {
-		return v
-	}
-	maskJSONKeys(obj, m)
-	if acts, ok := obj["actions"].([]any); ok {
-		for _, a := range acts {
-			if am, ok := a.(map[string]any); ok {
-				maskJSONKeys(am, m)
-			}
-		}
-	}
-	return obj
+	c := *o
+	c.Conf = maskStr(c.Conf, m.XML)
+	c.Actions = maskCoordActions(o.Actions, m)
+	return &c
 }
 
-// maskCoordActions masks the list of coordinator actions a command
-// answers with (kill, ignore, rerun).
-func maskCoordActions(v any, m *redact.Masker) any {
+// maskCoordActions masks a list of coordinator action beans (a job's, or
+// the answer of kill, ignore and rerun).
+func maskCoordActions(acts []*rest.CoordAction, m *redact.Masker) []*rest.CoordAction {
 	if m == nil {
-		return v
+		return acts
 	}
-	if acts, ok := v.([]*coordengine.CoordActionJSON); ok {
-		out := make([]*coordengine.CoordActionJSON, len(acts))
-		for i, a := range acts {
-			out[i] = maskCoordActionJSON(a, m)
-		}
-		return out
+	out := make([]*rest.CoordAction, len(acts))
+	for i, a := range acts {
+		out[i] = maskCoordActionJSON(a, m)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	var list []map[string]any
-	if json.Unmarshal(b, &list) != nil {
-		return v
-	}
-	for _, a := range list {
-		maskJSONKeys(a, m)
-	}
-	return list
+	return out
 }
 
 // commandMasker is coordMasker for the answer to a command: with
@@ -176,24 +134,12 @@ func (s *Server) commandMasker(ctx context.Context, user, id string) (*redact.Ma
 	return s.coordMasker(ctx, user, id)
 }
 
-func maskCoordActionJSON(a *coordengine.CoordActionJSON, m *redact.Masker) *coordengine.CoordActionJSON {
+func maskCoordActionJSON(a *rest.CoordAction, m *redact.Masker) *rest.CoordAction {
 	c := *a
-	c.CreatedConf = maskPtr(c.CreatedConf, m.XML)
-	c.RunConf = maskPtr(c.RunConf, m.XML)
-	c.ErrorMessage = maskPtr(c.ErrorMessage, m.Text)
+	c.CreatedConf = maskStr(c.CreatedConf, m.XML)
+	c.RunConf = maskStr(c.RunConf, m.XML)
+	c.ErrorMessage = maskStr(c.ErrorMessage, m.Text)
 	return &c
-}
-
-// maskJSONKeys masks the configuration keys of a decoded JSON object.
-func maskJSONKeys(obj map[string]any, m *redact.Masker) {
-	for _, k := range []string{"conf", "createdConf", "runConf"} {
-		if s, ok := obj[k].(string); ok {
-			obj[k] = m.XML(s)
-		}
-	}
-	if s, ok := obj["errorMessage"].(string); ok {
-		obj["errorMessage"] = m.Text(s)
-	}
 }
 
 // readerKey carries the authenticated user of a console request to the

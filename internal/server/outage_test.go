@@ -118,6 +118,9 @@ func (p *tcpProxy) restore() {
 // succeeds with every step run exactly once. Before, the transition that
 // fell into the outage was only logged and the job stayed RUNNING.
 func TestPostgresOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	dsn := postgres.TestDSN(t)
 	u, err := url.Parse(dsn)
 	if err != nil || u.Host == "" || !strings.HasPrefix(u.Scheme, "postgres") {
@@ -278,6 +281,9 @@ func TestStartIsAtomicOverREST(t *testing.T) {
 // polls, submissions of the next step). The job must still succeed with
 // every step run exactly once.
 func TestPostgresFlapping(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	dsn := postgres.TestDSN(t)
 	u, err := url.Parse(dsn)
 	if err != nil || u.Host == "" || !strings.HasPrefix(u.Scheme, "postgres") {

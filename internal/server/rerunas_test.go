@@ -30,6 +30,9 @@ func (e *env) jobConf(id string) (*conf.Config, map[string]any) {
 // application or the properties on rerun; others may rerun the job as it
 // is (failed nodes, skip lists). Outside run-as mode nothing changed.
 func TestRerunInRunAsMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	runAs := newEnvConfigured(t, runAsConfig)
 	plain := newEnv(t)
 	type want struct {
@@ -143,6 +146,9 @@ func TestRerunInRunAsMode(t *testing.T) {
 // so in run-as mode only the owner or an admin may change it; a
 // coordinator rerun takes no configuration and stays open to ACL members.
 func TestCoordChangesInRunAsMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	runAs := newEnvConfigured(t, runAsConfig)
 	plain := newEnv(t)
 	props := func(app string, extra ...string) []string {

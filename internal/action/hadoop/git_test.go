@@ -54,6 +54,9 @@ func bareRepo(t testing.TB) string {
 }
 
 func TestGitAction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	uri := bareRepo(t)
 	out := t.TempDir()
 	launchtest.MkTree(t, out, "full/stale.txt", "empty/")

@@ -127,6 +127,9 @@ func javaAction(t testing.TB, appDir, body string, cfg, job map[string]string) (
 const probe = `<job-tracker>local</job-tracker><name-node>file:///</name-node><main-class>gz.Probe</main-class>`
 
 func TestJavaAction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	app, share := javaTestApp(t)
 	tests := []struct {
 		name   string

@@ -166,6 +166,9 @@ func TestSupervisorStaleSocket(t *testing.T) {
 // An idle supervisor exits by itself, and one whose socket is removed
 // (its data directory deleted) too.
 func TestSupervisorExits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	tests := []struct {
 		name  string
 		env   []string

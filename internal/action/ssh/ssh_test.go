@@ -220,6 +220,9 @@ func sshOpts(site map[string]string) launch.Options {
 }
 
 func TestSSHAction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	s := startSSHServer(t)
 	host := "<host>" + s.user + "@gozietest</host>"
 	tests := []struct {
@@ -343,6 +346,9 @@ func readPIDFile(t *testing.T, path string) int {
 }
 
 func TestSSHKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	s := startSSHServer(t)
 	e := NewSSH(sshOpts(nil))
 	// The shell ignores TERM, so that the kill has to escalate; the sleep
@@ -379,6 +385,9 @@ func TestSSHKill(t *testing.T) {
 // TestSSHRestart: a new executor (a restarted server) starting the same
 // attempt again re-attaches to the running command, which runs once.
 func TestSSHRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	s := startSSHServer(t)
 	a := s.sshCtx(t, "0.2", `<host>`+s.user+`@gozietest</host><command>sh</command><arg>-c</arg>`+
 		`<arg>echo run >>runs.txt; while [ ! -f go ]; do sleep 0.02; done; echo done=yes</arg><capture-output/>`)
@@ -439,6 +448,9 @@ func TestSSHRestart(t *testing.T) {
 // TestSSHInterruptedStart: a run whose Start broke off before the
 // wrapper claimed it is given up by Check (and can then never start).
 func TestSSHInterruptedStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	s := startSSHServer(t)
 	a := s.sshCtx(t, "0.2", `<host>`+s.user+`@gozietest</host><command>true</command>`)
 	if err := os.MkdirAll(filepath.Join(s.remoteHome, remoteDir(a)), 0o700); err != nil {
@@ -537,6 +549,9 @@ func TestSSHRetention(t *testing.T) {
 // TestSSHLost: a command killed on the remote host behind gozie's back
 // (no exit status recorded) ends the action with an error, not OK.
 func TestSSHLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	s := startSSHServer(t)
 	e := NewSSH(sshOpts(nil))
 	a := s.sshCtx(t, "0.2", `<host>`+s.user+`@gozietest</host><command>sleep</command><arg>300</arg>`)

@@ -11,12 +11,18 @@ import (
 )
 
 func TestStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	storetest.Run(t, func(t *testing.T) store.Store { return OpenTest(t) })
 }
 
 // TestCluster runs the ownership suite with several stores on one schema,
 // as several servers share one database.
 func TestCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
 	storetest.RunCluster(t, func(t *testing.T, n int) []store.Store {
 		dsn := TestDSN(t)
 		var out []store.Store
