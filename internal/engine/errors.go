@@ -1,62 +1,45 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
-
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
-// Error is an engine failure with an Oozie error code: a refused submission
-// (E0504 app directory missing, E0723 unsupported action type, E0738 missing
-// parameters, ...) or a refused command (E0604 no such job, E0727 cannot
-// suspend, ...).
-type Error struct {
-	Code string
-	Msg  string
-}
+// Error is the coded error of package vocab, under the name the faces
+// know it by.
+type Error = vocab.Error
 
-// Error renders "CODE: message", Oozie's format.
-func (e *Error) Error() string { return e.Code + ": " + e.Msg }
+func errorf(code, format string, args ...any) *Error { return vocab.Errorf(code, format, args...) }
 
-func errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
-}
-
-// ErrorCode returns the Oozie error code carried by err (an engine, workflow
-// or EL error), or "".
+// ErrorCode returns the Oozie error code carried by err (a coded error of
+// package vocab, a workflow definition's or anything with an OozieCode
+// method), or "".
 func ErrorCode(err error) string {
-	var ee *Error
-	if errors.As(err, &ee) {
-		return ee.Code
-	}
-	if c := workflow.ErrorCode(err); c != "" {
+	if c := vocab.CodeOf(err); c != "" {
 		return c
 	}
-	var coded interface{ OozieCode() string }
-	if errors.As(err, &coded) {
-		return coded.OozieCode()
-	}
-	return ""
+	return workflow.ErrorCode(err)
 }
 
-// Oozie error codes the engine produces.
+// Oozie error codes the engine produces (package vocab's, forwarded for
+// the faces).
 const (
-	CodeMissingProperty   = "E0401" // a required job property is missing
-	CodeNoAppPath         = "E0405" // no oozie.wf.application.path
-	CodeAppDirMissing     = "E0504" // app directory does not exist
-	CodeAppDefMissing     = "E0505" // workflow.xml does not exist
-	CodeJobNotFound       = "E0604"
-	CodeActionNotFound    = "E0605"
-	CodeCannotRead        = "E0710" // the definition cannot be read
-	CodeInvalidAppURI     = "E0711"
-	CodeNotSuspended      = "E0717"
-	CodeAlreadyStarted    = "E0719"
-	CodeUnsupportedAction = "E0723"
-	CodeCannotKill        = "E0725"
-	CodeCannotSuspend     = "E0727"
-	CodeKillNode          = "E0729" // recorded on a reached kill node
-	CodeDisallowedDefault = "E0804" // user.name in config-default.xml
-	CodeELError           = "EL_ERROR"
-	CodeSubWorkflowDepth  = "SUBWF001"
+	CodeMissingProperty   = vocab.CodeMissingProperty
+	CodeNoAppPath         = vocab.CodeNoAppPath
+	CodeAppDirMissing     = vocab.CodeAppDirMissing
+	CodeAppDefMissing     = vocab.CodeAppDefMissing
+	CodeJobNotFound       = vocab.CodeJobNotFound
+	CodeActionNotFound    = vocab.CodeActionNotFound
+	CodeCannotRead        = vocab.CodeCannotRead
+	CodeInvalidAppURI     = vocab.CodeInvalidAppURI
+	CodeNotSuspended      = vocab.CodeNotSuspended
+	CodeAlreadyStarted    = vocab.CodeAlreadyStarted
+	CodeUnsupportedAction = vocab.CodeUnsupportedAction
+	CodeCannotKill        = vocab.CodeCannotKill
+	CodeCannotSuspend     = vocab.CodeCannotSuspend
+	CodeKillNode          = vocab.CodeKillNode
+	CodeDisallowedDefault = vocab.CodeDisallowedDefault
+	CodeELError           = vocab.CodeELError
+	CodeSubWorkflowDepth  = vocab.CodeSubWorkflowDepth
+	CodeQuarantined       = vocab.CodeQuarantined
 )

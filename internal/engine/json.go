@@ -4,11 +4,12 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // DateLayout is the REST API's date format, EEE, dd MMM yyyy HH:mm:ss zzz in
 // GMT.
-const DateLayout = "Mon, 02 Jan 2006 15:04:05 GMT"
+const DateLayout = vocab.DateLayout
 
 // JobJSON is the workflow job object of the Oozie REST API (WorkflowJobBean
 // JSON): the same keys, status strings and date format, null for unset
@@ -70,14 +71,8 @@ func str(s string) *string {
 }
 
 // FormatDate renders a time in the REST API's format; nil for the zero
-// time.
-func FormatDate(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	s := t.UTC().Format(DateLayout)
-	return &s
-}
+// time (package vocab's).
+func FormatDate(t time.Time) *string { return vocab.FormatDate(t) }
 
 // NewJobJSON builds the REST object of a job and its actions. consoleBase
 // is the console URL prefix ("" leaves consoleUrl null).

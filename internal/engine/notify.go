@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // The job properties that ask for HTTP notifications (workflow
@@ -13,14 +14,14 @@ import (
 const (
 	// PropWorkflowNotificationURL is notified on every status change of a
 	// workflow job; tokens $jobId, $status, $parentId.
-	PropWorkflowNotificationURL = "oozie.wf.workflow.notification.url"
+	PropWorkflowNotificationURL = vocab.PropWorkflowNotificationURL
 	// PropWorkflowNotificationProxy is the proxy of both workflow URLs:
 	// host:port, or type@host:port with type http or socks.
-	PropWorkflowNotificationProxy = "oozie.wf.workflow.notification.proxy"
+	PropWorkflowNotificationProxy = vocab.PropWorkflowNotificationProxy
 	// PropActionNotificationURL is notified when a workflow job enters
 	// and leaves an action node, and once per decision node; tokens
 	// $jobId, $nodeName, $status.
-	PropActionNotificationURL = "oozie.wf.action.notification.url"
+	PropActionNotificationURL = vocab.PropActionNotificationURL
 )
 
 // EffectHTTPNotify is an HTTP GET notification to deliver. Payload is the

@@ -11,10 +11,6 @@ import (
 	"github.com/gozie/gozie/internal/store"
 )
 
-// CodeQuarantined is the error of an action whose start the server died
-// performing QuarantineDeaths times (journal.go): it is not started again.
-const CodeQuarantined = "CRASH001"
-
 // quarantineMessage is the action's error message.
 var quarantineMessage = fmt.Sprintf("the server died %s while starting this action; it is not started again", countWord(QuarantineDeaths))
 

@@ -2,26 +2,26 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
 // Rerun properties (workflow specification 10).
 const (
-	PropRerunSkipNodes = "oozie.wf.rerun.skip.nodes"
-	PropRerunFailNodes = "oozie.wf.rerun.failnodes"
+	PropRerunSkipNodes = vocab.PropRerunSkipNodes
+	PropRerunFailNodes = vocab.PropRerunFailNodes
 )
 
 // Rerun error codes.
 const (
-	CodeRerunOneOf      = "E0404" // exactly one of the two rerun properties
-	CodeRerunNotEnded   = "E0805" // the job has not ended
-	CodeRerunSkipNotRun = "E0807" // a skipped node did not complete
+	CodeRerunOneOf      = "E0404"                 // exactly one of the two rerun properties
+	CodeRerunNotEnded   = vocab.CodeRerunNotEnded // the job has not ended
+	CodeRerunSkipNotRun = "E0807"                 // a skipped node did not complete
 )
 
 // Rerun runs an ended workflow job again under the same id (specification
@@ -47,16 +47,8 @@ func (e *Engine) RerunOwnConf(ctx context.Context, id string, props *conf.Config
 }
 
 // ConfChangeError refuses a change of a job's application or properties
-// to a caller who may not make it (RerunOwnConf, and a coordinator update
-// with the same restriction). Names lists what would have changed.
-type ConfChangeError struct {
-	JobID string
-	Names []string
-}
-
-func (e *ConfChangeError) Error() string {
-	return fmt.Sprintf("the job's application and properties may not change, job [%s], changed %v", e.JobID, e.Names)
-}
+// to a caller who may not make it (package vocab's).
+type ConfChangeError = vocab.ConfChangeError
 
 // identityProps name the job's user; a rerun by someone else keeps them.
 var identityProps = []string{PropUser, "mapreduce.job.user.name"}

@@ -11,16 +11,17 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
 // Job properties the engine reads.
 const (
-	PropAppPath  = "oozie.wf.application.path"
-	PropUser     = "user.name"
-	PropGroup    = "group.name"
-	PropACL      = "oozie.job.acl"
-	PropExternal = "oozie.wf.external.id"
+	PropAppPath  = vocab.PropAppPath
+	PropUser     = vocab.PropUser
+	PropGroup    = vocab.PropGroup
+	PropACL      = vocab.PropACL
+	PropExternal = vocab.PropExternal
 )
 
 // parseOptions are the workflow parser's options for this engine: Oozie's
