@@ -38,7 +38,8 @@ func startServer(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	coords := coordengine.New(e, coordengine.Options{})
+	coords := coordengine.New(e, e.Runtime(), coordengine.Options{})
+	e.SetCoordinators(coords)
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

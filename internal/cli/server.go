@@ -285,12 +285,13 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	coords := coordengine.New(eng, coordengine.Options{
+	coords := coordengine.New(eng, eng.Runtime(), coordengine.Options{
 		MaterializationWindow: time.Duration(cfg.Int("gozie.coord.materialization.window.s", 3600)) * time.Second,
 		InputCheckInterval:    time.Duration(cfg.Int("gozie.coord.input.check.interval.s", 60)) * time.Second,
 		BatchSize:             cfg.Int("gozie.coord.batch.size", 10000),
 		MinFrequencyMinutes:   cfg.Int("gozie.coord.min.frequency.minutes", 5),
 	})
+	eng.SetCoordinators(coords)
 	logf("gozie: action types this server runs: %s", strings.Join(reg.Types(), ", "))
 	opts := server.Options{Engine: eng, Coordinators: coords, BaseURL: base, DataDir: dir, Auth: auth,
 		Config: cfg, Version: Version(), Logf: logf, Log: slogger, HTTP: httpLimits(cfg, logf),

@@ -60,7 +60,8 @@ func startSite(t *testing.T) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	coords := coordengine.New(e, coordengine.Options{})
+	coords := coordengine.New(e, e.Runtime(), coordengine.Options{})
+	e.SetCoordinators(coords)
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

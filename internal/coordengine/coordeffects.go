@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
-	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // performCoordSubmit launches the workflow of a SUBMITTED action. It is
@@ -55,7 +55,7 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 		// not older than the effect (earlier runs of a rerun action have
 		// all started).
 		for _, w := range existing {
-			launch := engine.LaunchID(w)
+			launch := e.wf.LaunchID(w)
 			if launch == ef.ID || (launch == 0 && w.Status == store.JobPrep && !w.CreatedTime.Before(ef.CreatedTime)) {
 				wfID = w.ID
 			}
@@ -72,7 +72,7 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 			return err
 		}
 		if err != nil {
-			a.ErrorCode, a.ErrorMessage = engine.ErrorCode(err), err.Error()
+			a.ErrorCode, a.ErrorMessage = vocab.CodeOf(err), err.Error()
 			c.log(a.ID, "ERROR", "workflow submission failed: %v", err)
 			c.setActionStatus(e, a, store.CoordActionFailed)
 			c.done = append(c.done, ef.ID)
@@ -94,10 +94,10 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 		a.ExternalID = wfID
 		c.touch(a, a.Status)
 	}
-	if err := e.wf.StartJob(ctx, wfID); engine.ErrorCode(err) == engine.CodeAlreadyStarted {
+	if err := e.wf.StartJob(ctx, wfID); vocab.CodeOf(err) == vocab.CodeAlreadyStarted {
 		// Started by an earlier attempt whose commit acknowledgement was
 		// lost: its first effects may never have been dispatched.
-		e.wf.SweepJob(ctx, wfID)
+		e.rt.SweepJob(ctx, wfID)
 	} else if err != nil {
 		return err
 	}
@@ -213,8 +213,8 @@ func (e *Engine) performCoordCascade(ctx context.Context, ef *store.Effect) erro
 		case EffectCoordResume:
 			cmdErr = e.wf.Resume(ctx, id)
 		}
-		switch engine.ErrorCode(cmdErr) {
-		case "", engine.CodeCannotKill, engine.CodeCannotSuspend, engine.CodeNotSuspended, engine.CodeJobNotFound:
+		switch vocab.CodeOf(cmdErr) {
+		case "", vocab.CodeCannotKill, vocab.CodeCannotSuspend, vocab.CodeNotSuspended, vocab.CodeJobNotFound:
 		default:
 			return cmdErr
 		}
@@ -226,7 +226,7 @@ func (e *Engine) performCoordCascade(ctx context.Context, ef *store.Effect) erro
 // performing (engine.Coordinators): the tick's step is skipped and the tick
 // dropped, so that the next event of the job (an action ending, a command)
 // schedules a new one instead of the job waiting for a tick that never
-// comes; a workflow launch fails its action with engine.CodeQuarantined;
+// comes; a workflow launch fails its action with vocab.CodeQuarantined;
 // the other kinds (cascades, clean-up) are only marked done. Each says so
 // in the job's log.
 func (e *Engine) QuarantineEffect(ctx context.Context, ef *store.Effect, msg string) error {
@@ -237,7 +237,7 @@ func (e *Engine) QuarantineEffect(ctx context.Context, ef *store.Effect, msg str
 	unlock := e.coordLock(jobID)
 	defer unlock()
 	c, err := e.loadCoordChange(ctx, jobID)
-	if errors.Is(err, store.ErrNotFound) || engine.ErrorCode(err) == engine.CodeJobNotFound {
+	if errors.Is(err, store.ErrNotFound) || vocab.CodeOf(err) == vocab.CodeJobNotFound {
 		return e.markDone(ctx, ef)
 	}
 	if err != nil {
@@ -258,7 +258,7 @@ func (e *Engine) QuarantineEffect(ctx context.Context, ef *store.Effect, msg str
 		}
 		c.log(ef.ActionID, "ERROR", "%s", msg)
 		if a != nil && a.Status == store.CoordActionSubmitted {
-			a.ErrorCode, a.ErrorMessage = engine.CodeQuarantined, "the server died while launching this action's workflow; it is not launched again"
+			a.ErrorCode, a.ErrorMessage = vocab.CodeQuarantined, "the server died while launching this action's workflow; it is not launched again"
 			c.setActionStatus(e, a, store.CoordActionFailed)
 			c.stepSoon()
 		}

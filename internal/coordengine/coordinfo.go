@@ -9,9 +9,9 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
-	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/schedule"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // DefaultCoordActionsLength is how many actions a coordinator job's info
@@ -62,7 +62,7 @@ func (e *Engine) CoordJobInfo(ctx context.Context, id string, offset, length int
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf(engine.CodeJobNotFound, "Job does not exist [%s]", id)
+		return nil, errorf(vocab.CodeJobNotFound, "Job does not exist [%s]", id)
 	}
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func (e *Engine) coordAction(ctx context.Context, id string) (*store.CoordAction
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf(engine.CodeActionNotFound, "Action does not exist [%s]", id)
+		return nil, errorf(vocab.CodeActionNotFound, "Action does not exist [%s]", id)
 	}
 	return a, err
 }
@@ -139,11 +139,11 @@ func (e *Engine) CoordJobList(ctx context.Context, f store.JobFilter) ([]any, in
 // would materialize (at most DryRunActionLimit).
 func (e *Engine) CoordDryrun(ctx context.Context, props *conf.Config) (string, error) {
 	props = props.Clone()
-	if _, ok := props.Get(engine.PropUser); !ok && e.defaultUser != "" {
-		props.Set(engine.PropUser, e.defaultUser)
+	if _, ok := props.Get(vocab.PropUser); !ok && e.defaultUser != "" {
+		props.Set(vocab.PropUser, e.defaultUser)
 	}
 	opts := e.opts
-	user, _ := props.Get(engine.PropUser)
+	user, _ := props.Get(vocab.PropUser)
 	ctx, err := e.wf.JobUserContext(ctx, user)
 	if err != nil {
 		return "", err
@@ -159,7 +159,7 @@ func (e *Engine) CoordDryrun(ctx context.Context, props *conf.Config) (string, e
 		MaxActionBytes:      e.maxAction,
 	}, exists, DryRunActionLimit)
 	if err != nil {
-		return "", engine.CoordError(err)
+		return "", coordError(err)
 	}
 	return coord.DryRunText(res), nil
 }

@@ -3,8 +3,8 @@ package coordengine
 import (
 	"strconv"
 
-	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // CoordJobJSON is the coordinator job object of the Oozie REST API
@@ -72,9 +72,9 @@ func NewCoordJobJSON(j *store.CoordJob, actions []*store.CoordAction, total int)
 		CoordJobID: j.ID, CoordJobName: str(j.AppName), CoordJobPath: str(j.AppPath),
 		CoordExternalID: str(j.ExternalID), BundleID: str(j.ParentID), Conf: str(j.Conf), Status: j.Status,
 		ExecutionPolicy: j.Execution, Frequency: str(j.Frequency), TimeUnit: j.TimeUnit, TimeZone: str(j.TimeZone),
-		Concurrency: j.Concurrency, TimeOut: j.Timeout, LastAction: engine.FormatDate(j.LastActionTime),
-		NextMaterializedTime: engine.FormatDate(j.NextMaterializedTime), CreatedTime: engine.FormatDate(j.CreatedTime),
-		StartTime: engine.FormatDate(j.StartTime), EndTime: engine.FormatDate(j.EndTime), PauseTime: engine.FormatDate(j.PauseTime),
+		Concurrency: j.Concurrency, TimeOut: j.Timeout, LastAction: vocab.FormatDate(j.LastActionTime),
+		NextMaterializedTime: vocab.FormatDate(j.NextMaterializedTime), CreatedTime: vocab.FormatDate(j.CreatedTime),
+		StartTime: vocab.FormatDate(j.StartTime), EndTime: vocab.FormatDate(j.EndTime), PauseTime: vocab.FormatDate(j.PauseTime),
 		User: str(j.User), Group: str(j.Group), ACL: str(j.ACL), ConsoleURL: str(j.ConsoleURL),
 		MatThrottling: j.Throttle, Actions: make([]*CoordActionJSON, 0, len(actions)), Total: total,
 		ToString: "Coordinator application id[" + j.ID + "] status[" + j.Status + "]",
@@ -95,8 +95,8 @@ func NewCoordJobJSON(j *store.CoordJob, actions []*store.CoordAction, total int)
 func NewCoordActionJSON(a *store.CoordAction) *CoordActionJSON {
 	return &CoordActionJSON{
 		ID: a.ID, CoordJobID: a.JobID, ActionNumber: a.Number, CreatedConf: str(a.CreatedConf),
-		CreatedTime: engine.FormatDate(a.CreatedTime), NominalTime: engine.FormatDate(a.NominalTime),
-		LastModifiedTime: engine.FormatDate(a.LastModTime), ExternalID: str(a.ExternalID), Status: a.Status,
+		CreatedTime: vocab.FormatDate(a.CreatedTime), NominalTime: vocab.FormatDate(a.NominalTime),
+		LastModifiedTime: vocab.FormatDate(a.LastModTime), ExternalID: str(a.ExternalID), Status: a.Status,
 		RunConf: str(a.RunConf), MissingDependencies: str(a.MissingDependencies),
 		ExternalStatus: str(a.ExternalStatus), TrackerURI: str(a.TrackerURI), ConsoleURL: str(a.ConsoleURL),
 		ErrorCode: str(a.ErrorCode), ErrorMessage: str(a.ErrorMessage),

@@ -10,8 +10,8 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
-	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // coordChange is one transition of a coordinator job in the making: the
@@ -223,7 +223,7 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 	if c.tick != nil {
 		effects = append(effects, c.tick)
 	}
-	e.wf.Dispatch(effects)
+	e.rt.Dispatch(effects)
 	return nil
 }
 
@@ -443,7 +443,7 @@ func (e *Engine) materialize(c *coordChange, app *coord.App, props *conf.Config,
 	}, coord.PlanOptions{Now: c.now, Window: opts.MaterializationWindow, BatchSize: opts.BatchSize,
 		Lookahead: opts.MaterializationLookahead}, props)
 	if err != nil {
-		code := engine.ErrorCode(err)
+		code := vocab.CodeOf(err)
 		if code == "" {
 			code = coord.ErrorCode(err)
 		}

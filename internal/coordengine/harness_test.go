@@ -69,7 +69,9 @@ func newEngines(opts engine.Options, coordOpts Options) (*engines, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &engines{Engine: wf, coordinators: New(wf, coordOpts)}, nil
+	c := New(wf, wf.Runtime(), coordOpts)
+	wf.SetCoordinators(c)
+	return &engines{Engine: wf, coordinators: c}, nil
 }
 
 // The methods both engines have go to the workflow engine, as the

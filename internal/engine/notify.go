@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 )
@@ -24,10 +25,9 @@ const (
 	PropActionNotificationURL = vocab.PropActionNotificationURL
 )
 
-// EffectHTTPNotify is an HTTP GET notification to deliver. Payload is the
-// URL with its tokens replaced, followed by "\nproxy=<proxy>" when a proxy
-// is configured; Attempt counts the failed deliveries so far.
-const EffectHTTPNotify = "http-notify"
+// EffectHTTPNotify is an HTTP GET notification to deliver
+// (effect.EffectHTTPNotify).
+const EffectHTTPNotify = effect.EffectHTTPNotify
 
 // The tokens of the notification URLs. Oozie replaces them literally,
 // without URL-encoding: the values (ids, node names, statuses) need none.
@@ -40,15 +40,9 @@ var (
 	}
 )
 
-// NotifyPayload is the payload of an EffectHTTPNotify: the URL to get,
-// with its tokens replaced, and the proxy ("" for none) in the format of
-// PropWorkflowNotificationProxy.
-func NotifyPayload(url, proxy string) string {
-	if proxy = strings.TrimSpace(proxy); proxy != "" {
-		return url + "\nproxy=" + proxy
-	}
-	return url
-}
+// NotifyPayload is the payload of an EffectHTTPNotify
+// (effect.NotifyPayload).
+func NotifyPayload(url, proxy string) string { return effect.NotifyPayload(url, proxy) }
 
 // splitNotifyPayload undoes NotifyPayload.
 func splitNotifyPayload(p string) (url, proxy string) {

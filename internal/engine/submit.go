@@ -251,7 +251,7 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 			id, err = jobByExternalID(ctx, tx, job.User, job.ExternalID)
 			return err
 		}) == nil && id != "" {
-			e.sweep(ctx, id)
+			e.rt.SweepJob(ctx, id)
 			return id, nil
 		}
 	}
@@ -272,11 +272,7 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 		// Kept, so that the start just dispatched does not load and
 		// parse the job again; unless something loaded it meanwhile (a
 		// sweep of pending effects), whose copy is as good and in use.
-		e.mu.Lock()
-		if e.jobs[st.job.ID] == nil {
-			e.jobs[st.job.ID] = st
-		}
-		e.mu.Unlock()
+		e.jobs.Keep(st.job.ID, st)
 		e.committed(st, ch)
 	}
 	return job.ID, nil

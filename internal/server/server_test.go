@@ -117,7 +117,8 @@ func newEnvConfig(t testing.TB, dir string, st store.Store, join func(base strin
 	if join != nil {
 		member = join(e.base)
 	}
-	e.coords = coordengine.New(e.eng, coordengine.Options{})
+	e.coords = coordengine.New(e.eng, e.eng.Runtime(), coordengine.Options{})
+	e.eng.SetCoordinators(e.coords)
 	config := map[string]string{"gozie.http.port": "11000", "gozie.authentication.secret": "hidden",
 		"gozie.db": "postgres://gozie:dbpw@db:5432/gozie", "gozie.authentication.tokens": "tokval=ann"}
 	for k, v := range cfg {

@@ -45,6 +45,9 @@ type Error struct {
 // Error implements the error interface.
 func (e *Error) Error() string { return e.Code + ": " + e.Msg }
 
+// OozieCode returns the error's code (vocab.CodeOf).
+func (e *Error) OozieCode() string { return e.Code }
+
 // newError builds an Error with a formatted message and no location.
 func newError(code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
