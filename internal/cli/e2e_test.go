@@ -15,6 +15,7 @@ import (
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store/sqlite"
 )
@@ -39,13 +40,12 @@ func startServer(t testing.TB) string {
 		t.Fatal(err)
 	}
 	coords := coordengine.New(e, e.Runtime(), coordengine.Options{})
-	e.SetCoordinators(coords)
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
 	var srvURL string
-	s, err := server.New(server.Options{Engine: e, Coordinators: coords, DataDir: dir, Logf: t.Logf,
+	s, err := server.New(server.Options{Engine: jobs.New(e, coords), Coordinators: coords, DataDir: dir, Logf: t.Logf,
 		Auth:    server.AuthOptions{Secret: []byte("e2e-secret"), AnonymousReads: true},
 		BaseURL: "http://placeholder/oozie"})
 	if err != nil {

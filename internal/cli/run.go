@@ -17,6 +17,7 @@ import (
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/client"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlite"
@@ -147,7 +148,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	defer e.Close()
 
-	id, err := e.Run(ctx, props)
+	id, err := jobs.New(e, nil).Run(ctx, props)
 	if err != nil {
 		// Refused submissions carry the Oozie code in their text.
 		if ctx.Err() != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
@@ -291,9 +292,8 @@ func serve(ctx context.Context, stop func(), cfg server.Config, stdout, stderr i
 		BatchSize:             cfg.Int("gozie.coord.batch.size", 10000),
 		MinFrequencyMinutes:   cfg.Int("gozie.coord.min.frequency.minutes", 5),
 	})
-	eng.SetCoordinators(coords)
 	logf("gozie: action types this server runs: %s", strings.Join(reg.Types(), ", "))
-	opts := server.Options{Engine: eng, Coordinators: coords, BaseURL: base, DataDir: dir, Auth: auth,
+	opts := server.Options{Engine: jobs.New(eng, coords), Coordinators: coords, BaseURL: base, DataDir: dir, Auth: auth,
 		Config: cfg, Version: Version(), Logf: logf, Log: slogger, HTTP: httpLimits(cfg, logf),
 		AllowedHosts: cfg.List("gozie.http.allowed.hosts")}
 	if member != nil {

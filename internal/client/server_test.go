@@ -20,6 +20,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store/sqlite"
 )
@@ -61,12 +62,11 @@ func startSite(t *testing.T) *site {
 		t.Fatal(err)
 	}
 	coords := coordengine.New(e, e.Runtime(), coordengine.Options{})
-	e.SetCoordinators(coords)
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	s, err := server.New(server.Options{Engine: e, Coordinators: coords, DataDir: dir, Logf: t.Logf, BaseURL: "http://placeholder/oozie",
+	s, err := server.New(server.Options{Engine: jobs.New(e, coords), Coordinators: coords, DataDir: dir, Logf: t.Logf, BaseURL: "http://placeholder/oozie",
 		Auth: server.AuthOptions{Secret: []byte("client-test"), AnonymousReads: true, Authorization: true,
 			AdminUsers: []string{"root"}}})
 	if err != nil {

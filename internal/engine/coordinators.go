@@ -10,57 +10,12 @@ import (
 	"github.com/gozie/gozie/internal/store"
 )
 
-// PropCoordAppPath names the coordinator application of a submission; a
-// configuration holding it makes Submit and Run create a coordinator job.
+// PropCoordAppPath names the coordinator application of a submission: a
+// coordinator job, which package jobs passes to the coordinator engine.
 const PropCoordAppPath = coord.PropAppPath
-
-// Coordinators is the coordinator engine as the workflow engine passes
-// on to it the submissions naming PropCoordAppPath and the commands for
-// coordinator ids. *coordengine.Engine has these methods; whoever
-// assembles the system attaches it with SetCoordinators. The two engines
-// do not import each other: the coordinator's effects are its own kinds
-// on the shared effect runtime (package effect), and what it needs of
-// the workflow engine is coordengine.Workflows.
-type Coordinators interface {
-	// Submit creates a coordinator job from job properties naming
-	// PropCoordAppPath; the job starts on submission.
-	Submit(ctx context.Context, props *conf.Config) (string, error)
-	// Start, Suspend, Resume and Kill are the job commands for a
-	// coordinator job (IsCoordJobID).
-	Start(ctx context.Context, id string) error
-	Suspend(ctx context.Context, id string) error
-	Resume(ctx context.Context, id string) error
-	Kill(ctx context.Context, id string) error
-}
-
-// SetCoordinators attaches the coordinator engine.
-func (e *Engine) SetCoordinators(c Coordinators) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.coords = c
-}
-
-// coordinators returns the attached coordinator engine, or nil.
-func (e *Engine) coordinators() Coordinators {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.coords
-}
-
-// errNoCoordinators refuses coordinator jobs when no coordinator engine
-// is attached.
-func errNoCoordinators() error {
-	return errorf("E0302", "Invalid parameter [coordinator jobs are not supported by this engine]")
-}
 
 // IsCoordJobID reports whether an id names a coordinator job.
 func IsCoordJobID(id string) bool { return strings.HasSuffix(id, "-C") }
-
-// isCoordConf reports whether a submission is a coordinator job.
-func isCoordConf(props *conf.Config) bool {
-	v, ok := props.Get(PropCoordAppPath)
-	return ok && strings.TrimSpace(v) != ""
-}
 
 // Launch creates, in PREP, the workflow of coordinator action actionID
 // (its ParentID), recording launch, the id of the effect launching it, so
@@ -112,13 +67,4 @@ func CoordError(err error) error {
 		return &Error{Code: ce.Code, Msg: ce.Msg}
 	}
 	return err
-}
-
-// submitCoord passes a coordinator submission on.
-func (e *Engine) submitCoord(ctx context.Context, props *conf.Config) (string, error) {
-	c := e.coordinators()
-	if c == nil {
-		return "", errNoCoordinators()
-	}
-	return c.Submit(ctx, props)
 }

@@ -86,10 +86,6 @@ type Engine struct {
 	endRetryNext map[string]*store.Effect
 
 	notifier notifier // HTTP notification deliveries (notifysend.go)
-
-	// The coordinator engine, when attached (coordinators.go), for
-	// submissions and commands naming coordinators; under mu.
-	coords Coordinators
 }
 
 // New returns an engine. It does not touch jobs until Start.

@@ -62,9 +62,6 @@ type parentInfo struct {
 // <parameters> (section 4.1), and refuses the job with an Oozie error code
 // when the application cannot be read or is invalid.
 func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error) {
-	if isCoordConf(props) {
-		return e.submitCoord(ctx, props)
-	}
 	return e.submit(ctx, props, nil)
 }
 
@@ -76,9 +73,6 @@ func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error)
 // the existing job's id, so a client may repeat a submission whose answer
 // it lost.
 func (e *Engine) Run(ctx context.Context, props *conf.Config) (string, error) {
-	if isCoordConf(props) {
-		return e.submitCoord(ctx, props) // a coordinator starts on submission
-	}
 	return e.create(ctx, props, nil, true)
 }
 
@@ -329,13 +323,6 @@ func fileExists(p string) bool {
 
 // StartJob starts a job in PREP.
 func (e *Engine) StartJob(ctx context.Context, id string) error {
-	if IsCoordJobID(id) {
-		c := e.coordinators()
-		if c == nil {
-			return errNoCoordinators()
-		}
-		return c.Start(ctx, id)
-	}
 	st, err := e.lockState(ctx, id)
 	if err != nil {
 		return err
@@ -352,13 +339,6 @@ func (e *Engine) StartJob(ctx context.Context, id string) error {
 
 // Suspend suspends a RUNNING job and its running sub-workflows.
 func (e *Engine) Suspend(ctx context.Context, id string) error {
-	if IsCoordJobID(id) {
-		c := e.coordinators()
-		if c == nil {
-			return errNoCoordinators()
-		}
-		return c.Suspend(ctx, id)
-	}
 	children, err := e.command(ctx, id, func(st *jobState) error { return st.suspend() })
 	if err != nil {
 		return err
@@ -371,13 +351,6 @@ func (e *Engine) Suspend(ctx context.Context, id string) error {
 
 // Resume resumes a SUSPENDED job and its suspended sub-workflows.
 func (e *Engine) Resume(ctx context.Context, id string) error {
-	if IsCoordJobID(id) {
-		c := e.coordinators()
-		if c == nil {
-			return errNoCoordinators()
-		}
-		return c.Resume(ctx, id)
-	}
 	children, err := e.command(ctx, id, func(st *jobState) error { return st.resume(e) })
 	if err != nil {
 		return err
@@ -391,13 +364,6 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 // Kill kills a job that has not ended; its running actions are killed,
 // sub-workflows included.
 func (e *Engine) Kill(ctx context.Context, id string) error {
-	if IsCoordJobID(id) {
-		c := e.coordinators()
-		if c == nil {
-			return errNoCoordinators()
-		}
-		return c.Kill(ctx, id)
-	}
 	_, err := e.command(ctx, id, func(st *jobState) error { return st.kill(e) })
 	return err
 }
