@@ -90,10 +90,11 @@ func (o Options) withDefaults() Options {
 // Workflows is what the coordinator engine uses of the workflow engine;
 // *engine.Engine has these methods.
 type Workflows interface {
-	// Launch creates, in PREP, the workflow of a coordinator action,
-	// recording the id of the effect launching it, which LaunchID reads
-	// from the workflow's record.
-	Launch(ctx context.Context, props *conf.Config, actionID string, launch int64) (string, error)
+	// StageLaunch prepares the workflow of a coordinator action, to be
+	// written started by the coordinator's transaction that records the
+	// action RUNNING, and recording the id of the effect launching it,
+	// which LaunchID reads from the workflow's record.
+	StageLaunch(ctx context.Context, props *conf.Config, actionID string, launch int64) (effect.StagedJob, error)
 	LaunchID(j *store.Job) int64
 	// StartJob, Kill, Suspend, Resume and Rerun are the workflow job
 	// commands; Job reads a workflow and its actions.

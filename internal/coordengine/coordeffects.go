@@ -3,10 +3,12 @@ package coordengine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 )
@@ -32,7 +34,16 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 	})
 	if errors.Is(err, store.ErrNotFound) || (err == nil && a.Status != store.CoordActionSubmitted) {
 		c.done = append(c.done, ef.ID)
-		return e.commitCoord(ctx, c)
+		if err := e.commitCoord(ctx, c); err != nil {
+			return err
+		}
+		if a != nil && a.Status == store.CoordActionRunning && a.ExternalID != "" {
+			// Launched, maybe by this effect whose commit's answer was
+			// lost (launch): the workflow's first effects were then
+			// never dispatched.
+			e.rt.SweepJob(ctx, a.ExternalID)
+		}
+		return nil
 	}
 	if err != nil {
 		return err
@@ -62,34 +73,7 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 		}
 	}
 	if wfID == "" {
-		props, err := conf.ParseXML(strings.NewReader(a.RunConf), "action "+a.ID)
-		if err == nil {
-			wfID, err = e.wf.Launch(ctx, props, a.ID, ef.ID)
-		}
-		if errors.Is(err, store.ErrUnavailable) {
-			// The database, not the workflow: the effect is retried,
-			// and finds the workflow if this submission did commit.
-			return err
-		}
-		if err != nil {
-			a.ErrorCode, a.ErrorMessage = vocab.CodeOf(err), err.Error()
-			c.log(a.ID, "ERROR", "workflow submission failed: %v", err)
-			c.setActionStatus(e, a, store.CoordActionFailed)
-			c.done = append(c.done, ef.ID)
-			c.stepSoon()
-			return e.commitCoord(ctx, c)
-		}
-		// Recorded before the start, with the effect still pending, so
-		// that a crash before the start is finished starts it then.
-		a.ExternalID = wfID
-		c.touch(a, a.Status)
-		c.log(a.ID, "INFO", "workflow [%s] submitted", wfID)
-		if err := e.commitCoord(ctx, c); err != nil {
-			return err
-		}
-		if c, err = e.loadCoordChange(ctx, ef.JobID); err != nil {
-			return err
-		}
+		return e.launch(ctx, c, a, ef)
 	} else if a.ExternalID == "" {
 		a.ExternalID = wfID
 		c.touch(a, a.Status)
@@ -113,6 +97,56 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 		c.stepSoon()
 	}
 	return e.commitCoord(ctx, c)
+}
+
+// launch creates and starts the workflow of a SUBMITTED action that has
+// none and records the action RUNNING, in one transaction with the
+// effect's completion: a crash or a failed commit leaves either nothing
+// (the effect is performed again) or all of it.
+func (e *Engine) launch(ctx context.Context, c *coordChange, a *store.CoordAction, ef *store.Effect) error {
+	props, err := conf.ParseXML(strings.NewReader(a.RunConf), "action "+a.ID)
+	var staged effect.StagedJob
+	if err == nil {
+		staged, err = e.wf.StageLaunch(ctx, props, a.ID, ef.ID)
+	}
+	if errors.Is(err, store.ErrUnavailable) {
+		// The database, not the workflow: the effect is retried.
+		return err
+	}
+	c.done = append(c.done, ef.ID)
+	if err != nil {
+		a.ErrorCode, a.ErrorMessage = vocab.CodeOf(err), err.Error()
+		c.log(a.ID, "ERROR", "workflow submission failed: %v", err)
+		c.setActionStatus(e, a, store.CoordActionFailed)
+		c.stepSoon()
+		return e.commitCoord(ctx, c)
+	}
+	c.log(a.ID, "INFO", "workflow submitted") // named in the transaction
+	c.launch = &stagedLaunch{job: staged, action: a, line: c.logs[len(c.logs)-1]}
+	c.setActionStatus(e, a, store.CoordActionRunning)
+	// A workflow that ends as it starts (start to end) reaches the
+	// action through its notify effect, as any other end does.
+	return e.commitCoord(ctx, c)
+}
+
+// stagedLaunch is a workflow a coordinator change writes in its own
+// transaction (launch): its id goes into the action and its log line
+// there, since the job number is drawn in the transaction.
+type stagedLaunch struct {
+	job    effect.StagedJob
+	action *store.CoordAction
+	line   *store.LogEntry
+}
+
+// write writes the workflow in tx and names it in the action.
+func (l *stagedLaunch) write(ctx context.Context, tx store.Tx) error {
+	wf, err := l.job.Write(ctx, tx)
+	if err != nil {
+		return err
+	}
+	l.action.ExternalID, l.action.ExternalStatus = wf.ID, wf.Status
+	l.line.Message = fmt.Sprintf("workflow [%s] submitted", wf.ID)
+	return nil
 }
 
 // workflowEnded moves an action to the status of its ended workflow.

@@ -37,7 +37,9 @@ type coordChange struct {
 	// tick is a new tick to add; oldTick one to retire.
 	tick    *store.Effect
 	oldTick int64
-	now     time.Time
+	// launch is a workflow written in the change's transaction.
+	launch *stagedLaunch
+	now    time.Time
 }
 
 // actionStep is one status change of a coordinator action.
@@ -166,6 +168,12 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 	}
 	e.queueCoordNotifications(c)
 	err := e.store.Update(ctx, func(tx store.Tx) error {
+		if c.launch != nil {
+			// First: the action written below names the workflow.
+			if err := c.launch.write(ctx, tx); err != nil {
+				return err
+			}
+		}
 		if c.tick != nil {
 			if err := tx.AddEffect(ctx, c.tick); err != nil {
 				return err
@@ -218,6 +226,9 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 		e.mu.Lock()
 		delete(e.apps, c.job.ID)
 		e.mu.Unlock()
+	}
+	if c.launch != nil {
+		c.launch.job.Committed()
 	}
 	effects := c.effects
 	if c.tick != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/store"
 )
@@ -16,14 +15,6 @@ const PropCoordAppPath = coord.PropAppPath
 
 // IsCoordJobID reports whether an id names a coordinator job.
 func IsCoordJobID(id string) bool { return strings.HasSuffix(id, "-C") }
-
-// Launch creates, in PREP, the workflow of coordinator action actionID
-// (its ParentID), recording launch, the id of the effect launching it, so
-// that a retry of that effect finds the workflow (LaunchID) instead of
-// creating another.
-func (e *Engine) Launch(ctx context.Context, props *conf.Config, actionID string, launch int64) (string, error) {
-	return e.submit(ctx, props, &parentInfo{jobID: actionID, actionID: actionID, launch: launch})
-}
 
 // LaunchID returns the id of the effect that launched a workflow (Launch),
 // 0 for a workflow created otherwise or by an older version.
