@@ -153,22 +153,34 @@ func (l *stagedLaunch) write(ctx context.Context, tx store.Tx) error {
 func (c *coordChange) workflowEnded(e *Engine, a *store.CoordAction, wf *store.Job) {
 	a.ExternalStatus = wf.Status
 	c.touch(a, a.Status)
-	if coordActionTerminal(a.Status) {
-		return
+	if steps := WorkflowEndSteps(a.Status, wf.Status); len(steps) > 0 {
+		if wf.Status == store.JobFailed {
+			a.ErrorCode, a.ErrorMessage = wf.ErrorCode, wf.ErrorMessage
+		}
+		c.setActionStatus(e, a, steps...)
+	}
+}
+
+// WorkflowEndSteps is the status step of a coordinator action whose
+// workflow ended with wfStatus (spec: coord 6.1.3): the statuses it goes
+// through, in order, from status; none for an action that has ended
+// already. A workflow that ends SUCCEEDED before its action was recorded
+// RUNNING takes the action through RUNNING.
+func WorkflowEndSteps(status, wfStatus string) []string {
+	if coordActionTerminal(status) {
+		return nil
 	}
 	to := store.CoordActionSucceeded
-	switch wf.Status {
+	switch wfStatus {
 	case store.JobKilled:
 		to = store.CoordActionKilled
 	case store.JobFailed:
 		to = store.CoordActionFailed
-		a.ErrorCode, a.ErrorMessage = wf.ErrorCode, wf.ErrorMessage
 	}
-	if a.Status == store.CoordActionSubmitted && to == store.CoordActionSucceeded {
-		c.setActionStatus(e, a, store.CoordActionRunning, to)
-		return
+	if status == store.CoordActionSubmitted && to == store.CoordActionSucceeded {
+		return []string{store.CoordActionRunning, to}
 	}
-	c.setActionStatus(e, a, to)
+	return []string{to}
 }
 
 // coordWorkflowEnded is the notify effect of a workflow a coordinator

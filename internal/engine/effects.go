@@ -179,6 +179,14 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	e.setContext(a.ID, actx)
 	st.mu.Unlock()
 
+	return e.runStart(ctx, ef, a.ID, a.Type, exec, actx, confXML)
+}
+
+// runStart is the second half of performStart, outside the job lock:
+// it calls the executor's Start for action id (of type typ) once the
+// lease, a slot and the executor bound allow, then commits the outcome
+// with the effect's completion under the job lock again.
+func (e *Engine) runStart(ctx context.Context, ef *store.Effect, id, typ string, exec action.Executor, actx *action.Context, confXML string) error {
 	if !e.rt.LeaseValid() {
 		// This server has not renewed its lease in time: another may be
 		// taking the job over and would start the action too. The
@@ -186,22 +194,22 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		// the job's commit fails as taken over.
 		return effect.ErrLeaseExpired
 	}
-	if a.Type != "sub-workflow" && !e.rt.Slots().TryAcquire(a.ID) &&
-		!e.rt.JournalWait(ctx, func() bool { return e.rt.Slots().Acquire(ctx, a.ID) }) {
+	if typ != "sub-workflow" && !e.rt.Slots().TryAcquire(id) &&
+		!e.rt.JournalWait(ctx, func() bool { return e.rt.Slots().Acquire(ctx, id) }) {
 		return nil // shutting down: the effect stays pending
 	}
 	var ended chan struct{}
-	if e.opts.StartSettle > 0 && a.Type != "sub-workflow" {
+	if e.opts.StartSettle > 0 && typ != "sub-workflow" {
 		ended = make(chan struct{})
 		e.mu.Lock()
-		e.settling[a.ID] = ended
+		e.settling[id] = ended
 		e.mu.Unlock()
 	}
 	e.sem <- struct{}{}
 	res, startErr := guard(func() (action.Result, error) { return exec.Start(ctx, actx) })
 	<-e.sem
 	if ended != nil {
-		res = e.settleStart(ctx, exec, actx, a.ID, ended, res, startErr)
+		res = e.settleStart(ctx, exec, actx, id, ended, res, startErr)
 	}
 	if ctx.Err() != nil {
 		return nil // shutting down: the effect stays pending for the next start
@@ -213,12 +221,12 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		return startErr
 	}
 
-	st, err = e.lockState(ctx, ef.JobID)
+	st, err := e.lockState(ctx, ef.JobID)
 	if err != nil {
 		return err
 	}
 	defer st.mu.Unlock()
-	a = st.actions[nodeName(ef.ActionID)]
+	a := st.actions[nodeName(ef.ActionID)]
 	if a == nil || a.Attempt != ef.Attempt || !startable(a.Status) {
 		e.rt.Slots().Release(ef.ActionID)
 		// Killed while starting: stop what was started.
