@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
 )
 
@@ -78,11 +79,18 @@ func (s *traceStore) launchCommits(actionID string) (int, bool) {
 // TestCoordLaunchOneCommit: a coordinator action's launch (its workflow
 // created and started, the action RUNNING) is one store transaction.
 func TestCoordLaunchOneCommit(t *testing.T) {
-	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "gozie.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	t.Run("sqlite", func(t *testing.T) {
+		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "gozie.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		testCoordLaunchOneCommit(t, s)
+	})
+	t.Run("postgres", func(t *testing.T) { testCoordLaunchOneCommit(t, postgres.OpenTest(t)) })
+}
+
+func testCoordLaunchOneCommit(t *testing.T, s store.Store) {
 	ts := &traceStore{Store: s}
 	h := newCoordHarnessOn(t, ts, policyNow, Options{InputCheckInterval: time.Minute})
 	for n := 0; n < 4; n++ {
