@@ -5,10 +5,8 @@ import (
 	"errors"
 
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
-
-// codeJobNotFound is the code of an effect whose job is gone.
-const codeJobNotFound = "E0604"
 
 // Dispatch performs committed effects, each on its own goroutine except
 // those of the kinds registered InOrder, which share one per job and kind;
@@ -59,7 +57,7 @@ func (r *Runtime) Dispatch(effects []*store.Effect) {
 func (r *Runtime) perform(ef *store.Effect) {
 	ctx := r.ctx
 	err := r.performJournaled(ctx, ef)
-	if err != nil && ctx.Err() == nil && r.opts.CodeOf(err) == codeJobNotFound {
+	if err != nil && ctx.Err() == nil && r.opts.CodeOf(err) == vocab.CodeJobNotFound {
 		// The job is gone (deleted, or never committed): nothing to do.
 		err = r.MarkDone(ctx, ef)
 	}

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Handler performs the effects of one kind. Perform is called after the
@@ -83,7 +84,7 @@ type Options struct {
 	// jobs is current (fencing.go).
 	LeaseValid func() bool
 	// CodeOf returns the Oozie code of an error; an effect failing with
-	// E0604 (its job is gone) is marked done. Default: none recognized.
+	// E0604 (its job is gone) is marked done. Default vocab.CodeOf.
 	CodeOf func(error) string
 }
 
@@ -150,7 +151,7 @@ func New(opts Options) (*Runtime, error) {
 		opts.SweepInterval = DefaultSweepInterval
 	}
 	if opts.CodeOf == nil {
-		opts.CodeOf = func(error) string { return "" }
+		opts.CodeOf = vocab.CodeOf
 	}
 	r := &Runtime{
 		opts: opts, store: opts.Store, clock: opts.Clock,
