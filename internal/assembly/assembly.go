@@ -24,6 +24,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/server"
@@ -85,6 +86,8 @@ type System struct {
 	Engine   *engine.Engine
 	// Coordinators is nil with Options.Local.
 	Coordinators *coordengine.Engine
+	// Jobs is the one face over both engines the server serves.
+	Jobs *jobs.Service
 	// Member is the cluster membership on a shared store, else nil.
 	Member *cluster.Member
 	// Server is the REST API and console, Listener where it is to
@@ -152,11 +155,12 @@ func New(ctx context.Context, o Options) (sys *System, err error) {
 	if sys.Engine, sys.Coordinators, err = newEngines(st, sys.Registry, cfg, o, sys.BaseURL, place, sys.Member); err != nil {
 		return sys, err
 	}
+	sys.Jobs = jobs.New(sys.Engine, sys.Coordinators)
 	if o.Local {
 		return sys, nil
 	}
 	o.Logf("gozie: action types this server runs: %s", strings.Join(sys.Registry.Types(), ", "))
-	opts := server.Options{Engine: sys.Engine, Coordinators: sys.Coordinators, BaseURL: sys.BaseURL, DataDir: dir,
+	opts := server.Options{Engine: sys.Jobs, Coordinators: sys.Coordinators, BaseURL: sys.BaseURL, DataDir: dir,
 		Auth: auth, Config: cfg, Version: o.Version, Logf: o.Logf, Log: o.Log, HTTP: o.HTTP,
 		AllowedHosts: cfg.List("gozie.http.allowed.hosts")}
 	if sys.Member != nil {

@@ -76,5 +76,5 @@ func newEngines(st store.Store, reg *action.Registry, cfg server.Config, o Optio
 	if err != nil || o.Local {
 		return eng, nil, err
 	}
-	return eng, coordengine.New(eng, co), nil
+	return eng, coordengine.New(eng, eng.Runtime(), co), nil
 }

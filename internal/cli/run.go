@@ -17,6 +17,7 @@ import (
 	"github.com/gozie/gozie/internal/assembly"
 	"github.com/gozie/gozie/internal/client"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/launch"
 	restapi "github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/server"
@@ -127,7 +128,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	e, s := sys.Engine, sys.Store
 
-	id, err := e.Run(ctx, props)
+	id, err := jobs.New(e, nil).Run(ctx, props)
 	if err != nil {
 		// Refused submissions carry the Oozie code in their text.
 		if ctx.Err() != nil {

@@ -4,17 +4,15 @@
 // the job's status), the commands (suspend, resume, kill, change, ignore,
 // rerun, update), the JSON of the REST API and missing dependencies.
 //
-// It runs beside the workflow engine (package engine) and on its
-// machinery: every change of a coordinator job is committed with its
-// effects and log lines in one transaction, and the effects (launch a
-// workflow, pass a command on to one, delete a rerun's outputs, the next
-// tick) are performed by the workflow engine's effect dispatch, with its
-// retries, sweep and ownership handling. New attaches the coordinator
-// engine to a workflow engine (engine.Coordinators, whose doc comment says
-// why the dependency points this way): the workflow engine passes on the
-// submissions and commands that name a coordinator and the effects of the
-// kinds EffectKinds lists; the coordinator engine uses the workflow engine
-// through Workflows.
+// It runs beside the workflow engine (package engine), as its peer on one
+// effect runtime (package effect): every change of a coordinator job is
+// committed with its effects and log lines in one transaction, and the
+// effects (launch a workflow, pass a command on to one, delete a rerun's
+// outputs, the next tick) are kinds New registers on the runtime, which
+// performs them with its retries, sweep and ownership handling. The
+// coordinator engine uses the workflow engine through Workflows, an
+// interface of its own that *engine.Engine satisfies; neither package
+// imports the other.
 package coordengine
 
 import (
@@ -28,7 +26,7 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
-	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
@@ -90,11 +88,14 @@ func (o Options) withDefaults() Options {
 }
 
 // Workflows is what the coordinator engine uses of the workflow engine;
-// *engine.Engine implements it.
+// *engine.Engine has these methods.
 type Workflows interface {
-	// Launch creates, in PREP, the workflow of a coordinator action,
-	// recording the id of the effect launching it (engine.LaunchID).
-	Launch(ctx context.Context, props *conf.Config, actionID string, launch int64) (string, error)
+	// StageLaunch prepares the workflow of a coordinator action, to be
+	// written started by the coordinator's transaction that records the
+	// action RUNNING, and recording the id of the effect launching it,
+	// which LaunchID reads from the workflow's record.
+	StageLaunch(ctx context.Context, props *conf.Config, actionID string, launch int64) (effect.StagedJob, error)
+	LaunchID(j *store.Job) int64
 	// StartJob, Kill, Suspend, Resume and Rerun are the workflow job
 	// commands; Job reads a workflow and its actions.
 	StartJob(ctx context.Context, id string) error
@@ -103,11 +104,18 @@ type Workflows interface {
 	Resume(ctx context.Context, id string) error
 	Rerun(ctx context.Context, id string, props *conf.Config) error
 	Job(ctx context.Context, id string) (*store.Job, []*store.Action, error)
-	// Dispatch performs committed effects; SweepJob performs the pending
-	// effects of a job that nothing performs (those of a commit whose
-	// acknowledgement was lost).
-	Dispatch(effects []*store.Effect)
-	SweepJob(ctx context.Context, jobID string)
+	// NewJobID formats the id of job number n (kind "C" here), so that
+	// both engines' ids name one server start and system.
+	NewJobID(n int64, kind string) string
+	// CheckExpansion bounds what ${var} may build in a configuration;
+	// CoordFileReader reads the coordinator's files within the engine's
+	// size limits.
+	CheckExpansion(props *conf.Config) error
+	CoordFileReader(ctx context.Context) func(string) ([]byte, error)
+	// DefaultUser is the user of submissions naming none; MaxActionBytes
+	// bounds an action's configuration (coord.App.MaxActionBytes).
+	DefaultUser() string
+	MaxActionBytes() int
 	// JobUserContext and AsJobUser act with a job user's file-system
 	// rights when the server acts for its users (gozie.launch.as.user):
 	// the coordinator's files are read, and its inputs checked, as the
@@ -119,8 +127,9 @@ type Workflows interface {
 // Engine runs coordinator jobs.
 type Engine struct {
 	wf    Workflows
+	rt    *effect.Runtime
 	store store.Store
-	clock engine.Clock
+	clock effect.Clock
 	logf  func(format string, args ...any)
 	opts  Options
 	// What the workflow engine's configuration says for every job: the
@@ -131,45 +140,69 @@ type Engine struct {
 	readFile       func(ctx context.Context) func(string) ([]byte, error)
 	maxAction      int // coord.App.MaxActionBytes: the workflow engine's bound on an action
 
-	mu    sync.Mutex
-	locks map[string]*sync.Mutex // one writer per job, as for workflows
-	apps  map[string]*cachedApp  // parsed apps by job id
+	locks effect.Locks // one writer per job, as for workflows
+
+	mu   sync.Mutex
+	apps map[string]*cachedApp // parsed apps by job id
 }
 
-// New returns a coordinator engine working with wf, on wf's store, clock
-// and logging, and attaches it to wf (wf.SetCoordinators). Call it before
-// wf.Start, so that the pending coordinator effects are performed.
-func New(wf *engine.Engine, opts Options) *Engine {
-	wo := wf.Options()
+// New returns a coordinator engine working with wf on rt (the runtime the
+// workflow engine performs its effects on: one store, clock and log), and
+// registers its effect kinds there. Call it before the runtime starts, so
+// that the pending coordinator effects are performed. Whoever assembles
+// the system passes coordinator submissions and commands to it (the
+// workflow engine's SetCoordinators, or package jobs).
+func New(wf Workflows, rt *effect.Runtime, opts Options) *Engine {
 	e := &Engine{
-		wf: wf, store: wo.Store, clock: wo.Clock, logf: wo.Logf, opts: opts.withDefaults(),
-		defaultUser: wo.DefaultUser, newJobID: wf.NewJobID, checkExpansion: wf.CheckExpansion,
-		readFile: wf.CoordFileReader, maxAction: wo.MaxActionBytes,
-		locks: map[string]*sync.Mutex{}, apps: map[string]*cachedApp{},
+		wf: wf, rt: rt, store: rt.Store(), clock: rt.Clock(), logf: rt.Logf, opts: opts.withDefaults(),
+		defaultUser: wf.DefaultUser(), newJobID: wf.NewJobID, checkExpansion: wf.CheckExpansion,
+		readFile: wf.CoordFileReader, maxAction: wf.MaxActionBytes(),
+		apps: map[string]*cachedApp{},
 	}
-	wf.SetCoordinators(e)
+	h := effectHandler{e}
+	for _, kind := range []string{EffectCoordTick, EffectCoordKill, EffectCoordSuspend, EffectCoordResume, EffectCoordCleanup, effect.NotifyKind("C")} {
+		rt.Register(kind, h)
+	}
+	// The workflow launches of one job are performed in commit order: the
+	// execution policy ordered them.
+	rt.Register(EffectCoordSubmit, h, effect.InOrder())
 	return e
 }
 
-// EffectKinds names the effects the coordinator engine performs; the
-// workflow launches of one job are performed in commit order.
-func (e *Engine) EffectKinds() engine.EffectKinds {
-	return engine.EffectKinds{
-		All:     []string{EffectCoordTick, EffectCoordSubmit, EffectCoordKill, EffectCoordSuspend, EffectCoordResume, EffectCoordCleanup},
-		InOrder: []string{EffectCoordSubmit},
+// effectHandler performs and quarantines the coordinator's effect kinds
+// for the runtime.
+type effectHandler struct{ e *Engine }
+
+// Perform performs a coordinator effect (PerformEffect).
+func (h effectHandler) Perform(ctx context.Context, ef *store.Effect) error {
+	return h.e.PerformEffect(ctx, ef)
+}
+
+// Quarantine quarantines a coordinator effect (QuarantineEffect).
+func (h effectHandler) Quarantine(ctx context.Context, ef *store.Effect, _ int, msg string) error {
+	return h.e.QuarantineEffect(ctx, ef, msg)
+}
+
+// coordError turns a *coord.Error into a coded error with the same code,
+// so a coordinator's mistake gets one Oozie code whichever path finds it.
+func coordError(err error) error {
+	var ce *coord.Error
+	if errors.As(err, &ce) {
+		return &vocab.Error{Code: ce.Code, Msg: ce.Msg}
 	}
+	return err
 }
 
 // now is the engine's time, to the millisecond the store keeps.
 func (e *Engine) now() time.Time { return e.clock.Now().Truncate(time.Millisecond) }
 
-func errorf(code, format string, args ...any) *engine.Error {
-	return &engine.Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+func errorf(code, format string, args ...any) *vocab.Error {
+	return vocab.Errorf(code, format, args...)
 }
 
 // markDone records an effect performed when nothing else changes.
 func (e *Engine) markDone(ctx context.Context, ef *store.Effect) error {
-	return e.store.Update(ctx, func(tx store.Tx) error { return tx.DoneEffect(ctx, ef.ID) })
+	return e.rt.MarkDone(ctx, ef)
 }
 
 type cachedApp struct {
@@ -184,17 +217,7 @@ type cachedApp struct {
 }
 
 // coordLock locks a coordinator job and returns its unlock.
-func (e *Engine) coordLock(id string) func() {
-	e.mu.Lock()
-	l := e.locks[id]
-	if l == nil {
-		l = &sync.Mutex{}
-		e.locks[id] = l
-	}
-	e.mu.Unlock()
-	l.Lock()
-	return l.Unlock
-}
+func (e *Engine) coordLock(id string) func() { return e.locks.Lock(id) }
 
 // coordApp returns the parsed app and configuration of a job, parsing once
 // per definition.
@@ -267,15 +290,15 @@ func (x coordExtra) encode() string {
 // right after submission still starts it.
 func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error) {
 	props = props.Clone()
-	if _, ok := props.Get(engine.PropUser); !ok && e.defaultUser != "" {
-		props.Set(engine.PropUser, e.defaultUser)
+	if _, ok := props.Get(vocab.PropUser); !ok && e.defaultUser != "" {
+		props.Set(vocab.PropUser, e.defaultUser)
 	}
 	now := e.now()
 	err := e.checkExpansion(props)
 	if err != nil {
 		return "", err
 	}
-	user, _ := props.Get(engine.PropUser)
+	user, _ := props.Get(vocab.PropUser)
 	if ctx, err = e.wf.JobUserContext(ctx, user); err != nil {
 		return "", err
 	}
@@ -288,7 +311,7 @@ func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error)
 	if err != nil {
 		var ce *coord.Error
 		if errors.As(err, &ce) && ce.Code != "" && ce.Form == vocab.FormPlain {
-			return "", &engine.Error{Code: ce.Code, Msg: ce.Msg}
+			return "", &vocab.Error{Code: ce.Code, Msg: ce.Msg}
 		}
 		return "", err
 	}
@@ -306,17 +329,17 @@ func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error)
 		StartTime: app.Start, EndTime: app.End, NextMaterializedTime: app.Start,
 		CreatedTime: now, LastModTime: now,
 	}
-	j.AppPath, _ = full.Get(engine.PropCoordAppPath)
-	j.User, _ = full.Get(engine.PropUser)
+	j.AppPath, _ = full.Get(vocab.PropCoordAppPath)
+	j.User, _ = full.Get(vocab.PropUser)
 	if app.User != "" {
 		j.User = app.User
 	}
-	j.Group, _ = full.Get(engine.PropGroup)
+	j.Group, _ = full.Get(vocab.PropGroup)
 	if app.Group != "" {
 		j.Group = app.Group
 	}
-	j.ACL, _ = full.Get(engine.PropACL)
-	j.ExternalID, _ = full.Get(engine.PropExternal)
+	j.ACL, _ = full.Get(vocab.PropACL)
+	j.ExternalID, _ = full.Get(vocab.PropExternal)
 	tick := &store.Effect{Kind: EffectCoordTick, NotBefore: now, CreatedTime: now}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		n, err := tx.NextSequence(ctx, store.JobSequence)
@@ -338,7 +361,7 @@ func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error)
 	if err != nil {
 		return "", err
 	}
-	e.wf.Dispatch([]*store.Effect{tick})
+	e.rt.Dispatch([]*store.Effect{tick})
 	return j.ID, nil
 }
 
@@ -350,7 +373,7 @@ func (e *Engine) coordJob(ctx context.Context, id string) (*store.CoordJob, erro
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf(engine.CodeJobNotFound, "Job does not exist [%s]", id)
+		return nil, errorf(vocab.CodeJobNotFound, "Job does not exist [%s]", id)
 	}
 	return j, err
 }
@@ -381,7 +404,7 @@ func (e *Engine) changeCoord(ctx context.Context, id string, fn func(c *coordCha
 func (e *Engine) Start(ctx context.Context, id string) error {
 	return e.changeCoord(ctx, id, func(c *coordChange) error {
 		if c.job.Status != store.CoordPrep {
-			return errorf(engine.CodeAlreadyStarted, "Job already started, job [%s] status [%s]", id, c.job.Status)
+			return errorf(vocab.CodeAlreadyStarted, "Job already started, job [%s] status [%s]", id, c.job.Status)
 		}
 		return e.coordStep(ctx, c)
 	})
@@ -402,7 +425,7 @@ func (e *Engine) Suspend(ctx context.Context, id string) error {
 		case store.CoordRunningWithError, store.CoordPausedWithError:
 			to = store.CoordSuspendedWithError
 		default:
-			return errorf(engine.CodeCannotSuspend, "Coordinator job can not be suspended as its not in running state, %s, Status: %s", id, j.Status)
+			return errorf(vocab.CodeCannotSuspend, "Coordinator job can not be suspended as its not in running state, %s, Status: %s", id, j.Status)
 		}
 		c.setStatus(e, to)
 		j.SuspendedTime = e.now()
@@ -425,7 +448,7 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 		case store.CoordSuspendedWithError:
 			to = store.CoordRunningWithError
 		default:
-			return errorf(engine.CodeNotSuspended, "Coordinator job not suspended, job [%s] status [%s]", id, j.Status)
+			return errorf(vocab.CodeNotSuspended, "Coordinator job not suspended, job [%s] status [%s]", id, j.Status)
 		}
 		c.setStatus(e, to)
 		j.SuspendedTime = time.Time{}
@@ -449,7 +472,7 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 func (e *Engine) Kill(ctx context.Context, id string) error {
 	return e.changeCoord(ctx, id, func(c *coordChange) error {
 		if CoordTerminal(c.job.Status) {
-			return errorf(engine.CodeCannotKill, "Coordinator job can not be killed, %s status [%s]", id, c.job.Status)
+			return errorf(vocab.CodeCannotKill, "Coordinator job can not be killed, %s status [%s]", id, c.job.Status)
 		}
 		acts, err := e.coordActions(ctx, id, store.CoordActionFilter{Statuses: activeActionStatuses})
 		if err != nil {

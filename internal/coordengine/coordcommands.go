@@ -13,11 +13,11 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
-	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/schedule"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // Oozie error codes of the coordinator change, ignore and rerun commands
@@ -43,7 +43,7 @@ type coordChangeValue struct {
 	status                                      string
 }
 
-func changeValueError(value, format string, args ...any) *engine.Error {
+func changeValueError(value, format string, args ...any) *vocab.Error {
 	return errorf(CodeCoordChange, "Invalid coordinator job change value %s, %s", value, fmt.Sprintf(format, args...))
 }
 
@@ -564,10 +564,10 @@ func (e *Engine) rerunFailedNodes(ctx context.Context, c *coordChange, a *store.
 	delete(c.extra.FailedReruns, a.ID)
 	c.jobDirty = true
 	props := conf.New()
-	props.Set(engine.PropRerunFailNodes, "true")
+	props.Set(vocab.PropRerunFailNodes, "true")
 	err := e.wf.Rerun(ctx, wfID, props)
-	switch engine.ErrorCode(err) {
-	case "", engine.CodeRerunNotEnded:
+	switch vocab.CodeOf(err) {
+	case "", vocab.CodeRerunNotEnded:
 		// Not ended: a replay of this effect after the rerun began.
 		c.log(a.ID, "INFO", "workflow [%s] rerun from its failed nodes", wfID)
 		return wfID

@@ -3,11 +3,12 @@ package coordengine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
-	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 )
@@ -33,7 +34,16 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 	})
 	if errors.Is(err, store.ErrNotFound) || (err == nil && a.Status != store.CoordActionSubmitted) {
 		c.done = append(c.done, ef.ID)
-		return e.commitCoord(ctx, c)
+		if err := e.commitCoord(ctx, c); err != nil {
+			return err
+		}
+		if a != nil && a.Status == store.CoordActionRunning && a.ExternalID != "" {
+			// Launched, maybe by this effect whose commit's answer was
+			// lost (launch): the workflow's first effects were then
+			// never dispatched.
+			e.rt.SweepJob(ctx, a.ExternalID)
+		}
+		return nil
 	}
 	if err != nil {
 		return err
@@ -56,49 +66,22 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 		// not older than the effect (earlier runs of a rerun action have
 		// all started).
 		for _, w := range existing {
-			launch := engine.LaunchID(w)
+			launch := e.wf.LaunchID(w)
 			if launch == ef.ID || (launch == 0 && w.Status == store.JobPrep && !w.CreatedTime.Before(ef.CreatedTime)) {
 				wfID = w.ID
 			}
 		}
 	}
 	if wfID == "" {
-		props, err := conf.ParseXML(strings.NewReader(a.RunConf), "action "+a.ID)
-		if err == nil {
-			wfID, err = e.wf.Launch(ctx, props, a.ID, ef.ID)
-		}
-		if errors.Is(err, store.ErrUnavailable) {
-			// The database, not the workflow: the effect is retried,
-			// and finds the workflow if this submission did commit.
-			return err
-		}
-		if err != nil {
-			a.ErrorCode, a.ErrorMessage = engine.ErrorCode(err), err.Error()
-			c.log(a.ID, "ERROR", "workflow submission failed: %v", err)
-			c.setActionStatus(e, a, store.CoordActionFailed)
-			c.done = append(c.done, ef.ID)
-			c.stepSoon()
-			return e.commitCoord(ctx, c)
-		}
-		// Recorded before the start, with the effect still pending, so
-		// that a crash before the start is finished starts it then.
-		a.ExternalID = wfID
-		c.touch(a, a.Status)
-		c.log(a.ID, "INFO", "workflow [%s] submitted", wfID)
-		if err := e.commitCoord(ctx, c); err != nil {
-			return err
-		}
-		if c, err = e.loadCoordChange(ctx, ef.JobID); err != nil {
-			return err
-		}
+		return e.launch(ctx, c, a, ef)
 	} else if a.ExternalID == "" {
 		a.ExternalID = wfID
 		c.touch(a, a.Status)
 	}
-	if err := e.wf.StartJob(ctx, wfID); engine.ErrorCode(err) == engine.CodeAlreadyStarted {
+	if err := e.wf.StartJob(ctx, wfID); vocab.CodeOf(err) == vocab.CodeAlreadyStarted {
 		// Started by an earlier attempt whose commit acknowledgement was
 		// lost: its first effects may never have been dispatched.
-		e.wf.SweepJob(ctx, wfID)
+		e.rt.SweepJob(ctx, wfID)
 	} else if err != nil {
 		return err
 	}
@@ -116,26 +99,88 @@ func (e *Engine) performCoordSubmit(ctx context.Context, ef *store.Effect) error
 	return e.commitCoord(ctx, c)
 }
 
+// launch creates and starts the workflow of a SUBMITTED action that has
+// none and records the action RUNNING, in one transaction with the
+// effect's completion: a crash or a failed commit leaves either nothing
+// (the effect is performed again) or all of it.
+func (e *Engine) launch(ctx context.Context, c *coordChange, a *store.CoordAction, ef *store.Effect) error {
+	props, err := conf.ParseXML(strings.NewReader(a.RunConf), "action "+a.ID)
+	var staged effect.StagedJob
+	if err == nil {
+		staged, err = e.wf.StageLaunch(ctx, props, a.ID, ef.ID)
+	}
+	if errors.Is(err, store.ErrUnavailable) {
+		// The database, not the workflow: the effect is retried.
+		return err
+	}
+	c.done = append(c.done, ef.ID)
+	if err != nil {
+		a.ErrorCode, a.ErrorMessage = vocab.CodeOf(err), err.Error()
+		c.log(a.ID, "ERROR", "workflow submission failed: %v", err)
+		c.setActionStatus(e, a, store.CoordActionFailed)
+		c.stepSoon()
+		return e.commitCoord(ctx, c)
+	}
+	c.log(a.ID, "INFO", "workflow submitted") // named in the transaction
+	c.launch = &stagedLaunch{job: staged, action: a, line: c.logs[len(c.logs)-1]}
+	c.setActionStatus(e, a, store.CoordActionRunning)
+	// A workflow that ends as it starts (start to end) reaches the
+	// action through its notify effect, as any other end does.
+	return e.commitCoord(ctx, c)
+}
+
+// stagedLaunch is a workflow a coordinator change writes in its own
+// transaction (launch): its id goes into the action and its log line
+// there, since the job number is drawn in the transaction.
+type stagedLaunch struct {
+	job    effect.StagedJob
+	action *store.CoordAction
+	line   *store.LogEntry
+}
+
+// write writes the workflow in tx and names it in the action.
+func (l *stagedLaunch) write(ctx context.Context, tx store.Tx) error {
+	wf, err := l.job.Write(ctx, tx)
+	if err != nil {
+		return err
+	}
+	l.action.ExternalID, l.action.ExternalStatus = wf.ID, wf.Status
+	l.line.Message = fmt.Sprintf("workflow [%s] submitted", wf.ID)
+	return nil
+}
+
 // workflowEnded moves an action to the status of its ended workflow.
 func (c *coordChange) workflowEnded(e *Engine, a *store.CoordAction, wf *store.Job) {
 	a.ExternalStatus = wf.Status
 	c.touch(a, a.Status)
-	if coordActionTerminal(a.Status) {
-		return
+	if steps := WorkflowEndSteps(a.Status, wf.Status); len(steps) > 0 {
+		if wf.Status == store.JobFailed {
+			a.ErrorCode, a.ErrorMessage = wf.ErrorCode, wf.ErrorMessage
+		}
+		c.setActionStatus(e, a, steps...)
+	}
+}
+
+// WorkflowEndSteps is the status step of a coordinator action whose
+// workflow ended with wfStatus (spec: coord 6.1.3): the statuses it goes
+// through, in order, from status; none for an action that has ended
+// already. A workflow that ends SUCCEEDED before its action was recorded
+// RUNNING takes the action through RUNNING.
+func WorkflowEndSteps(status, wfStatus string) []string {
+	if coordActionTerminal(status) {
+		return nil
 	}
 	to := store.CoordActionSucceeded
-	switch wf.Status {
+	switch wfStatus {
 	case store.JobKilled:
 		to = store.CoordActionKilled
 	case store.JobFailed:
 		to = store.CoordActionFailed
-		a.ErrorCode, a.ErrorMessage = wf.ErrorCode, wf.ErrorMessage
 	}
-	if a.Status == store.CoordActionSubmitted && to == store.CoordActionSucceeded {
-		c.setActionStatus(e, a, store.CoordActionRunning, to)
-		return
+	if status == store.CoordActionSubmitted && to == store.CoordActionSucceeded {
+		return []string{store.CoordActionRunning, to}
 	}
-	c.setActionStatus(e, a, to)
+	return []string{to}
 }
 
 // coordWorkflowEnded is the notify effect of a workflow a coordinator
@@ -214,8 +259,8 @@ func (e *Engine) performCoordCascade(ctx context.Context, ef *store.Effect) erro
 		case EffectCoordResume:
 			cmdErr = e.wf.Resume(ctx, id)
 		}
-		switch engine.ErrorCode(cmdErr) {
-		case "", engine.CodeCannotKill, engine.CodeCannotSuspend, engine.CodeNotSuspended, engine.CodeJobNotFound:
+		switch vocab.CodeOf(cmdErr) {
+		case "", vocab.CodeCannotKill, vocab.CodeCannotSuspend, vocab.CodeNotSuspended, vocab.CodeJobNotFound:
 		default:
 			return cmdErr
 		}
@@ -227,7 +272,7 @@ func (e *Engine) performCoordCascade(ctx context.Context, ef *store.Effect) erro
 // performing (engine.Coordinators): the tick's step is skipped and the tick
 // dropped, so that the next event of the job (an action ending, a command)
 // schedules a new one instead of the job waiting for a tick that never
-// comes; a workflow launch fails its action with engine.CodeQuarantined;
+// comes; a workflow launch fails its action with vocab.CodeQuarantined;
 // the other kinds (cascades, clean-up) are only marked done. Each says so
 // in the job's log.
 func (e *Engine) QuarantineEffect(ctx context.Context, ef *store.Effect, msg string) error {
@@ -238,7 +283,7 @@ func (e *Engine) QuarantineEffect(ctx context.Context, ef *store.Effect, msg str
 	unlock := e.coordLock(jobID)
 	defer unlock()
 	c, err := e.loadCoordChange(ctx, jobID)
-	if errors.Is(err, store.ErrNotFound) || engine.ErrorCode(err) == engine.CodeJobNotFound {
+	if errors.Is(err, store.ErrNotFound) || vocab.CodeOf(err) == vocab.CodeJobNotFound {
 		return e.markDone(ctx, ef)
 	}
 	if err != nil {
@@ -259,7 +304,7 @@ func (e *Engine) QuarantineEffect(ctx context.Context, ef *store.Effect, msg str
 		}
 		c.log(ef.ActionID, "ERROR", "%s", msg)
 		if a != nil && a.Status == store.CoordActionSubmitted {
-			a.ErrorCode, a.ErrorMessage = engine.CodeQuarantined, "the server died while launching this action's workflow; it is not launched again"
+			a.ErrorCode, a.ErrorMessage = vocab.CodeQuarantined, "the server died while launching this action's workflow; it is not launched again"
 			c.setActionStatus(e, a, store.CoordActionFailed)
 			c.stepSoon()
 		}

@@ -9,10 +9,10 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
-	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/schedule"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // DefaultCoordActionsLength is how many actions a coordinator job's info
@@ -63,7 +63,7 @@ func (e *Engine) CoordJobInfo(ctx context.Context, id string, offset, length int
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf(engine.CodeJobNotFound, "Job does not exist [%s]", id)
+		return nil, errorf(vocab.CodeJobNotFound, "Job does not exist [%s]", id)
 	}
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func (e *Engine) coordAction(ctx context.Context, id string) (*store.CoordAction
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf(engine.CodeActionNotFound, "Action does not exist [%s]", id)
+		return nil, errorf(vocab.CodeActionNotFound, "Action does not exist [%s]", id)
 	}
 	return a, err
 }
@@ -140,11 +140,11 @@ func (e *Engine) CoordJobList(ctx context.Context, f store.JobFilter) ([]*rest.C
 // would materialize (at most DryRunActionLimit).
 func (e *Engine) CoordDryrun(ctx context.Context, props *conf.Config) (string, error) {
 	props = props.Clone()
-	if _, ok := props.Get(engine.PropUser); !ok && e.defaultUser != "" {
-		props.Set(engine.PropUser, e.defaultUser)
+	if _, ok := props.Get(vocab.PropUser); !ok && e.defaultUser != "" {
+		props.Set(vocab.PropUser, e.defaultUser)
 	}
 	opts := e.opts
-	user, _ := props.Get(engine.PropUser)
+	user, _ := props.Get(vocab.PropUser)
 	ctx, err := e.wf.JobUserContext(ctx, user)
 	if err != nil {
 		return "", err
@@ -160,7 +160,7 @@ func (e *Engine) CoordDryrun(ctx context.Context, props *conf.Config) (string, e
 		MaxActionBytes:      e.maxAction,
 	}, exists, DryRunActionLimit)
 	if err != nil {
-		return "", engine.CoordError(err)
+		return "", coordError(err)
 	}
 	return coord.DryRunText(res), nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
-	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 )
@@ -38,7 +37,9 @@ type coordChange struct {
 	// tick is a new tick to add; oldTick one to retire.
 	tick    *store.Effect
 	oldTick int64
-	now     time.Time
+	// launch is a workflow written in the change's transaction.
+	launch *stagedLaunch
+	now    time.Time
 }
 
 // actionStep is one status change of a coordinator action.
@@ -167,6 +168,12 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 	}
 	e.queueCoordNotifications(c)
 	err := e.store.Update(ctx, func(tx store.Tx) error {
+		if c.launch != nil {
+			// First: the action written below names the workflow.
+			if err := c.launch.write(ctx, tx); err != nil {
+				return err
+			}
+		}
 		if c.tick != nil {
 			if err := tx.AddEffect(ctx, c.tick); err != nil {
 				return err
@@ -220,11 +227,14 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 		delete(e.apps, c.job.ID)
 		e.mu.Unlock()
 	}
+	if c.launch != nil {
+		c.launch.job.Committed()
+	}
 	effects := c.effects
 	if c.tick != nil {
 		effects = append(effects, c.tick)
 	}
-	e.wf.Dispatch(effects)
+	e.rt.Dispatch(effects)
 	return nil
 }
 
@@ -284,34 +294,8 @@ func (e *Engine) coordStep(ctx context.Context, c *coordChange) error {
 		return err
 	}
 	paused := !j.PauseTime.IsZero() && !now.Before(j.PauseTime)
-	switch j.Status {
-	case store.CoordPrep:
-		if paused {
-			c.setStatus(e, store.CoordPrepPaused)
-		} else {
-			c.setStatus(e, store.CoordRunning)
-		}
-	case store.CoordPrepPaused:
-		if !paused {
-			c.setStatus(e, store.CoordPrep)
-			c.setStatus(e, store.CoordRunning)
-		}
-	case store.CoordRunning:
-		if paused {
-			c.setStatus(e, store.CoordPaused)
-		}
-	case store.CoordRunningWithError:
-		if paused {
-			c.setStatus(e, store.CoordPausedWithError)
-		}
-	case store.CoordPaused:
-		if !paused {
-			c.setStatus(e, store.CoordRunning)
-		}
-	case store.CoordPausedWithError:
-		if !paused {
-			c.setStatus(e, store.CoordRunningWithError)
-		}
+	for _, to := range PauseSteps(j.Status, paused) {
+		c.setStatus(e, to)
 	}
 	running := j.Status == store.CoordRunning || j.Status == store.CoordRunningWithError
 	active := running || j.Status == store.CoordPaused || j.Status == store.CoordPausedWithError
@@ -322,36 +306,9 @@ func (e *Engine) coordStep(ctx context.Context, c *coordChange) error {
 		return nil
 	}
 
-	var acts []*store.CoordAction
-	var counts map[string]int
-	err = e.store.View(ctx, func(tx store.Tx) (err error) {
-		if acts, err = tx.CoordActions(ctx, j.ID, store.CoordActionFilter{Statuses: activeActionStatuses}); err != nil {
-			return err
-		}
-		counts, err = tx.CountCoordActions(ctx, j.ID)
-		return err
-	})
+	acts, counts, err := e.activeActions(ctx, c)
 	if err != nil {
 		return err
-	}
-	// Actions this transition deletes are gone already.
-	if len(c.deleted) > 0 {
-		acts = slices.DeleteFunc(acts, func(a *store.CoordAction) bool {
-			if slices.Contains(c.deleted, a.ID) {
-				counts[a.Status]--
-				return true
-			}
-			return false
-		})
-	}
-	// Actions this transition already changed are not in the store yet:
-	// work on the changed copies.
-	for i, a := range acts {
-		for _, x := range c.actions {
-			if x.ID == a.ID {
-				acts[i] = x
-			}
-		}
 	}
 
 	if running && !j.DoneMaterialization {
@@ -386,8 +343,16 @@ func (e *Engine) coordStep(ctx context.Context, c *coordChange) error {
 		}
 	}
 
-	// The next tick: the next materialization, the next input check, or
-	// the pause time, whichever comes first.
+	if next := nextTick(j, acts, now, opts); !next.IsZero() {
+		c.schedule(next)
+	}
+	return nil
+}
+
+// nextTick is when a job's next tick is due: the next materialization,
+// the next input check, or the pause time, whichever comes first; zero
+// for none.
+func nextTick(j *store.CoordJob, acts []*store.CoordAction, now time.Time, opts Options) time.Time {
 	var next time.Time
 	earlier := func(t time.Time) {
 		if next.IsZero() || t.Before(next) {
@@ -413,8 +378,80 @@ func (e *Engine) coordStep(ctx context.Context, c *coordChange) error {
 	if !j.PauseTime.IsZero() && j.PauseTime.After(now) && (j.Status == store.CoordRunning || j.Status == store.CoordRunningWithError) {
 		earlier(j.PauseTime)
 	}
-	if !next.IsZero() {
-		c.schedule(next)
+	return next
+}
+
+// activeActions reads a job's active actions and its counts of actions
+// by status, as the change c sees them: the actions it deleted gone, the
+// ones it changed as changed.
+func (e *Engine) activeActions(ctx context.Context, c *coordChange) ([]*store.CoordAction, map[string]int, error) {
+	j := c.job
+	var acts []*store.CoordAction
+	var counts map[string]int
+	err := e.store.View(ctx, func(tx store.Tx) (err error) {
+		if acts, err = tx.CoordActions(ctx, j.ID, store.CoordActionFilter{Statuses: activeActionStatuses}); err != nil {
+			return err
+		}
+		counts, err = tx.CountCoordActions(ctx, j.ID)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	// Actions this transition deletes are gone already.
+	if len(c.deleted) > 0 {
+		acts = slices.DeleteFunc(acts, func(a *store.CoordAction) bool {
+			if slices.Contains(c.deleted, a.ID) {
+				counts[a.Status]--
+				return true
+			}
+			return false
+		})
+	}
+	// Actions this transition already changed are not in the store yet:
+	// work on the changed copies.
+	for i, a := range acts {
+		for _, x := range c.actions {
+			if x.ID == a.ID {
+				acts[i] = x
+			}
+		}
+	}
+
+	return acts, counts, nil
+}
+
+// PauseSteps is the status step of a coordinator job at a tick for its
+// pause time (spec: coord 6.1.2): the statuses it goes through, in order,
+// from status when the pause time has (paused) or has not come; none when
+// it stays. A job in PREP starts RUNNING, or PREPPAUSED when paused.
+func PauseSteps(status string, paused bool) []string {
+	switch status {
+	case store.CoordPrep:
+		if paused {
+			return []string{store.CoordPrepPaused}
+		}
+		return []string{store.CoordRunning}
+	case store.CoordPrepPaused:
+		if !paused {
+			return []string{store.CoordPrep, store.CoordRunning}
+		}
+	case store.CoordRunning:
+		if paused {
+			return []string{store.CoordPaused}
+		}
+	case store.CoordRunningWithError:
+		if paused {
+			return []string{store.CoordPausedWithError}
+		}
+	case store.CoordPaused:
+		if !paused {
+			return []string{store.CoordRunning}
+		}
+	case store.CoordPausedWithError:
+		if !paused {
+			return []string{store.CoordRunningWithError}
+		}
 	}
 	return nil
 }
@@ -444,7 +481,7 @@ func (e *Engine) materialize(c *coordChange, app *coord.App, props *conf.Config,
 	}, coord.PlanOptions{Now: c.now, Window: opts.MaterializationWindow, BatchSize: opts.BatchSize,
 		Lookahead: opts.MaterializationLookahead}, props)
 	if err != nil {
-		code := engine.ErrorCode(err)
+		code := vocab.CodeOf(err)
 		if code == "" {
 			code = coord.ErrorCode(err)
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
-	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 )
@@ -16,7 +15,7 @@ import (
 // CodeCoordUpdate is Oozie's code for a refused coordinator update.
 const CodeCoordUpdate = "E1023"
 
-func coordUpdateError(format string, args ...any) *engine.Error {
+func coordUpdateError(format string, args ...any) *vocab.Error {
 	return errorf(CodeCoordUpdate, "Coord Job update Error: ["+format+"]", args...)
 }
 
@@ -33,7 +32,7 @@ type UpdateOptions struct {
 	DryRun bool
 	// ShowDiff returns the changes; without it CoordUpdate returns "".
 	ShowDiff bool
-	// OwnConf refuses, with an *engine.ConfChangeError naming the
+	// OwnConf refuses, with an *vocab.ConfChangeError naming the
 	// properties, a configuration that would differ from the job's: for a
 	// caller who may have the job's definition read again but not change
 	// what runs as its owner (run-as mode).
@@ -70,9 +69,9 @@ func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config,
 		props = props.Clone()
 		// The owner stays the job's: an update changes what runs, not who
 		// runs it.
-		props.Set(engine.PropUser, j.User)
-		if v, _ := props.Get(engine.PropCoordAppPath); strings.TrimSpace(v) == "" {
-			props.Set(engine.PropCoordAppPath, j.AppPath)
+		props.Set(vocab.PropUser, j.User)
+		if v, _ := props.Get(vocab.PropCoordAppPath); strings.TrimSpace(v) == "" {
+			props.Set(vocab.PropCoordAppPath, j.AppPath)
 		}
 	}
 	if err := e.checkExpansion(props); err != nil {
@@ -90,7 +89,7 @@ func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config,
 	if err != nil {
 		var ce *coord.Error
 		if errors.As(err, &ce) && ce.Code != "" && ce.Form == vocab.FormPlain {
-			return "", &engine.Error{Code: ce.Code, Msg: ce.Msg}
+			return "", &vocab.Error{Code: ce.Code, Msg: ce.Msg}
 		}
 		return "", err
 	}
@@ -99,7 +98,7 @@ func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config,
 	}
 	if opts.OwnConf && confChange {
 		if changed := confChanges(old, full); len(changed) > 0 {
-			return "", &engine.ConfChangeError{JobID: id, Names: changed}
+			return "", &vocab.ConfChangeError{JobID: id, Names: changed}
 		}
 	}
 	switch {
@@ -132,7 +131,7 @@ func (e *Engine) CoordUpdate(ctx context.Context, id string, props *conf.Config,
 	}
 	diff.WriteString(diffRule)
 	if !dryRun {
-		j.AppPath, _ = full.Get(engine.PropCoordAppPath)
+		j.AppPath, _ = full.Get(vocab.PropCoordAppPath)
 		if confChange {
 			j.Conf = confXML.String()
 		}

@@ -2,11 +2,15 @@ package coordengine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -81,6 +85,9 @@ func coordCrashHelper(dir string) int {
 	if err != nil {
 		return fail(err)
 	}
+	if at := os.Getenv(launchCrashEnv); at != "" {
+		s = newLaunchKiller(s, at)
+	}
 	reg := action.NewRegistry()
 	reg.Register("sh", shExec{Log: filepath.Join(dir, "log"), Label: hourLabel})
 	e, err := newEngines(engine.Options{Store: s, Actions: reg, DataDir: dir, PollInterval: 20 * time.Millisecond,
@@ -149,6 +156,16 @@ func testCoordCrashRecovery(t *testing.T, dsn string) {
 	if lines, _ := readLines(logPath); len(lines) >= total {
 		t.Fatalf("the run finished before the last kill (%d lines); nothing was tested", len(lines))
 	}
+	finishCoordCrashRun(t, dir, dsn, helper)
+}
+
+// finishCoordCrashRun runs the helper to the coordinator's end and checks
+// that every step of every action ran exactly once and every action
+// launched exactly one workflow.
+func finishCoordCrashRun(t *testing.T, dir, dsn string, helper func() *exec.Cmd) {
+	t.Helper()
+	logPath := filepath.Join(dir, "log")
+	total := coordCrashActions * coordCrashSteps
 	out, err := helper().Output()
 	if err != nil {
 		t.Fatalf("restarted server: %v (%s)", err, out)
@@ -204,4 +221,101 @@ func testCoordCrashRecovery(t *testing.T, dsn string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// launchCrashEnv makes the crash helper SIGKILL itself at a coordinator
+// launch: "before N" inside the Nth launch's transaction, before it
+// commits; "after N" once it has committed, before anything it stored is
+// dispatched.
+const launchCrashEnv = "GOZIE_ENGINE_COORD_LAUNCH_CRASH"
+
+// launchKiller is a store that kills its process at a launch.
+type launchKiller struct {
+	store.Store
+	after bool
+	n     int
+	mu    sync.Mutex
+	seen  int
+}
+
+func newLaunchKiller(s store.Store, at string) *launchKiller {
+	when, n, _ := strings.Cut(at, " ")
+	k := &launchKiller{Store: s, after: when == "after"}
+	k.n, _ = strconv.Atoi(n)
+	return k
+}
+
+// launchTx notes whether its transaction writes a coordinator's workflow.
+type launchTx struct {
+	store.Tx
+	launch *bool
+}
+
+func (tx launchTx) PutJob(ctx context.Context, j *store.Job) error {
+	if strings.Contains(j.ParentID, "-C@") && j.Status == store.JobRunning {
+		*tx.launch = true
+	}
+	return tx.Tx.PutJob(ctx, j)
+}
+
+func (k *launchKiller) Update(ctx context.Context, fn func(store.Tx) error) error {
+	var launch bool
+	err := k.Store.Update(ctx, func(tx store.Tx) error {
+		launch = false
+		if err := fn(launchTx{tx, &launch}); err != nil {
+			return err
+		}
+		if launch && !k.after && k.count() {
+			k.die()
+		}
+		return nil
+	})
+	if err == nil && launch && k.after && k.count() {
+		k.die()
+	}
+	return err
+}
+
+// count counts a launch and reports whether it is the one to die at.
+func (k *launchKiller) count() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.seen++
+	return k.seen == k.n
+}
+
+func (k *launchKiller) die() {
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {} // the signal is on its way
+}
+
+// TestCoordLaunchCrash kills the server at coordinator launches, inside
+// the launch's transaction and right after its commit: the launch is one
+// commit, so each action still launches exactly one workflow whose steps
+// each run once.
+func TestCoordLaunchCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	t.Run("sqlite", func(t *testing.T) { testCoordLaunchCrash(t, "") })
+	t.Run("postgres", func(t *testing.T) { testCoordLaunchCrash(t, postgres.TestDSN(t)) })
+}
+
+func testCoordLaunchCrash(t *testing.T, dsn string) {
+	dir := t.TempDir()
+	writeCoordCrashApp(t, dir)
+	helper := func(crash string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), coordCrashHelperEnv+"="+dir, crashDSNEnv+"="+dsn, launchCrashEnv+"="+crash)
+		cmd.Stderr = os.Stderr
+		return cmd
+	}
+	for _, crash := range []string{"before 1", "after 1", "before 3", "after 2"} {
+		err := helper(crash).Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != -1 {
+			t.Fatalf("helper with crash %q: %v, want killed", crash, err)
+		}
+	}
+	finishCoordCrashRun(t, dir, dsn, func() *exec.Cmd { return helper("") })
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/engine/enginetest"
 )
@@ -49,11 +51,11 @@ func wf(nodes string) string {
 	return `<workflow-app xmlns="uri:oozie:workflow:1.0" name="test-wf">` + nodes + `</workflow-app>`
 }
 
-// engines is a workflow engine with a coordinator engine attached, as a
-// server has them: submissions and job commands go to the workflow engine,
-// which passes the coordinator ones on; the coordinator's own requests
-// (CoordJobInfo, CoordChange, ...) and internals go to the coordinator
-// engine.
+// engines is a workflow engine beside a coordinator engine, as a server
+// has them (package jobs, which this package's tests cannot import):
+// submissions and job commands go to the engine of the job's kind; the
+// coordinator's own requests (CoordJobInfo, CoordChange, ...) and
+// internals go to the coordinator engine.
 type engines struct {
 	*engine.Engine
 	*coordinators
@@ -69,19 +71,59 @@ func newEngines(opts engine.Options, coordOpts Options) (*engines, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &engines{Engine: wf, coordinators: New(wf, coordOpts)}, nil
+	c := New(wf, wf.Runtime(), coordOpts)
+	return &engines{Engine: wf, coordinators: c}, nil
 }
 
-// The methods both engines have go to the workflow engine, as the
-// server's requests do.
+// The methods both engines have go to the engine of the job's kind, as
+// the server's requests do (jobs.Service).
+
+func isCoordConf(props *conf.Config) bool {
+	v, _ := props.Get(coord.PropAppPath)
+	return strings.TrimSpace(v) != ""
+}
 
 func (e *engines) Submit(ctx context.Context, props *conf.Config) (string, error) {
+	if isCoordConf(props) {
+		return e.coordinators.Submit(ctx, props)
+	}
 	return e.Engine.Submit(ctx, props)
 }
 
-func (e *engines) Suspend(ctx context.Context, id string) error { return e.Engine.Suspend(ctx, id) }
-func (e *engines) Resume(ctx context.Context, id string) error  { return e.Engine.Resume(ctx, id) }
-func (e *engines) Kill(ctx context.Context, id string) error    { return e.Engine.Kill(ctx, id) }
+func (e *engines) Run(ctx context.Context, props *conf.Config) (string, error) {
+	if isCoordConf(props) {
+		return e.coordinators.Submit(ctx, props)
+	}
+	return e.Engine.Run(ctx, props)
+}
+
+func (e *engines) StartJob(ctx context.Context, id string) error {
+	if strings.HasSuffix(id, "-C") {
+		return e.coordinators.Start(ctx, id)
+	}
+	return e.Engine.StartJob(ctx, id)
+}
+
+func (e *engines) Suspend(ctx context.Context, id string) error {
+	if strings.HasSuffix(id, "-C") {
+		return e.coordinators.Suspend(ctx, id)
+	}
+	return e.Engine.Suspend(ctx, id)
+}
+
+func (e *engines) Resume(ctx context.Context, id string) error {
+	if strings.HasSuffix(id, "-C") {
+		return e.coordinators.Resume(ctx, id)
+	}
+	return e.Engine.Resume(ctx, id)
+}
+
+func (e *engines) Kill(ctx context.Context, id string) error {
+	if strings.HasSuffix(id, "-C") {
+		return e.coordinators.Kill(ctx, id)
+	}
+	return e.Engine.Kill(ctx, id)
+}
 
 // Start starts the workflow engine, which performs the pending effects of
 // both.

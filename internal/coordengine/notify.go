@@ -4,19 +4,19 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/conf"
-	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/store"
 )
 
 // The job properties that ask for HTTP notifications of coordinator
 // actions (coordinator specification section 15); the workflow engine
-// delivers them (engine.EffectHTTPNotify).
+// delivers them (effect.EffectHTTPNotify).
 const (
 	// PropCoordActionNotificationURL is notified on every status change
 	// of a coordinator action; tokens $actionId, $status.
 	PropCoordActionNotificationURL = "oozie.coord.action.notification.url"
 	// PropCoordActionNotificationProxy is the proxy of the coordinator
-	// action URL, in the format of engine.PropWorkflowNotificationProxy.
+	// action URL, in the format of vocab.PropWorkflowNotificationProxy.
 	PropCoordActionNotificationProxy = "oozie.coord.action.notification.proxy"
 )
 
@@ -47,8 +47,8 @@ func (e *Engine) queueCoordNotifications(c *coordChange) {
 	}
 	proxy, _ := props.Get(PropCoordActionNotificationProxy)
 	add := func(actionID, status string) {
-		c.addEffect(&store.Effect{Kind: engine.EffectHTTPNotify, ActionID: actionID,
-			Payload: engine.NotifyPayload(coordActionTokens(actionID, status).Replace(url), proxy)})
+		c.addEffect(&store.Effect{Kind: effect.EffectHTTPNotify, ActionID: actionID,
+			Payload: effect.NotifyPayload(coordActionTokens(actionID, status).Replace(url), proxy)})
 	}
 	last := map[string]string{} // action id -> last status notified
 	for _, st := range c.steps {

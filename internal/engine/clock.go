@@ -1,23 +1,17 @@
 package engine
 
-import "time"
+import "github.com/gozie/gozie/internal/effect"
 
-// Clock is the engine's source of time. Tests inject a fake one to drive
-// retry intervals without sleeping.
-type Clock interface {
-	Now() time.Time
-	// AfterFunc calls f in its own goroutine once d has passed. The
-	// returned function cancels the call if it has not happened yet.
-	AfterFunc(d time.Duration, f func()) (stop func() bool)
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-
-func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
-	return time.AfterFunc(d, f).Stop
-}
+// Clock is the effect runtime's source of time (effect.Clock). Tests
+// inject a fake one to drive retry intervals without sleeping.
+type Clock = effect.Clock
 
 // SystemClock is the wall clock.
-var SystemClock Clock = realClock{}
+var SystemClock = effect.SystemClock
+
+// Defaults of the effect retries and the sweep (package effect's).
+const (
+	DefaultStoreRetryInterval = effect.DefaultStoreRetryInterval
+	DefaultStoreRetryMax      = effect.DefaultStoreRetryMax
+	DefaultSweepInterval      = effect.DefaultSweepInterval
+)

@@ -4,131 +4,74 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 )
 
-// Dispatch performs effects committed outside the workflow engine (by the
-// coordinator engine), as dispatch does the engine's own.
-func (e *Engine) Dispatch(effects []*store.Effect) { e.dispatch(effects) }
-
-// dispatch performs committed effects, each on its own goroutine except
-// those of the kinds the coordinator engine wants performed in order (its
-// workflow launches), which share one per job and kind; delayed ones (retry
-// intervals) wait on the clock first. An effect the engine
-// already holds (performing, waiting or retrying) is not dispatched again.
-func (e *Engine) dispatch(effects []*store.Effect) {
-	// The workflow launches of one coordinator are performed one after
-	// the other, in the order they were committed: the execution policy
-	// put them in that order (FIFO: nominal time), and goroutines of
-	// their own would race for the coordinator's lock and start the
-	// workflows in any order.
-	e.mu.Lock()
-	inOrder := e.inOrder
-	e.mu.Unlock()
-	var launches [][]*store.Effect
-	chain := map[string]int{} // job id and kind -> index in launches
-	for _, ef := range effects {
-		ef := ef
-		if !e.hold(ef.ID) {
-			continue
-		}
-		if d := ef.NotBefore.Sub(e.clock.Now()); d > 0 {
-			e.clock.AfterFunc(d, func() { e.goSafe(func() { e.perform(ef) }) })
-			continue
-		}
-		if inOrder[ef.Kind] {
-			key := ef.JobID + " " + ef.Kind
-			i, ok := chain[key]
-			if !ok {
-				i = len(launches)
-				chain[key] = i
-				launches = append(launches, nil)
-			}
-			launches[i] = append(launches[i], ef)
-			continue
-		}
-		e.goSafe(func() { e.perform(ef) })
-	}
-	for _, efs := range launches {
-		e.goSafe(func() {
-			for _, ef := range efs {
-				e.perform(ef)
-			}
-		})
-	}
-}
-
-// perform performs one effect; one whose work failed is retried after a
-// backoff (retry.go) until it succeeds or the engine closes.
-func (e *Engine) perform(ef *store.Effect) {
-	ctx := e.ctx
-	err := e.performJournaled(ctx, ef)
-	if err != nil && ctx.Err() == nil && ErrorCode(err) == CodeJobNotFound {
-		// The job is gone (deleted, or never committed): nothing to do.
-		err = e.markDone(ctx, ef)
-	}
-	if ctx.Err() != nil {
-		return // shutting down: still pending in the store for the next start
-	}
-	if errors.Is(err, store.ErrNotOwner) {
-		// Another server took the job over (this one missed heartbeats
-		// for longer than the lease): the effect is its to perform now.
-		e.lostJob(ef.JobID, err)
-		e.settle(ef)
-		return
-	}
-	if err != nil {
-		e.retryEffect(ef, err)
-		return
-	}
-	e.settle(ef)
-}
-
-// lostJob drops what the engine holds of a job another server owns now.
-func (e *Engine) lostJob(jobID string, err error) {
-	e.forget(jobID)
-	e.slots.releaseJob(jobID)
-	e.logLimited("lost "+jobID, "gozie: job %s is worked by another server now; leaving it (%v)", jobID, err)
-}
-
-func (e *Engine) performEffect(ctx context.Context, ef *store.Effect) error {
-	if e.coordEffect(ef) {
-		return e.coordinators().PerformEffect(ctx, ef)
-	}
-	switch ef.Kind {
-	case store.EffectStart:
-		return e.performStart(ctx, ef)
-	case store.EffectKill:
-		return e.performKill(ctx, ef)
-	case EffectHTTPNotify:
-		// Deliveries have their own retries and mark their effects
-		// done themselves; one left pending by a store failure is
-		// found by the sweep.
+// registerEffects registers the engine's effect kinds on its runtime.
+func (e *Engine) registerEffects() {
+	e.rt.Register(store.EffectStart, startHandler{e})
+	e.rt.Register(store.EffectKill, effect.HandlerFunc(e.performKill))
+	// Deliveries have their own retries and mark their effects done
+	// themselves; one left pending by a store failure is found by the
+	// sweep.
+	e.rt.Register(EffectHTTPNotify, effect.HandlerFunc(func(_ context.Context, ef *store.Effect) error {
 		e.performHTTPNotify(ef)
 		return nil
-	case EffectCheck:
-		return e.performEndRetry(ctx, ef)
-	case store.EffectNotify:
-		// A child job ended: check the parent's sub-workflow action now.
-		// notify, not a plain check: the parent's action may not be
-		// RUNNING yet when a quick child ends.
-		if jobID, _, ok := vocab.SplitID(ef.ActionID); ok {
-			e.notify(jobID, ef.ActionID)
-		}
-		return e.markDone(ctx, ef)
-	default:
-		e.logf("gozie: unknown effect %q of job %s; leaving it", ef.Kind, ef.JobID)
-		return nil
-	}
+	}))
+	e.rt.Register(EffectCheck, effect.HandlerFunc(e.performEndRetry))
+	e.rt.Register(store.EffectNotify, notifyHandler{e})
+	e.rt.OnLost(e.forget)
 }
 
-// markDone records an effect performed when nothing else changes.
-func (e *Engine) markDone(ctx context.Context, ef *store.Effect) error {
-	return e.store.Update(ctx, func(tx store.Tx) error { return tx.DoneEffect(ctx, ef.ID) })
+// startHandler performs start effects (performStart) and quarantines them
+// (quarantine.go).
+type startHandler struct{ e *Engine }
+
+// Perform starts the effect's action.
+func (h startHandler) Perform(ctx context.Context, ef *store.Effect) error {
+	return h.e.performStart(ctx, ef)
+}
+
+// notifyHandler performs the notify effect of a job that ended: its
+// parent is told. A workflow parent's sub-workflow action is checked now;
+// the end of a workflow whose parent is another engine's (a coordinator
+// action) goes to the kind that engine registered
+// (effect.ParentNotifyKind).
+type notifyHandler struct{ e *Engine }
+
+// Route names the parent engine's kind when the parent is not a workflow.
+func (notifyHandler) Route(ef *store.Effect) string {
+	parent, _, _ := strings.Cut(ef.ActionID, "@")
+	if k := effect.ParentNotifyKind(parent); k != ef.Kind {
+		return k
+	}
+	return ""
+}
+
+// Perform checks the parent's sub-workflow action now: notify, not a
+// plain check, since the parent's action may not be RUNNING yet when a
+// quick child ends.
+func (h notifyHandler) Perform(ctx context.Context, ef *store.Effect) error {
+	if jobID, _, ok := strings.Cut(ef.ActionID, "@"); ok {
+		h.e.notify(jobID, ef.ActionID)
+	}
+	return h.e.rt.MarkDone(ctx, ef)
+}
+
+// occupies reports whether an action in status holds its slot: it runs
+// or may still run (END_RETRY, END_MANUAL: its outcome is not known).
+func occupies(status string) bool {
+	switch status {
+	case store.ActionRunning, store.ActionEndRetry, store.ActionEndManual:
+		return true
+	}
+	return false
 }
 
 func nodeName(actionID string) string {
@@ -215,7 +158,7 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		// directory): its directory, where the executor finds the
 		// program it launched.
 		actx.WorkDir = workDir
-		e.logLimited("intent "+a.ID, "gozie: job %s: action %s attempt %d was being started by %s; starting it in that server's work directory %s",
+		e.rt.LogLimited("intent "+a.ID, "gozie: job %s: action %s attempt %d was being started by %s; starting it in that server's work directory %s",
 			st.job.ID, a.Name, a.Attempt, other.who(), workDir)
 	}
 	switch {
@@ -236,29 +179,37 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	e.setContext(a.ID, actx)
 	st.mu.Unlock()
 
-	if e.opts.LeaseValid != nil && !e.opts.LeaseValid() {
+	return e.runStart(ctx, ef, a.ID, a.Type, exec, actx, confXML)
+}
+
+// runStart is the second half of performStart, outside the job lock:
+// it calls the executor's Start for action id (of type typ) once the
+// lease, a slot and the executor bound allow, then commits the outcome
+// with the effect's completion under the job lock again.
+func (e *Engine) runStart(ctx context.Context, ef *store.Effect, id, typ string, exec action.Executor, actx *action.Context, confXML string) error {
+	if !e.rt.LeaseValid() {
 		// This server has not renewed its lease in time: another may be
 		// taking the job over and would start the action too. The
 		// effect waits (retried) until a heartbeat renews the lease or
 		// the job's commit fails as taken over.
-		return errLeaseExpired
+		return effect.ErrLeaseExpired
 	}
-	if a.Type != "sub-workflow" && !e.slots.tryAcquire(a.ID) &&
-		!e.journalWait(ctx, func() bool { return e.slots.acquire(ctx, a.ID) }) {
+	if typ != "sub-workflow" && !e.rt.Slots().TryAcquire(id) &&
+		!e.rt.JournalWait(ctx, func() bool { return e.rt.Slots().Acquire(ctx, id) }) {
 		return nil // shutting down: the effect stays pending
 	}
 	var ended chan struct{}
-	if e.opts.StartSettle > 0 && a.Type != "sub-workflow" {
+	if e.opts.StartSettle > 0 && typ != "sub-workflow" {
 		ended = make(chan struct{})
 		e.mu.Lock()
-		e.settling[a.ID] = ended
+		e.settling[id] = ended
 		e.mu.Unlock()
 	}
 	e.sem <- struct{}{}
 	res, startErr := guard(func() (action.Result, error) { return exec.Start(ctx, actx) })
 	<-e.sem
 	if ended != nil {
-		res = e.settleStart(ctx, exec, actx, a.ID, ended, res, startErr)
+		res = e.settleStart(ctx, exec, actx, id, ended, res, startErr)
 	}
 	if ctx.Err() != nil {
 		return nil // shutting down: the effect stays pending for the next start
@@ -270,14 +221,14 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 		return startErr
 	}
 
-	st, err = e.lockState(ctx, ef.JobID)
+	st, err := e.lockState(ctx, ef.JobID)
 	if err != nil {
 		return err
 	}
 	defer st.mu.Unlock()
-	a = st.actions[nodeName(ef.ActionID)]
+	a := st.actions[nodeName(ef.ActionID)]
 	if a == nil || a.Attempt != ef.Attempt || !startable(a.Status) {
-		e.slots.release(ef.ActionID)
+		e.rt.Slots().Release(ef.ActionID)
 		// Killed while starting: stop what was started.
 		if startErr == nil && !res.Done && res.ExternalID != "" {
 			if err := exec.Kill(ctx, actx, res.ExternalID); err != nil {
@@ -292,7 +243,7 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	st.done = append(st.done, ef.ID)
 	if err := e.commit(ctx, st); err != nil {
 		if errors.Is(err, store.ErrNotOwner) {
-			e.slots.release(ef.ActionID)
+			e.rt.Slots().Release(ef.ActionID)
 		}
 		return err
 	}
@@ -373,11 +324,11 @@ func guard(call func() (action.Result, error)) (res action.Result, err error) {
 func (e *Engine) commitOrLog(ctx context.Context, st *jobState) {
 	err := e.commit(ctx, st)
 	if errors.Is(err, store.ErrNotOwner) {
-		e.lostJob(st.job.ID, err)
+		e.rt.LostJob(st.job.ID, err)
 		return
 	}
 	if err != nil && ctx.Err() == nil {
-		e.logLimited("job "+st.job.ID, "gozie: job %s: %v (the next poll tries again)", st.job.ID, err)
+		e.rt.LogLimited("job "+st.job.ID, "gozie: job %s: %v (the next poll tries again)", st.job.ID, err)
 	}
 }
 
@@ -461,11 +412,11 @@ func (e *Engine) enqueueCheck(jobID, actionID string) {
 	}
 	e.checks[actionID] = 1
 	e.mu.Unlock()
-	e.goSafe(func() {
+	e.rt.Go(func() {
 		for {
-			e.performCheck(e.ctx, jobID, actionID)
+			e.performCheck(e.rt.Context(), jobID, actionID)
 			e.mu.Lock()
-			if e.checks[actionID] == 2 && !e.closed {
+			if e.checks[actionID] == 2 && !e.rt.Closed() {
 				e.checks[actionID] = 1
 				e.mu.Unlock()
 				continue
@@ -525,7 +476,7 @@ func (e *Engine) performCheck(ctx context.Context, jobID, actionID string) {
 				st.endRetry(e, a, code, msg)
 				break
 			}
-			e.logLimited("check "+actionID, "gozie: check %s: %v (will poll again)", actionID, checkErr)
+			e.rt.LogLimited("check "+actionID, "gozie: check %s: %v (will poll again)", actionID, checkErr)
 			return
 		case action.NonTransient:
 			_ = setActionStatus(a, endStatus(a, store.ActionEndManual)...)

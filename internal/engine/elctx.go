@@ -139,7 +139,7 @@ func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, 
 	}
 	c := conf.New()
 	c.Merge(st.defaults)
-	uctx, err := e.JobUserContext(e.ctx, st.job.User)
+	uctx, err := e.JobUserContext(e.rt.Context(), st.job.User)
 	if err != nil {
 		var ee *Error
 		errors.As(err, &ee)

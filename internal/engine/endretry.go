@@ -95,7 +95,7 @@ func (e *Engine) performEndRetry(ctx context.Context, ef *store.Effect) error {
 	if after, still := e.endRetryRound(ctx, jobID, node); inRound && still && after == before {
 		return errEndRetryUnrecorded
 	}
-	return e.markDone(ctx, ef)
+	return e.rt.MarkDone(ctx, ef)
 }
 
 func endRetryKey(actionID string) string { return "endretry:" + actionID }
@@ -109,7 +109,7 @@ func (e *Engine) releaseEndRetry(key string) {
 	delete(e.endRetryNext, key)
 	e.mu.Unlock()
 	if next != nil {
-		e.goSafe(func() { e.perform(next) })
+		e.rt.Go(func() { e.rt.PerformAgain(next) })
 	}
 }
 

@@ -32,15 +32,13 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/workflow"
 )
-
-// errLeaseExpired delays an action start until the lease is renewed.
-var errLeaseExpired = errors.New("engine: this server's lease on its jobs has expired; the start waits for the next heartbeat")
 
 // DefaultUserRetryErrorCodes are the errors Oozie retries by default when an
 // action sets retry-max (oozie.service.LiteWorkflowStoreService.user.retry.error.code):
@@ -63,43 +61,32 @@ type Engine struct {
 	ownDataID string
 	intent    atomic.Pointer[intentPayload]
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	sem    chan struct{}
+	// rt performs the effects (package effect), the coordinator engine's
+	// too when one shares it; ownRT when New made it, and Start and Close
+	// start and stop it.
+	rt    *effect.Runtime
+	ownRT bool
+	jobs  *effect.Cache[*jobState] // cached state of jobs being worked on
+	sem   chan struct{}            // bounds executor Starts in flight
 
-	mu       sync.Mutex
-	jobs     map[string]*jobState       // cached state of jobs being worked on
-	loading  map[string]chan struct{}   // jobs whose state is being loaded; closed when done
-	waiters  map[string][]chan struct{} // closed when the job ends
-	inflight map[string]bool            // start effects being performed, by action id + attempt
-	// endRetryNext holds an END_RETRY check that came due while another
-	// check of the same action was in flight, by endRetryKey.
+	// mu guards the per-action bookkeeping below and waiters.
+	mu      sync.Mutex
+	waiters map[string][]chan struct{} // closed when the job ends
+	// Starts: effects being performed, by action id + attempt; Notify
+	// calls that came before the start was committed; starts waiting for
+	// their program's end (StartSettle), closed by Notify; per action id,
+	// the executor context of its current attempt.
+	inflight map[string]bool
+	notified map[string]bool
+	settling map[string]chan struct{}
+	contexts map[string]*action.Context
+	// Checks: in flight (1 running, 2 running and asked again), and an
+	// END_RETRY check that came due while another check of the same
+	// action was in flight, by endRetryKey.
+	checks       map[string]int
 	endRetryNext map[string]*store.Effect
-	checks       map[string]int             // checks in flight: 1 running, 2 running and asked again
-	notified     map[string]bool            // Notify calls that came before the start was committed
-	settling     map[string]chan struct{}   // starts waiting for their program's end (StartSettle), closed by Notify
-	contexts     map[string]*action.Context // per action id, the context of its current attempt
-	closed       bool
 
-	// Effect bookkeeping of retry.go.
-	held     map[int64]bool         // effects dispatched and not settled
-	retrying map[int64]*effectRetry // effects whose last attempt failed
-	settled  map[*settledSet]bool   // one set per sweep in progress
-	logged   map[string]time.Time   // last line of each rate-limited failure
-
-	slots    *slots   // bound on running actions (slots.go)
-	batch    *batcher // several jobs' commits in one transaction (batch.go)
 	notifier notifier // HTTP notification deliveries (notifysend.go)
-
-	journal *crashJournal // nil without Options.CrashJournal
-	suspect chan struct{} // held while an effect in flight at a death is performed
-
-	// The coordinator engine, when attached (coordinators.go), and its
-	// effect kinds; under mu.
-	coords     Coordinators
-	coordKinds map[string]bool
-	inOrder    map[string]bool
 }
 
 // New returns an engine. It does not touch jobs until Start.
@@ -149,43 +136,39 @@ func New(opts Options) (*Engine, error) {
 	if opts.MaxActionBytes <= 0 {
 		opts.MaxActionBytes = DefaultMaxActionBytes
 	}
-	if opts.StoreRetryInterval <= 0 {
-		opts.StoreRetryInterval = DefaultStoreRetryInterval
-	}
-	if opts.StoreRetryMax <= 0 {
-		opts.StoreRetryMax = DefaultStoreRetryMax
-	}
-	opts.StoreRetryMax = max(opts.StoreRetryMax, opts.StoreRetryInterval)
-	if opts.SweepInterval <= 0 {
-		opts.SweepInterval = DefaultSweepInterval
-	}
 	dataDir, err := filepath.Abs(opts.DataDir)
 	if err != nil {
 		return nil, err
 	}
+	rt, own := opts.Runtime, false
+	if rt == nil {
+		rt, err = effect.New(effect.Options{
+			Store: opts.Store, Clock: opts.Clock, Logf: opts.Logf,
+			StoreRetryInterval: opts.StoreRetryInterval, StoreRetryMax: opts.StoreRetryMax,
+			SweepInterval: opts.SweepInterval, MaxRunningActions: opts.MaxRunningActions,
+			CrashJournal: opts.CrashJournal, LeaseValid: opts.LeaseValid, CodeOf: ErrorCode,
+		})
+		if err != nil {
+			return nil, err
+		}
+		own = true
+	}
+	opts.Clock = rt.Clock()
 	e := &Engine{
 		opts: opts, store: opts.Store, actions: opts.Actions, clock: opts.Clock, dataDir: dataDir,
 		ownDataID: ownDataIDTag(opts.DataID),
 		funcs:     Functions(),
-		jobs:      map[string]*jobState{},
-		loading:   map[string]chan struct{}{},
-		waiters:   map[string][]chan struct{}{},
-		inflight:  map[string]bool{}, endRetryNext: map[string]*store.Effect{},
-		checks:   map[string]int{},
-		notified: map[string]bool{},
-		settling: map[string]chan struct{}{},
-		contexts: map[string]*action.Context{},
-		held:     map[int64]bool{},
-		retrying: map[int64]*effectRetry{},
-		settled:  map[*settledSet]bool{},
-		logged:   map[string]time.Time{},
-		sem:      make(chan struct{}, opts.MaxConcurrentStarts),
-		slots:    newSlots(opts.MaxRunningActions),
-		batch:    &batcher{store: opts.Store},
-		suspect:  make(chan struct{}, 1),
+		rt:        rt, ownRT: own,
+		jobs: effect.NewCache[*jobState](),
+		sem:  make(chan struct{}, opts.MaxConcurrentStarts),
+
+		waiters:  map[string][]chan struct{}{},
+		inflight: map[string]bool{}, notified: map[string]bool{},
+		settling: map[string]chan struct{}{}, contexts: map[string]*action.Context{},
+		checks: map[string]int{}, endRetryNext: map[string]*store.Effect{},
 	}
 	e.started = e.clock.Now()
-	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.registerEffects()
 	if _, ok := opts.Actions.Lookup("sub-workflow"); !ok {
 		opts.Actions.Register("sub-workflow", &subWorkflow{e: e})
 	}
@@ -206,15 +189,15 @@ func Functions() *el.Registry {
 // checks every RUNNING action again (re-attaching to work that outlived a
 // previous process), and starts polling.
 func (e *Engine) Start(ctx context.Context) error {
-	e.startJournal()
-	pending, err := e.adopt(ctx)
-	if err != nil {
+	if e.ownRT {
+		if err := e.rt.Start(ctx); err != nil {
+			return err
+		}
+	}
+	if err := e.checkRunning(ctx); err != nil {
 		return err
 	}
-	e.keepJournal(pending)
-	e.wg.Add(2)
-	go e.every(e.opts.PollInterval, e.poll)
-	go e.every(e.opts.SweepInterval, func() { e.sweep(e.ctx, "") })
+	e.rt.Every(e.opts.PollInterval, e.poll)
 	return nil
 }
 
@@ -224,115 +207,70 @@ func (e *Engine) Start(ctx context.Context) error {
 // another's jobs over calls it again. Effects and checks already under way
 // are not repeated.
 func (e *Engine) Adopt(ctx context.Context) error {
-	_, err := e.adopt(ctx)
-	return err
+	if err := e.rt.Adopt(ctx); err != nil {
+		return err
+	}
+	return e.checkRunning(ctx)
 }
 
-// adopt is Adopt returning the pending effects it found.
-func (e *Engine) adopt(ctx context.Context) ([]*store.Effect, error) {
-	var effects []*store.Effect
+// checkRunning checks every RUNNING action of the server's jobs,
+// counting them in the action slots.
+func (e *Engine) checkRunning(ctx context.Context) error {
 	var running []*store.Action
-	err := e.store.View(ctx, func(tx store.Tx) error {
-		var err error
-		if effects, err = tx.PendingEffects(ctx, "", 0); err != nil {
-			return err
-		}
+	err := e.store.View(ctx, func(tx store.Tx) (err error) {
 		running, err = tx.ActionsByStatus(ctx, store.ActionRunning)
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	e.dispatch(effects)
 	for _, a := range running {
 		if a.Type != "sub-workflow" {
-			e.slots.adopt(a.ID)
+			e.rt.Slots().Adopt(a.ID)
 		}
 		e.enqueueCheck(a.JobID, a.ID)
 	}
-	return effects, nil
+	return nil
 }
+
+// Runtime is the effect runtime the engine performs its effects on.
+func (e *Engine) Runtime() *effect.Runtime { return e.rt }
 
 // ForgetAll drops every cached job state, so that the next event of each
 // job reloads it from the store: a server whose registration was taken
 // from it (it owned nothing for a while) must not trust what it cached.
 func (e *Engine) ForgetAll() {
-	e.mu.Lock()
-	clear(e.jobs)
-	e.mu.Unlock()
-	e.slots.clear()
-}
-
-// every calls f every interval (wall-clock ticker, as the poll always
-// was) until the engine closes; the caller has added to e.wg.
-func (e *Engine) every(interval time.Duration, f func()) {
-	defer e.wg.Done()
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.ctx.Done():
-			return
-		case <-t.C:
-		}
-		f()
-	}
+	e.jobs.Clear()
+	e.rt.Slots().Clear()
 }
 
 // Close stops polling and waits for the engine's goroutines. Jobs stay as
 // they are in the store; a later Start continues them.
 func (e *Engine) Close() error {
-	e.mu.Lock()
-	e.closed = true
-	e.mu.Unlock()
-	e.cancel()
-	e.wg.Wait()
-	if e.journal != nil {
-		// Every effect has ended or been abandoned: the journal keeps
-		// only the counts of deaths.
-		return e.journal.Close()
+	if e.ownRT {
+		return e.rt.Close()
 	}
 	return nil
 }
 
-func (e *Engine) isClosed() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.closed
-}
-
 func (e *Engine) logf(format string, args ...any) { e.opts.Logf(format, args...) }
-
-// goSafe runs f on a goroutine the engine waits for on Close.
-func (e *Engine) goSafe(f func()) {
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return
-	}
-	e.wg.Add(1)
-	e.mu.Unlock()
-	go func() {
-		defer e.wg.Done()
-		f()
-	}()
-}
 
 // poll checks every RUNNING action: the fallback for actions whose
 // completion callback never comes.
 func (e *Engine) poll() {
 	var running []*store.Action
-	err := e.store.View(e.ctx, func(tx store.Tx) (err error) {
-		running, err = tx.ActionsByStatus(e.ctx, store.ActionRunning)
+	ctx := e.rt.Context()
+	err := e.store.View(ctx, func(tx store.Tx) (err error) {
+		running, err = tx.ActionsByStatus(ctx, store.ActionRunning)
 		return err
 	})
 	if err != nil {
-		if e.ctx.Err() == nil {
-			e.logLimited("poll", "gozie: poll: %v (will poll again)", err)
+		if ctx.Err() == nil {
+			e.rt.LogLimited("poll", "gozie: poll: %v (will poll again)", err)
 		}
 		return
 	}
-	e.logRecovered("poll", "gozie: poll works again")
+	e.rt.LogRecovered("poll", "gozie: poll works again")
 	for _, a := range running {
 		e.enqueueCheck(a.JobID, a.ID)
 	}
@@ -407,42 +345,7 @@ func (e *Engine) wake(id string) {
 // state returns the cached state of a job, loading it from the store on
 // first use. The caller locks st.mu before reading or changing it.
 func (e *Engine) state(ctx context.Context, id string) (*jobState, error) {
-	for {
-		e.mu.Lock()
-		if st := e.jobs[id]; st != nil {
-			e.mu.Unlock()
-			return st, nil
-		}
-		// One load per job at a time: the paths of a wide fork all start
-		// at once, and each loading (and parsing) the whole job for itself
-		// made a 1,000-way fork cost quadratic work.
-		if wait, busy := e.loading[id]; busy {
-			e.mu.Unlock()
-			select {
-			case <-wait:
-				continue
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}
-		done := make(chan struct{})
-		e.loading[id] = done
-		e.mu.Unlock()
-
-		st, err := e.loadJobState(ctx, id)
-		e.mu.Lock()
-		delete(e.loading, id)
-		close(done)
-		if err == nil {
-			if cur := e.jobs[id]; cur != nil {
-				st = cur
-			} else {
-				e.jobs[id] = st
-			}
-		}
-		e.mu.Unlock()
-		return st, err
-	}
+	return e.jobs.Get(ctx, id, e.loadJobState)
 }
 
 // loadJobState reads a job and its actions from the store and rebuilds
@@ -457,11 +360,7 @@ func (e *Engine) loadJobState(ctx context.Context, id string) (*jobState, error)
 
 // forget drops a job's cached state, after a failed commit (so the next
 // event starts from what the store holds) or once the job has ended.
-func (e *Engine) forget(id string) {
-	e.mu.Lock()
-	delete(e.jobs, id)
-	e.mu.Unlock()
-}
+func (e *Engine) forget(id string) { e.jobs.Forget(id) }
 
 // queuedChange is a change waiting for the job's commit in progress.
 type queuedChange struct {
@@ -503,7 +402,7 @@ func (e *Engine) commit(ctx context.Context, st *jobState) error {
 			e.prepareStarts(st, q.ch)
 		}
 		st.mu.Unlock()
-		err := e.batch.update(ctx, func(tx store.Tx) error {
+		err := e.rt.Update(ctx, func(tx store.Tx) error {
 			for _, q := range batch {
 				if err := q.ch.write(ctx, tx); err != nil {
 					return err
@@ -650,7 +549,7 @@ func (e *Engine) prepareStarts(st *jobState, ch *change) {
 		}
 		if p, ok := x.(launch.DirPreparer); ok {
 			dir := e.ActionDir(a)
-			e.goSafe(func() { p.PrepareDir(dir) })
+			e.rt.Go(func() { p.PrepareDir(dir) })
 		}
 	}
 }
@@ -669,13 +568,13 @@ func (e *Engine) committed(st *jobState, ch *change) {
 	for _, a := range ch.dirty {
 		// PREP: being started, the slot taken for the start it waits for.
 		if !occupies(a.Status) && a.Status != store.ActionPrep {
-			e.slots.release(a.ID)
+			e.rt.Slots().Release(a.ID)
 		}
 	}
 	if e.opts.OnTransition != nil && len(ch.logs) > 0 {
 		e.opts.OnTransition(transitionOf(ch))
 	}
-	e.dispatch(ch.effects)
+	e.rt.Dispatch(ch.effects)
 	if store.Terminal(ch.jobAt.Status) {
 		// Forgotten once the changes queued behind this one are
 		// written too (commit), so that nobody reloads the job without

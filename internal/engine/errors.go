@@ -18,23 +18,25 @@ func errorf(code, format string, args ...any) *Error {
 // ErrorCode returns the Oozie error code carried by err, or "" (vocab.CodeOf).
 func ErrorCode(err error) string { return vocab.CodeOf(err) }
 
-// Oozie error codes the engine produces.
+// Oozie error codes the engine produces (package vocab's, forwarded for
+// the faces).
 const (
-	CodeMissingProperty   = "E0401" // a required job property is missing
-	CodeNoAppPath         = "E0405" // no oozie.wf.application.path
-	CodeAppDirMissing     = "E0504" // app directory does not exist
-	CodeAppDefMissing     = "E0505" // workflow.xml does not exist
-	CodeJobNotFound       = "E0604"
-	CodeActionNotFound    = "E0605"
-	CodeCannotRead        = "E0710" // the definition cannot be read
-	CodeInvalidAppURI     = "E0711"
-	CodeNotSuspended      = "E0717"
-	CodeAlreadyStarted    = "E0719"
-	CodeUnsupportedAction = "E0723"
-	CodeCannotKill        = "E0725"
-	CodeCannotSuspend     = "E0727"
-	CodeKillNode          = "E0729" // recorded on a reached kill node
-	CodeDisallowedDefault = "E0804" // user.name in config-default.xml
-	CodeELError           = "EL_ERROR"
-	CodeSubWorkflowDepth  = "SUBWF001"
+	CodeMissingProperty   = vocab.CodeMissingProperty
+	CodeNoAppPath         = vocab.CodeNoAppPath
+	CodeAppDirMissing     = vocab.CodeAppDirMissing
+	CodeAppDefMissing     = vocab.CodeAppDefMissing
+	CodeJobNotFound       = vocab.CodeJobNotFound
+	CodeActionNotFound    = vocab.CodeActionNotFound
+	CodeCannotRead        = vocab.CodeCannotRead
+	CodeInvalidAppURI     = vocab.CodeInvalidAppURI
+	CodeNotSuspended      = vocab.CodeNotSuspended
+	CodeAlreadyStarted    = vocab.CodeAlreadyStarted
+	CodeUnsupportedAction = vocab.CodeUnsupportedAction
+	CodeCannotKill        = vocab.CodeCannotKill
+	CodeCannotSuspend     = vocab.CodeCannotSuspend
+	CodeKillNode          = vocab.CodeKillNode
+	CodeDisallowedDefault = vocab.CodeDisallowedDefault
+	CodeELError           = vocab.CodeELError
+	CodeSubWorkflowDepth  = vocab.CodeSubWorkflowDepth
+	CodeQuarantined       = vocab.CodeQuarantined
 )

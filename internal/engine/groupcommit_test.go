@@ -109,9 +109,7 @@ func TestGroupCommit(t *testing.T) {
 			}
 			// The first end's commit waits at the gate; the others queue.
 			h.eventually("the other ends queued", func() bool {
-				h.e.mu.Lock()
-				st := h.e.jobs[id]
-				h.e.mu.Unlock()
+				st, _ := h.e.jobs.Peek(id)
 				if st == nil {
 					return false
 				}

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // The job properties that ask for HTTP notifications (workflow
@@ -13,20 +15,19 @@ import (
 const (
 	// PropWorkflowNotificationURL is notified on every status change of a
 	// workflow job; tokens $jobId, $status, $parentId.
-	PropWorkflowNotificationURL = "oozie.wf.workflow.notification.url"
+	PropWorkflowNotificationURL = vocab.PropWorkflowNotificationURL
 	// PropWorkflowNotificationProxy is the proxy of both workflow URLs:
 	// host:port, or type@host:port with type http or socks.
-	PropWorkflowNotificationProxy = "oozie.wf.workflow.notification.proxy"
+	PropWorkflowNotificationProxy = vocab.PropWorkflowNotificationProxy
 	// PropActionNotificationURL is notified when a workflow job enters
 	// and leaves an action node, and once per decision node; tokens
 	// $jobId, $nodeName, $status.
-	PropActionNotificationURL = "oozie.wf.action.notification.url"
+	PropActionNotificationURL = vocab.PropActionNotificationURL
 )
 
-// EffectHTTPNotify is an HTTP GET notification to deliver. Payload is the
-// URL with its tokens replaced, followed by "\nproxy=<proxy>" when a proxy
-// is configured; Attempt counts the failed deliveries so far.
-const EffectHTTPNotify = "http-notify"
+// EffectHTTPNotify is an HTTP GET notification to deliver
+// (effect.EffectHTTPNotify).
+const EffectHTTPNotify = effect.EffectHTTPNotify
 
 // The tokens of the notification URLs. Oozie replaces them literally,
 // without URL-encoding: the values (ids, node names, statuses) need none.
@@ -39,15 +40,9 @@ var (
 	}
 )
 
-// NotifyPayload is the payload of an EffectHTTPNotify: the URL to get,
-// with its tokens replaced, and the proxy ("" for none) in the format of
-// PropWorkflowNotificationProxy.
-func NotifyPayload(url, proxy string) string {
-	if proxy = strings.TrimSpace(proxy); proxy != "" {
-		return url + "\nproxy=" + proxy
-	}
-	return url
-}
+// NotifyPayload is the payload of an EffectHTTPNotify
+// (effect.NotifyPayload).
+func NotifyPayload(url, proxy string) string { return effect.NotifyPayload(url, proxy) }
 
 // splitNotifyPayload undoes NotifyPayload.
 func splitNotifyPayload(p string) (url, proxy string) {

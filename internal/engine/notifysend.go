@@ -91,9 +91,9 @@ func (e *Engine) performHTTPNotify(ef *store.Effect) {
 	n.running[ef.JobID] = 1
 	n.mu.Unlock()
 	for {
-		e.deliverNotifications(e.ctx, ef.JobID)
+		e.deliverNotifications(e.rt.Context(), ef.JobID)
 		n.mu.Lock()
-		if n.running[ef.JobID] == 2 && e.ctx.Err() == nil {
+		if n.running[ef.JobID] == 2 && e.rt.Context().Err() == nil {
 			n.running[ef.JobID] = 1
 			n.mu.Unlock()
 			continue
@@ -130,7 +130,7 @@ func (e *Engine) deliverNotifications(ctx context.Context, jobID string) {
 	if err != nil {
 		if ctx.Err() == nil {
 			// Left pending: the sweep dispatches them again.
-			e.logLimited("notify "+jobID, "gozie: notifications of %s: %v (will try again)", jobID, err)
+			e.rt.LogLimited("notify "+jobID, "gozie: notifications of %s: %v (will try again)", jobID, err)
 		}
 		return
 	}
@@ -219,7 +219,7 @@ func (e *Engine) retryNotifications(ctx context.Context, head *store.Effect) {
 		return
 	}
 	// The head's timer starts the next round; the others follow it.
-	e.dispatch(again[:1])
+	e.rt.Dispatch(again[:1])
 }
 
 // permanentError is a notification that no retry can deliver (a malformed

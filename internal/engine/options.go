@@ -5,6 +5,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -16,6 +17,13 @@ type Options struct {
 	DataDir string
 	// Clock defaults to the system clock.
 	Clock Clock
+	// Runtime is the effect runtime to perform the engine's effects on,
+	// shared with the coordinator engine; nil: New makes one from this
+	// configuration (store, clock, logging, retries, sweep, slots,
+	// journal, lease), which Start starts and Close closes. With one
+	// given, its own configuration counts and whoever made it starts it
+	// after the engines' Start and closes it.
+	Runtime *effect.Runtime
 	// PollInterval is how often RUNNING actions are checked when no
 	// notification arrives; default 1s.
 	PollInterval time.Duration

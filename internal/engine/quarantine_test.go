@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlite"
 )
@@ -203,7 +204,7 @@ func TestQuarantineStart(t *testing.T) {
 	if !strings.Contains(l.log(), "quarantined") {
 		t.Errorf("server log:\n%s", l.log())
 	}
-	if n := e.journal.Suspects(); len(n) != 0 {
+	if n := e.rt.Suspects(); len(n) != 0 {
 		t.Errorf("journal still counts %v", n)
 	}
 }
@@ -287,12 +288,10 @@ func TestQuarantineSlotWaitIsNoDeath(t *testing.T) {
 	if err := os.WriteFile(dead, snapshot, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j, err := openJournal(dead, t.Logf)
+	suspects, err := effect.JournalSuspects(dead, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer j.Close()
-	suspects := j.Suspects()
 	var pending []*store.Effect
 	err = l.store.View(context.Background(), func(tx store.Tx) (err error) {
 		pending, err = tx.PendingEffects(context.Background(), "", 0)
@@ -336,7 +335,7 @@ func TestQuarantineSparesBystanders(t *testing.T) {
 }
 
 // TestQuarantineSuspectWaitBounded: a suspect whose start hangs holds the
-// other suspects up for suspectWait at most, on the engine's clock.
+// other suspects up for effect.SuspectWait at most, on the engine's clock.
 func TestQuarantineSuspectWaitBounded(t *testing.T) {
 	l := newLives(t)
 	app := l.forkApp()
@@ -366,14 +365,14 @@ func TestQuarantineSuspectWaitBounded(t *testing.T) {
 	// until that timer has fired.
 	deadline := time.Now().Add(20 * time.Second)
 	for len(got) < 2 {
-		clock.Advance(suspectWait)
+		clock.Advance(effect.SuspectWait)
 		select {
 		case n := <-hang.started:
 			got = append(got, n)
 		case <-time.After(time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the other suspect did not start after %s", suspectWait)
+			t.Fatalf("the other suspect did not start after %s", effect.SuspectWait)
 		}
 	}
 	if got[0] == got[1] {

@@ -2,26 +2,26 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
 // Rerun properties (workflow specification 10).
 const (
-	PropRerunSkipNodes = "oozie.wf.rerun.skip.nodes"
-	PropRerunFailNodes = "oozie.wf.rerun.failnodes"
+	PropRerunSkipNodes = vocab.PropRerunSkipNodes
+	PropRerunFailNodes = vocab.PropRerunFailNodes
 )
 
 // Rerun error codes.
 const (
-	CodeRerunOneOf      = "E0404" // exactly one of the two rerun properties
-	CodeRerunNotEnded   = "E0805" // the job has not ended
-	CodeRerunSkipNotRun = "E0807" // a skipped node did not complete
+	CodeRerunOneOf      = "E0404"                 // exactly one of the two rerun properties
+	CodeRerunNotEnded   = vocab.CodeRerunNotEnded // the job has not ended
+	CodeRerunSkipNotRun = "E0807"                 // a skipped node did not complete
 )
 
 // Rerun runs an ended workflow job again under the same id (specification
@@ -47,16 +47,8 @@ func (e *Engine) RerunOwnConf(ctx context.Context, id string, props *conf.Config
 }
 
 // ConfChangeError refuses a change of a job's application or properties
-// to a caller who may not make it (RerunOwnConf, and a coordinator update
-// with the same restriction). Names lists what would have changed.
-type ConfChangeError struct {
-	JobID string
-	Names []string
-}
-
-func (e *ConfChangeError) Error() string {
-	return fmt.Sprintf("the job's application and properties may not change, job [%s], changed %v", e.JobID, e.Names)
-}
+// to a caller who may not make it (package vocab's).
+type ConfChangeError = vocab.ConfChangeError
 
 // identityProps name the job's user; a rerun by someone else keeps them.
 var identityProps = []string{PropUser, "mapreduce.job.user.name"}
@@ -128,24 +120,7 @@ func (e *Engine) rerun(ctx context.Context, id string, props *conf.Config, ownCo
 		}
 	}
 
-	// The merged configuration: the job's, overridden by the rerun's.
-	merged := st.conf.Clone()
-	for _, p := range props.Properties() {
-		if p.Name == PropAppPath && strings.TrimSpace(p.Value) == "" {
-			continue // no new application: keep the job's
-		}
-		if ownConf && (p.Name == PropAppPath || slices.Contains(identityProps, p.Name)) {
-			continue // the job's own, however the caller wrote it
-		}
-		merged.Set(p.Name, p.Value)
-	}
-	// A property of an earlier rerun must not outlive it.
-	if !hasSkip {
-		merged.Delete(PropRerunSkipNodes)
-	}
-	if !hasFail {
-		merged.Delete(PropRerunFailNodes)
-	}
+	merged := rerunConf(st, props, ownConf, hasSkip, hasFail)
 	appPath, _ := merged.Get(PropAppPath)
 	root, defPath, shown, err := locateApp(strings.TrimSpace(appPath))
 	if err != nil {
@@ -169,29 +144,9 @@ func (e *Engine) rerun(ctx context.Context, id string, props *conf.Config, ownCo
 		return err
 	}
 
-	skip := map[string]bool{}
-	if hasSkip {
-		var notRun []string
-		for _, name := range strings.Split(skipList, ",") {
-			name = strings.TrimSpace(name)
-			if name == "" {
-				continue
-			}
-			if a := st.actions[name]; a == nil || a.Status != store.ActionOK {
-				notRun = append(notRun, name)
-				continue
-			}
-			skip[name] = true
-		}
-		if len(notRun) > 0 {
-			return errorf(CodeRerunSkipNotRun, "Nodes %v were not executed successfully in the previous run and cannot be skipped", notRun)
-		}
-	} else if strings.EqualFold(strings.TrimSpace(failNodes), "true") {
-		for name, a := range st.actions {
-			if n := app.Node(name); n != nil && n.Kind == workflow.ActionNode && a.Status == store.ActionOK {
-				skip[name] = true
-			}
-		}
+	skip, err := rerunSkips(st, app, skipList, hasSkip, failNodes)
+	if err != nil {
+		return err
 	}
 
 	var confXML strings.Builder
@@ -240,6 +195,61 @@ func (e *Engine) rerun(ctx context.Context, id string, props *conf.Config, ownCo
 		return err
 	}
 	return e.commit(ctx, st)
+}
+
+// rerunConf is a rerun's configuration: the job's, overridden by the
+// rerun's properties.
+func rerunConf(st *jobState, props *conf.Config, ownConf, hasSkip, hasFail bool) *conf.Config {
+	merged := st.conf.Clone()
+	for _, p := range props.Properties() {
+		if p.Name == PropAppPath && strings.TrimSpace(p.Value) == "" {
+			continue // no new application: keep the job's
+		}
+		if ownConf && (p.Name == PropAppPath || slices.Contains(identityProps, p.Name)) {
+			continue // the job's own, however the caller wrote it
+		}
+		merged.Set(p.Name, p.Value)
+	}
+	// A property of an earlier rerun must not outlive it.
+	if !hasSkip {
+		merged.Delete(PropRerunSkipNodes)
+	}
+	if !hasFail {
+		merged.Delete(PropRerunFailNodes)
+	}
+	return merged
+}
+
+// rerunSkips returns the nodes a rerun skips (spec: wf 10): those named
+// by oozie.wf.rerun.skip.nodes, each of which must have completed OK, or
+// with oozie.wf.rerun.failnodes true every action that ended OK.
+func rerunSkips(st *jobState, app *workflow.App, skipList string, hasSkip bool, failNodes string) (map[string]bool, error) {
+	skip := map[string]bool{}
+	if hasSkip {
+		var notRun []string
+		for _, name := range strings.Split(skipList, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				continue
+			}
+			if a := st.actions[name]; a == nil || a.Status != store.ActionOK {
+				notRun = append(notRun, name)
+				continue
+			}
+			skip[name] = true
+		}
+		if len(notRun) > 0 {
+			return nil, errorf(CodeRerunSkipNotRun, "Nodes %v were not executed successfully in the previous run and cannot be skipped", notRun)
+		}
+	} else if strings.EqualFold(strings.TrimSpace(failNodes), "true") {
+		for name, a := range st.actions {
+			if n := app.Node(name); n != nil && n.Kind == workflow.ActionNode && a.Status == store.ActionOK {
+				skip[name] = true
+			}
+		}
+	}
+
+	return skip, nil
 }
 
 // rerunSkipped reports whether a rerun skips the node, and where the walk

@@ -210,39 +210,31 @@ func (st *jobState) actionStarted(e *Engine, a *store.Action, res action.Result,
 	}
 }
 
-// startFailed classifies a Start error (specification 3.2.1.4).
+// startFailed classifies a Start error (spec: wf 3.2.1.4) and applies
+// the decision of startFailure.
 func (st *jobState) startFailed(e *Engine, a *store.Action, err error) {
 	kind, code, msg := classify(err)
 	st.touch(a)
-	if a.Status == store.ActionUserRetry {
-		// A retry that cannot start ends the action: USER_RETRY may only
-		// go on to RUNNING, DONE or KILLED.
-		kind = action.ErrorKindError
-	}
-	switch kind {
-	case action.Transient:
-		if a.Retries < e.opts.StartRetryMax {
-			_ = setActionStatus(a, store.ActionStartRetry)
-			a.Retries++
-			a.Attempt++
-			a.ErrorCode, a.ErrorMessage = code, msg
-			st.addEffect(&store.Effect{ActionID: a.ID, Kind: store.EffectStart, Attempt: a.Attempt,
-				NotBefore: e.now().Add(e.opts.StartRetryInterval)})
-			return
-		}
-		fallthrough
-	case action.NonTransient:
-		// A person has to look: the job waits, suspended, for a resume.
-		_ = setActionStatus(a, store.ActionStartManual)
-		a.ErrorCode, a.ErrorMessage = code, msg
-		if setJobStatus(st.job, store.JobSuspended) == nil {
-			st.jobDirty = true
-		}
-	case action.ErrorKindError:
-		_ = setActionStatus(a, store.ActionRunning)
+	d := startFailure(a.Status, a.Retries, kind, e.now(), e.policy())
+	switch {
+	case d.Fail:
+		st.failAction(e, a, code, msg)
+	case d.EndAsError:
+		_ = setActionStatus(a, d.Statuses...)
 		st.actionEnded(e, a, action.Result{Done: true, Status: action.Error, ErrorCode: code, ErrorMessage: msg})
 	default:
-		st.failAction(e, a, code, msg)
+		_ = setActionStatus(a, d.Statuses...)
+		a.ErrorCode, a.ErrorMessage = code, msg
+		if d.Retry {
+			a.Retries += d.Retries
+			a.Attempt++
+			st.addEffect(&store.Effect{ActionID: a.ID, Kind: store.EffectStart, Attempt: a.Attempt, NotBefore: d.NotBefore})
+		}
+		if d.SuspendJob && setJobStatus(st.job, store.JobSuspended) == nil {
+			// A person has to look: the job waits, suspended, for a
+			// resume.
+			st.jobDirty = true
+		}
 	}
 }
 
@@ -283,35 +275,26 @@ func (st *jobState) actionEnded(e *Engine, a *store.Action, res action.Result) {
 	}
 	a.EndTime = e.now()
 	st.touch(a)
-	if res.Status == action.OK {
-		_ = setActionStatus(a, endStatus(a, store.ActionOK)...)
+	d := actionEnd(a, res.Status == action.OK, res.ErrorCode, exponentialRetry(n.Action.RetryPolicy), e.now(), e.policy())
+	_ = setActionStatus(a, d.Statuses...)
+	switch {
+	case d.Transition == "ok":
 		a.ErrorCode, a.ErrorMessage = "", ""
 		a.Transition = n.OK
 		st.advance(e, a)
-		return
-	}
-	a.ErrorCode, a.ErrorMessage = res.ErrorCode, res.ErrorMessage
-	if a.UserRetryCount < a.UserRetryMax && e.userRetryable(res.ErrorCode) &&
-		a.Status != store.ActionEndRetry && a.Status != store.ActionEndManual {
-		// (From END_RETRY and END_MANUAL the lifecycle has no way to
-		// USER_RETRY: those ends take the error transition.)
-		_ = setActionStatus(a, store.ActionDone, store.ActionUserRetry)
-		a.UserRetryCount++
+	case d.Retry:
+		a.ErrorCode, a.ErrorMessage = res.ErrorCode, res.ErrorMessage
+		a.UserRetryCount += d.UserRetries
 		st.recordRetry(a)
 		a.Attempt++
-		delay := time.Duration(a.UserRetryInterval) * time.Minute
-		if p := n.Action.RetryPolicy; strings.EqualFold(strings.TrimSpace(p), "exponential") {
-			delay <<= uint(min(a.UserRetryCount-1, 20))
-		}
-		st.addEffect(&store.Effect{ActionID: a.ID, Kind: store.EffectStart, Attempt: a.Attempt,
-			NotBefore: e.now().Add(delay)})
-		return
+		st.addEffect(&store.Effect{ActionID: a.ID, Kind: store.EffectStart, Attempt: a.Attempt, NotBefore: d.NotBefore})
+	default:
+		a.ErrorCode, a.ErrorMessage = res.ErrorCode, res.ErrorMessage
+		a.Transition = n.Error
+		st.extra.LastErrorNode = a.Name
+		st.jobDirty = true
+		st.advance(e, a)
 	}
-	_ = setActionStatus(a, endStatus(a, store.ActionError)...)
-	a.Transition = n.Error
-	st.extra.LastErrorNode = a.Name
-	st.jobDirty = true
-	st.advance(e, a)
 }
 
 // advance takes an ended action's transition, or defers it while the job

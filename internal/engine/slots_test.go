@@ -33,7 +33,7 @@ func TestMaxRunningActions(t *testing.T) {
 	}
 	id := h.run(props(app))
 	h.eventually("two steps running", func() bool { return len(running(id)) == 2 })
-	if got := h.e.slots.busy(); got != 2 {
+	if got := h.e.rt.Slots().Busy(); got != 2 {
 		t.Fatalf("slots busy = %d, want 2", got)
 	}
 	first := running(id)
@@ -55,7 +55,7 @@ func TestMaxRunningActions(t *testing.T) {
 			t.Errorf("%s started %d times, want 1", n, got)
 		}
 	}
-	h.eventually("every slot back", func() bool { return h.e.slots.busy() == 0 })
+	h.eventually("every slot back", func() bool { return h.e.rt.Slots().Busy() == 0 })
 
 	// A job killed with steps running and waiting gives its slots back.
 	h.exec.mu.Lock()
@@ -66,5 +66,5 @@ func TestMaxRunningActions(t *testing.T) {
 	if err := h.e.Kill(t.Context(), id2); err != nil {
 		t.Fatal(err)
 	}
-	h.eventually("slots back after the kill", func() bool { return h.e.slots.busy() == 0 })
+	h.eventually("slots back after the kill", func() bool { return h.e.rt.Slots().Busy() == 0 })
 }

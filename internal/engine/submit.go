@@ -9,18 +9,20 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
 )
 
 // Job properties the engine reads.
 const (
-	PropAppPath  = "oozie.wf.application.path"
-	PropUser     = "user.name"
-	PropGroup    = "group.name"
-	PropACL      = "oozie.job.acl"
-	PropExternal = "oozie.wf.external.id"
+	PropAppPath  = vocab.PropAppPath
+	PropUser     = vocab.PropUser
+	PropGroup    = vocab.PropGroup
+	PropACL      = vocab.PropACL
+	PropExternal = vocab.PropExternal
 )
 
 // parseOptions are the workflow parser's options for this engine: Oozie's
@@ -61,9 +63,6 @@ type parentInfo struct {
 // <parameters> (section 4.1), and refuses the job with an Oozie error code
 // when the application cannot be read or is invalid.
 func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error) {
-	if isCoordConf(props) {
-		return e.submitCoord(ctx, props)
-	}
 	return e.submit(ctx, props, nil)
 }
 
@@ -75,9 +74,6 @@ func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error)
 // the existing job's id, so a client may repeat a submission whose answer
 // it lost.
 func (e *Engine) Run(ctx context.Context, props *conf.Config) (string, error) {
-	if isCoordConf(props) {
-		return e.submitCoord(ctx, props) // a coordinator starts on submission
-	}
 	return e.create(ctx, props, nil, true)
 }
 
@@ -88,84 +84,174 @@ func (e *Engine) submit(ctx context.Context, props *conf.Config, parent *parentI
 // create loads, checks and stores a new workflow job, in PREP or, with
 // start, already started.
 func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentInfo, start bool) (string, error) {
+	nj, err := e.prepareJob(ctx, props, parent, start)
+	if err != nil {
+		return "", err
+	}
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		// Runs again from the top when the store retries a conflict:
+		// Write recomputes every value it sets.
+		nj.existing = ""
+		if nj.job.ExternalID != "" {
+			id, err := jobByExternalID(ctx, tx, nj.job.User, nj.job.ExternalID)
+			if err != nil || id != "" {
+				nj.existing = id
+				return err
+			}
+		}
+		_, err := nj.Write(ctx, tx)
+		return err
+	})
+	if err != nil && nj.job.ExternalID != "" {
+		// Two submissions with one external id raced and the unique
+		// index let the other insert win, or this transaction did commit
+		// but its acknowledgement was lost. Either way the job exists:
+		// answer with it, and perform its pending effects now in case
+		// they are this transaction's, never dispatched.
+		var id string
+		if e.store.View(ctx, func(tx store.Tx) (err error) {
+			id, err = jobByExternalID(ctx, tx, nj.job.User, nj.job.ExternalID)
+			return err
+		}) == nil && id != "" {
+			e.rt.SweepJob(ctx, id)
+			return id, nil
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	if nj.existing != "" {
+		if start {
+			// Submitted earlier without a start: a Run answers with a
+			// started job, always.
+			if err := e.StartJob(ctx, nj.existing); err != nil && ErrorCode(err) != CodeAlreadyStarted {
+				return "", err
+			}
+		}
+		return nj.existing, nil
+	}
+	nj.Committed()
+	return nj.job.ID, nil
+}
+
+// newJob is a workflow job read, parsed and checked, to be written by a
+// transaction: the engine's own (create) or another engine's, together
+// with its own change (StageLaunch). It is an effect.StagedJob.
+type newJob struct {
+	e     *Engine
+	job   *store.Job    // the job to write; its ID is set by write
+	reuse *workflow.App // the parse the job's state reuses, nil to parse again
+	start bool          // written RUNNING, its first actions started
+
+	existing string    // create: the job found by its external id
+	ch       *change   // the start's change, once written
+	st       *jobState // the started job's state, once written
+}
+
+// Write stores the job in tx: a new job number, the job row (PREP) or the
+// start's change (RUNNING), its submission log line. It may run again
+// when the store retries the transaction, and returns the job as written.
+func (nj *newJob) Write(ctx context.Context, tx store.Tx) (*store.Job, error) {
+	e := nj.e
+	nj.ch, nj.st = nil, nil
+	n, err := tx.NextSequence(ctx, store.JobSequence)
+	if err != nil {
+		return nil, err
+	}
+	j := *nj.job
+	j.ID = formatJobID(n, e.started, e.opts.SystemID, "W")
+	if !nj.start {
+		if err := tx.PutJob(ctx, &j); err != nil {
+			return nil, err
+		}
+	}
+	// Started at once, the job row is written by the start's change
+	// below, RUNNING: one row version instead of a PREP one replaced in
+	// the same transaction (on PostgreSQL, every index entry of the job
+	// twice).
+	if err := tx.AppendLog(ctx, submitLog(&j)); err != nil {
+		return nil, err
+	}
+	nj.job.ID = j.ID
+	if !nj.start {
+		return &j, nil
+	}
+	st, err := loadState(&j, nil, e.parseOptions, nj.reuse)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.startJob(e); err != nil {
+		return nil, err
+	}
+	st.jobDirty = true // the job row is not written yet
+	nj.st, nj.ch = st, e.takeChange(st)
+	if err := nj.ch.write(ctx, tx); err != nil {
+		return nil, err
+	}
+	return &nj.ch.jobAt, nil
+}
+
+// Committed follows the commit of the transaction that wrote the job: the
+// start's effects are dispatched.
+func (nj *newJob) Committed() {
+	if nj.ch == nil {
+		return
+	}
+	// Kept, so that the start just dispatched does not load and parse
+	// the job again; unless something loaded it meanwhile (a sweep of
+	// pending effects), whose copy is as good and in use.
+	nj.e.jobs.Keep(nj.st.job.ID, nj.st)
+	nj.e.committed(nj.st, nj.ch)
+}
+
+// StageLaunch prepares the workflow of coordinator action actionID (its
+// ParentID) for the coordinator's own transaction, which writes it
+// started, records the action RUNNING and marks the launching effect
+// (launch, recorded as for Launch) done: one commit. Nothing is stored
+// until the returned job's Write; its Committed dispatches the workflow's
+// first effects once that transaction has committed.
+func (e *Engine) StageLaunch(ctx context.Context, props *conf.Config, actionID string, launch int64) (effect.StagedJob, error) {
+	return e.prepareJob(ctx, props, &parentInfo{jobID: actionID, actionID: actionID, launch: launch}, true)
+}
+
+// prepareJob reads, parses and checks a new job's application and
+// properties (spec: wf 7, wf 4.1) and returns the job to write.
+func (e *Engine) prepareJob(ctx context.Context, props *conf.Config, parent *parentInfo, start bool) (*newJob, error) {
 	props = props.Clone()
 	if _, ok := props.Get(PropUser); !ok && e.opts.DefaultUser != "" {
 		props.Set(PropUser, e.opts.DefaultUser)
 	}
 	userName, ok := props.Get(PropUser)
 	if !ok || userName == "" {
-		return "", errorf(CodeMissingProperty, "Missing configuration property [%s]", PropUser)
+		return nil, errorf(CodeMissingProperty, "Missing configuration property [%s]", PropUser)
 	}
 	appPath, ok := props.Get(PropAppPath)
 	if !ok || strings.TrimSpace(appPath) == "" {
-		return "", errorf(CodeNoAppPath, "Submission request does not have any application or lib path (%s is not set)", PropAppPath)
+		return nil, errorf(CodeNoAppPath, "Submission request does not have any application or lib path (%s is not set)", PropAppPath)
 	}
-	appPath = strings.TrimSpace(appPath)
 	// The application is read with its user's rights when the server
 	// acts for the user.
 	ctx, err := e.JobUserContext(ctx, userName)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	root, defPath, shown, err := locateApp(appPath)
+	src, err := e.readApp(ctx, strings.TrimSpace(appPath), props)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	props.Set(PropAppPath, shown)
-	data, err := e.ReadDefinition(ctx, defPath)
+	app, reuse, err := e.parseApp(src.data, props)
 	if err != nil {
-		return "", cannotRead(err)
-	}
-	defaults := conf.New()
-	if dp := filepath.Join(root, "config-default.xml"); fileExists(dp) {
-		if defaults, err = e.ReadConfFile(ctx, dp); err != nil {
-			return "", cannotRead(err)
-		}
-		if defaults.Has(PropUser) {
-			return "", errorf(CodeDisallowedDefault, "Disallowed default property [%s]", PropUser)
-		}
-		props.MergeDefaults(defaults)
-	}
-	app, err := workflow.Parse(data, e.parseOptions(props))
-	if err != nil {
-		return "", err
-	}
-	fjBefore, _ := props.Get(workflow.PropValidateForkJoin)
-	params, err := app.ApplyParameters(props.Has)
-	if err != nil {
-		return "", err
-	}
-	for _, p := range params {
-		props.Set(p.Name, p.Value)
-	}
-	// The job's state below uses this parse instead of parsing the
-	// definition again (the largest part of a short job's engine cost),
-	// unless a parameter default changed a parser option.
-	reuse := app
-	if fjAfter, _ := props.Get(workflow.PropValidateForkJoin); fjAfter != fjBefore {
-		reuse = nil
-	}
-	if err := e.CheckExpansion(props); err != nil {
-		return "", err
-	}
-	for _, n := range app.Nodes {
-		if n.Kind != workflow.ActionNode {
-			continue
-		}
-		if _, ok := e.actions.Lookup(n.Action.Type); !ok {
-			return "", errorf(CodeUnsupportedAction, "Unsupported action type, node [%s] type [%s]; this server runs: %s",
-				n.Name, n.Action.Type, strings.Join(e.actions.Types(), ", "))
-		}
+		return nil, err
 	}
 	var confXML strings.Builder
 	if err := props.WriteXML(&confXML); err != nil {
-		return "", err
+		return nil, err
 	}
-	extra := jobExtra{AppRoot: root, Defaults: defaults.ToMap()}
+	extra := jobExtra{AppRoot: src.root, Defaults: src.defaults.ToMap()}
 	now := e.now()
 	job := &store.Job{
-		AppPath: shown, User: userName, Status: store.JobPrep,
-		Conf: confXML.String(), Definition: string(data), CreatedTime: now, LastModTime: now,
+		AppPath: src.shown, User: userName, Status: store.JobPrep,
+		Conf: confXML.String(), Definition: string(src.data), CreatedTime: now, LastModTime: now,
 	}
 	job.Group, _ = props.Get(PropGroup)
 	job.ACL, _ = props.Get(PropACL)
@@ -192,93 +278,79 @@ func (e *Engine) create(ctx context.Context, props *conf.Config, parent *parentI
 		extra.Launch = parent.launch
 	}
 	job.State = extra.encode()
-	var ch *change
-	var st *jobState
-	var existing string
-	err = e.store.Update(ctx, func(tx store.Tx) error {
-		// Runs again from the top when the store retries a conflict:
-		// every value below is recomputed.
-		existing, ch, st = "", nil, nil
-		if job.ExternalID != "" {
-			id, err := jobByExternalID(ctx, tx, job.User, job.ExternalID)
-			if err != nil || id != "" {
-				existing = id
-				return err
-			}
-		}
-		n, err := tx.NextSequence(ctx, store.JobSequence)
-		if err != nil {
-			return err
-		}
-		j := *job
-		j.ID = formatJobID(n, e.started, e.opts.SystemID, "W")
-		if !start {
-			if err := tx.PutJob(ctx, &j); err != nil {
-				return err
-			}
-		}
-		// Started at once, the job row is written by the start's change
-		// below, RUNNING: one row version instead of a PREP one replaced
-		// in the same transaction (on PostgreSQL, every index entry of
-		// the job twice).
-		if err := tx.AppendLog(ctx, submitLog(&j)); err != nil {
-			return err
-		}
-		if !start {
-			job.ID = j.ID
-			return nil
-		}
-		if st, err = loadState(&j, nil, e.parseOptions, reuse); err != nil {
-			return err
-		}
-		if err := st.startJob(e); err != nil {
-			return err
-		}
-		st.jobDirty = true // the job row is not written yet
-		ch = e.takeChange(st)
-		job.ID = j.ID
-		return ch.write(ctx, tx)
-	})
-	if err != nil && job.ExternalID != "" {
-		// Two submissions with one external id raced and the unique
-		// index let the other insert win, or this transaction did commit
-		// but its acknowledgement was lost. Either way the job exists:
-		// answer with it, and perform its pending effects now in case
-		// they are this transaction's, never dispatched.
-		var id string
-		if e.store.View(ctx, func(tx store.Tx) (err error) {
-			id, err = jobByExternalID(ctx, tx, job.User, job.ExternalID)
-			return err
-		}) == nil && id != "" {
-			e.sweep(ctx, id)
-			return id, nil
-		}
-	}
+	return &newJob{e: e, job: job, reuse: reuse, start: start}, nil
+}
+
+// appSource is what a submission read of its application.
+type appSource struct {
+	root, shown string       // the application's root; the app path to show
+	data        []byte       // the definition
+	defaults    *conf.Config // config-default.xml, empty when absent
+}
+
+// readApp reads the definition and config-default.xml of the application
+// at appPath, merging the defaults into props and setting its app path to
+// the one shown.
+func (e *Engine) readApp(ctx context.Context, appPath string, props *conf.Config) (*appSource, error) {
+	root, defPath, shown, err := locateApp(appPath)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if existing != "" {
-		if start {
-			// Submitted earlier without a start: a Run answers with a
-			// started job, always.
-			if err := e.StartJob(ctx, existing); err != nil && ErrorCode(err) != CodeAlreadyStarted {
-				return "", err
-			}
+	props.Set(PropAppPath, shown)
+	data, err := e.ReadDefinition(ctx, defPath)
+	if err != nil {
+		return nil, cannotRead(err)
+	}
+	defaults := conf.New()
+	if dp := filepath.Join(root, "config-default.xml"); fileExists(dp) {
+		if defaults, err = e.ReadConfFile(ctx, dp); err != nil {
+			return nil, cannotRead(err)
 		}
-		return existing, nil
-	}
-	if ch != nil {
-		// Kept, so that the start just dispatched does not load and
-		// parse the job again; unless something loaded it meanwhile (a
-		// sweep of pending effects), whose copy is as good and in use.
-		e.mu.Lock()
-		if e.jobs[st.job.ID] == nil {
-			e.jobs[st.job.ID] = st
+		if defaults.Has(PropUser) {
+			return nil, errorf(CodeDisallowedDefault, "Disallowed default property [%s]", PropUser)
 		}
-		e.mu.Unlock()
-		e.committed(st, ch)
+		props.MergeDefaults(defaults)
 	}
-	return job.ID, nil
+	return &appSource{root: root, shown: shown, data: data, defaults: defaults}, nil
+}
+
+// parseApp parses a definition, applies its <parameters> to props and
+// checks the result: expansion bounds, an executor for every action. It
+// returns the app and the parse the job's state may reuse (nil when a
+// parameter default changed a parser option).
+func (e *Engine) parseApp(data []byte, props *conf.Config) (app, reuse *workflow.App, err error) {
+	app, err = workflow.Parse(data, e.parseOptions(props))
+	if err != nil {
+		return nil, nil, err
+	}
+	fjBefore, _ := props.Get(workflow.PropValidateForkJoin)
+	params, err := app.ApplyParameters(props.Has)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range params {
+		props.Set(p.Name, p.Value)
+	}
+	// The job's state uses this parse instead of parsing the definition
+	// again (the largest part of a short job's engine cost), unless a
+	// parameter default changed a parser option.
+	reuse = app
+	if fjAfter, _ := props.Get(workflow.PropValidateForkJoin); fjAfter != fjBefore {
+		reuse = nil
+	}
+	if err := e.CheckExpansion(props); err != nil {
+		return nil, nil, err
+	}
+	for _, n := range app.Nodes {
+		if n.Kind != workflow.ActionNode {
+			continue
+		}
+		if _, ok := e.actions.Lookup(n.Action.Type); !ok {
+			return nil, nil, errorf(CodeUnsupportedAction, "Unsupported action type, node [%s] type [%s]; this server runs: %s",
+				n.Name, n.Action.Type, strings.Join(e.actions.Types(), ", "))
+		}
+	}
+	return app, reuse, nil
 }
 
 // jobByExternalID returns the id of the top-level job of user submitted
@@ -332,13 +404,6 @@ func fileExists(p string) bool {
 
 // StartJob starts a job in PREP.
 func (e *Engine) StartJob(ctx context.Context, id string) error {
-	if IsCoordJobID(id) {
-		c := e.coordinators()
-		if c == nil {
-			return errNoCoordinators()
-		}
-		return c.Start(ctx, id)
-	}
 	st, err := e.lockState(ctx, id)
 	if err != nil {
 		return err
@@ -355,13 +420,6 @@ func (e *Engine) StartJob(ctx context.Context, id string) error {
 
 // Suspend suspends a RUNNING job and its running sub-workflows.
 func (e *Engine) Suspend(ctx context.Context, id string) error {
-	if IsCoordJobID(id) {
-		c := e.coordinators()
-		if c == nil {
-			return errNoCoordinators()
-		}
-		return c.Suspend(ctx, id)
-	}
 	children, err := e.command(ctx, id, func(st *jobState) error { return st.suspend() })
 	if err != nil {
 		return err
@@ -374,13 +432,6 @@ func (e *Engine) Suspend(ctx context.Context, id string) error {
 
 // Resume resumes a SUSPENDED job and its suspended sub-workflows.
 func (e *Engine) Resume(ctx context.Context, id string) error {
-	if IsCoordJobID(id) {
-		c := e.coordinators()
-		if c == nil {
-			return errNoCoordinators()
-		}
-		return c.Resume(ctx, id)
-	}
 	children, err := e.command(ctx, id, func(st *jobState) error { return st.resume(e) })
 	if err != nil {
 		return err
@@ -394,13 +445,6 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 // Kill kills a job that has not ended; its running actions are killed,
 // sub-workflows included.
 func (e *Engine) Kill(ctx context.Context, id string) error {
-	if IsCoordJobID(id) {
-		c := e.coordinators()
-		if c == nil {
-			return errNoCoordinators()
-		}
-		return c.Kill(ctx, id)
-	}
 	_, err := e.command(ctx, id, func(st *jobState) error { return st.kill(e) })
 	return err
 }

@@ -46,7 +46,7 @@ func (s *subWorkflow) Start(ctx context.Context, a *action.Context) (action.Resu
 			} else {
 				// Started by an attempt whose commit acknowledgement was
 				// lost: perform the child's effects nobody dispatched.
-				e.sweep(ctx, c.ID)
+				e.rt.SweepJob(ctx, c.ID)
 			}
 			return action.Result{ExternalID: c.ID, ExternalStatus: c.Status}, nil
 		}

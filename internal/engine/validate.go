@@ -15,6 +15,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
 	"github.com/gozie/gozie/internal/xmltree"
 )
@@ -25,12 +26,12 @@ import (
 const (
 	// PropOozieDefinitionMax is Oozie's name for the definition length
 	// limit; gozie's own key is PropDefinitionMax.
-	PropOozieDefinitionMax = "oozie.service.WorkflowAppService.WorkflowDefinitionMaxLength"
-	PropDefinitionMax      = "gozie.definition.max.bytes"
+	PropOozieDefinitionMax = vocab.PropOozieDefinitionMax
+	PropDefinitionMax      = vocab.PropDefinitionMax
 	// PropCoordCheckMaxFrequency false turns the coordinator frequency
 	// check off (Oozie's oozie.service.coord.check.maximum.frequency).
-	PropCoordCheckMaxFrequency = "oozie.service.coord.check.maximum.frequency"
-	PropCoordMinFrequency      = "gozie.coord.min.frequency.minutes"
+	PropCoordCheckMaxFrequency = vocab.PropCoordCheckMaxFrequency
+	PropCoordMinFrequency      = vocab.PropCoordMinFrequency
 )
 
 // DefinitionMaxBytes picks the definition length limit from two settings:

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gozie/gozie/internal/jobs"
 )
 
 // TestIdleConnectionFlood: a flood of connections that never send a request,
@@ -23,7 +25,7 @@ func TestIdleConnectionFlood(t *testing.T) {
 		t.Skipf("ulimit -n is %d, the flood needs about %d", rl.Cur, 3*flood+200)
 	}
 	e := newEnv(t)
-	srv, err := New(Options{Engine: e.eng, Coordinators: e.coords, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true}, Logf: t.Logf,
+	srv, err := New(Options{Engine: jobs.New(e.eng, e.coords), Coordinators: e.coords, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true}, Logf: t.Logf,
 		HTTP: HTTPLimits{MaxConns: maxConns, ReadHeaderTimeout: time.Minute, IdleTimeout: time.Minute}})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlite"
 )
@@ -230,7 +231,7 @@ func TestConsoleControls(t *testing.T) {
 	}
 
 	// A read-only console over the same engine hides and refuses.
-	ro, err := New(Options{Engine: e.eng, Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true, Authorization: true},
+	ro, err := New(Options{Engine: jobs.New(e.eng, e.coords), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true, Authorization: true},
 		Config: map[string]string{"gozie.console.read.only": "true"}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
@@ -400,7 +401,7 @@ func TestConsoleRerunSkip(t *testing.T) {
 		t.Errorf("failed node should be offered unticked")
 	}
 	// Read-only: no form, and the request is refused.
-	ro, err := New(Options{Engine: e.eng, Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true},
+	ro, err := New(Options{Engine: jobs.New(e.eng, e.coords), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true},
 		Config: map[string]string{"gozie.console.read.only": "true"}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
@@ -472,7 +473,7 @@ func TestConsoleCoordControls(t *testing.T) {
 		return s
 	}
 	waitFor(t, "coordinator action 2 materialized", func() bool { return actStatus("2") != "" })
-	ro, err := New(Options{Engine: e.eng, Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true},
+	ro, err := New(Options{Engine: jobs.New(e.eng, e.coords), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true},
 		Config: map[string]string{"gozie.console.read.only": "true"}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)

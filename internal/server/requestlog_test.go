@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gozie/gozie/internal/jobs"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the server's goroutines.
@@ -37,7 +39,7 @@ func TestRequestLog(t *testing.T) {
 		wantOptions bool
 	}{{slog.LevelInfo, false}, {slog.LevelDebug, true}} {
 		var buf lockedBuffer
-		srv, err := New(Options{Engine: e.eng, Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Version: "test",
+		srv, err := New(Options{Engine: jobs.New(e.eng, e.coords), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Version: "test",
 			Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true}, Logf: t.Logf,
 			Log: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: tt.level}))})
 		if err != nil {

@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/console"
-	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/store"
 )
@@ -39,7 +39,7 @@ const (
 
 // Options configure a Server. Engine is required.
 type Options struct {
-	Engine *engine.Engine
+	Engine *jobs.Service
 	// BaseURL is the server's public URL including the context path, e.g.
 	// http://host:11000/oozie; job consoleUrl values start with it.
 	BaseURL string
@@ -138,7 +138,7 @@ func (l HTTPLimits) withDefaults() HTTPLimits {
 // Server serves the REST API.
 type Server struct {
 	opts    Options
-	engine  *engine.Engine
+	engine  *jobs.Service
 	coords  Coordinators // nil when the server has no coordinator engine
 	auth    *authenticator
 	hosts   *hostGuard
@@ -297,7 +297,7 @@ func (s *Server) console(api http.Handler) (*console.Console, error) {
 		storeKind = "postgres"
 	}
 	coords, _ := s.coords.(console.Coordinators) // nil: the console shows no coordinators
-	opts := console.Options{Engine: s.engine, Coordinators: coords, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
+	opts := console.Options{Engine: s.engine.Workflows, Coordinators: coords, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
 		Version: s.opts.Version, StoreKind: storeKind, Mode: s.SystemMode, ActionDir: s.actionDir,
 		Counters: s.metrics.counters, ErrorOf: s.consoleError, Masker: s.consoleMasker}
 	if s.opts.Cluster != nil {

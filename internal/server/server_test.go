@@ -19,6 +19,7 @@ import (
 	_ "github.com/gozie/gozie/internal/action/all"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
@@ -119,13 +120,13 @@ func newEnvConfig(t testing.TB, dir string, st store.Store, join func(base strin
 	if join != nil {
 		member = join(e.base)
 	}
-	e.coords = coordengine.New(e.eng, coordengine.Options{})
+	e.coords = coordengine.New(e.eng, e.eng.Runtime(), coordengine.Options{})
 	config := map[string]string{"gozie.http.port": "11000", "gozie.authentication.secret": "hidden",
 		"gozie.db": "postgres://gozie:dbpw@db:5432/gozie", "gozie.authentication.tokens": "tokval=ann"}
 	for k, v := range cfg {
 		config[k] = v
 	}
-	e.srv, err = New(Options{Engine: e.eng, Coordinators: e.coords, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
+	e.srv, err = New(Options{Engine: jobs.New(e.eng, e.coords), Coordinators: e.coords, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
 		Config: config, Logf: t.Logf, Cluster: member})
 	if err != nil {
 		t.Fatal(err)

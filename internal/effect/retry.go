@@ -1,8 +1,9 @@
-package engine
+package effect
 
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gozie/gozie/internal/store"
@@ -38,11 +39,7 @@ type effectRetry struct {
 	logged   time.Time // clock time of the last log line about it
 }
 
-// Defaults of the effect retries and the sweep.
 const (
-	DefaultStoreRetryInterval = time.Second
-	DefaultStoreRetryMax      = 30 * time.Second
-	DefaultSweepInterval      = 30 * time.Second
 	// retryLogInterval is how often a failing effect (or a failing poll
 	// or sweep) is logged again: an outage of an hour logs a line a
 	// minute per effect, not one per retry.
@@ -52,58 +49,58 @@ const (
 )
 
 // hold marks an effect as being performed (or waiting for its time or its
-// retry) by this engine. It reports false when it already was, so an
+// retry) by this runtime. It reports false when it already was, so an
 // effect dispatched twice (by a commit and by the sweep, say) runs once.
-func (e *Engine) hold(id int64) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.held[id] {
+func (r *Runtime) hold(id int64) bool {
+	r.fx.Lock()
+	defer r.fx.Unlock()
+	if r.held[id] {
 		return false
 	}
-	e.held[id] = true
+	r.held[id] = true
 	return true
 }
 
 // settle ends an effect's performance: it is no longer held, and its retry
 // state, if it failed before, is dropped with a line saying it recovered.
-func (e *Engine) settle(ef *store.Effect) {
-	e.mu.Lock()
-	delete(e.held, ef.ID)
-	r := e.retrying[ef.ID]
-	delete(e.retrying, ef.ID)
-	for set := range e.settled {
+func (r *Runtime) settle(ef *store.Effect) {
+	r.fx.Lock()
+	delete(r.held, ef.ID)
+	er := r.retrying[ef.ID]
+	delete(r.retrying, ef.ID)
+	for set := range r.settled {
 		set.ids[ef.ID] = true
 	}
-	e.mu.Unlock()
-	if r != nil {
-		e.logf("gozie: effect %s %s: performed after %d failed attempt(s) over %s",
-			ef.Kind, effectSubject(ef), r.failures, e.clock.Now().Sub(r.first).Round(time.Millisecond))
+	r.fx.Unlock()
+	if er != nil {
+		r.Logf("gozie: effect %s %s: performed after %d failed attempt(s) over %s",
+			ef.Kind, effectSubject(ef), er.failures, r.clock.Now().Sub(er.first).Round(time.Millisecond))
 	}
 }
 
 // retryEffect schedules a failed effect again after its backoff, logging
 // the first failure and then at most once per retryLogInterval.
-func (e *Engine) retryEffect(ef *store.Effect, err error) {
-	now := e.clock.Now()
-	e.mu.Lock()
-	r := e.retrying[ef.ID]
-	if r == nil {
-		r = &effectRetry{first: now}
-		e.retrying[ef.ID] = r
+func (r *Runtime) retryEffect(ef *store.Effect, err error) {
+	now := r.clock.Now()
+	r.fx.Lock()
+	er := r.retrying[ef.ID]
+	if er == nil {
+		er = &effectRetry{first: now}
+		r.retrying[ef.ID] = er
 	}
-	r.failures++
-	delay := backoff(e.opts.StoreRetryInterval, e.opts.StoreRetryMax, r.failures)
-	logIt := r.failures == 1 || now.Sub(r.logged) >= retryLogInterval
+	er.failures++
+	delay := backoff(r.opts.StoreRetryInterval, r.opts.StoreRetryMax, er.failures)
+	logIt := er.failures == 1 || now.Sub(er.logged) >= retryLogInterval
 	if logIt {
-		r.logged = now
+		er.logged = now
 	}
-	failures := r.failures
-	e.mu.Unlock()
+	failures := er.failures
+	r.fx.Unlock()
 	if logIt {
-		e.logf("gozie: effect %s %s: %v (failed %d time(s); retrying in %s, then at most every %s)",
-			ef.Kind, effectSubject(ef), err, failures, delay, e.opts.StoreRetryMax)
+		r.Logf("gozie: effect %s %s: %v (failed %d time(s); retrying in %s, then at most every %s)",
+			ef.Kind, effectSubject(ef), err, failures, delay, r.opts.StoreRetryMax)
 	}
-	e.clock.AfterFunc(delay, func() { e.goSafe(func() { e.perform(ef) }) })
+	r.clock.AfterFunc(delay, func() { r.Go(func() { r.perform(ef) }) })
 }
 
 // backoff is the wait before retry number n (1-based): base doubled for
@@ -123,57 +120,54 @@ func effectSubject(ef *store.Effect) string {
 	return fmt.Sprintf("%s (effect %d)", ef.JobID, ef.ID)
 }
 
-// logLimited logs at most once per retryLogInterval per key: the poll loop
+// logLimiter rate-limits log lines of repeated failures by key.
+type logLimiter struct {
+	mu     sync.Mutex
+	logged map[string]time.Time // last line of each rate-limited failure
+}
+
+// LogLimited logs at most once per retryLogInterval per key: the poll loop
 // and the sweep fail every round while the database is down.
-func (e *Engine) logLimited(key, format string, args ...any) {
-	now := e.clock.Now()
-	e.mu.Lock()
-	last, ok := e.logged[key]
+func (r *Runtime) LogLimited(key, format string, args ...any) {
+	now := r.clock.Now()
+	l := &r.limiter
+	l.mu.Lock()
+	last, ok := l.logged[key]
 	if ok && now.Sub(last) < retryLogInterval {
-		e.mu.Unlock()
+		l.mu.Unlock()
 		return
 	}
-	if len(e.logged) >= maxLogKeys {
+	if len(l.logged) >= maxLogKeys {
 		// Keys of failures that stopped without a recovery line (an
 		// action that ended, a job that was removed) go once stale.
-		for k, t := range e.logged {
+		for k, t := range l.logged {
 			if now.Sub(t) >= retryLogInterval {
-				delete(e.logged, k)
+				delete(l.logged, k)
 			}
 		}
 	}
-	e.logged[key] = now
-	e.mu.Unlock()
-	e.logf(format, args...)
+	l.logged[key] = now
+	l.mu.Unlock()
+	r.Logf(format, args...)
 }
 
-// logRecovered logs once that a limited failure has stopped.
-func (e *Engine) logRecovered(key, format string, args ...any) {
-	e.mu.Lock()
-	_, failed := e.logged[key]
-	delete(e.logged, key)
-	e.mu.Unlock()
+// LogRecovered logs once that a limited failure has stopped.
+func (r *Runtime) LogRecovered(key, format string, args ...any) {
+	l := &r.limiter
+	l.mu.Lock()
+	_, failed := l.logged[key]
+	delete(l.logged, key)
+	l.mu.Unlock()
 	if failed {
-		e.logf(format, args...)
+		r.Logf(format, args...)
 	}
-}
-
-// knownEffect reports the effect kinds perform understands, the attached
-// coordinator engine's included; the sweep leaves others (written by a
-// newer binary) alone. e.mu must be held.
-func (e *Engine) knownEffect(kind string) bool {
-	switch kind {
-	case store.EffectStart, store.EffectKill, store.EffectNotify, EffectHTTPNotify, EffectCheck:
-		return true
-	}
-	return e.coordKinds[kind]
 }
 
 // SweepJob performs the pending effects of one job that nothing performs
-// (sweep): the coordinator engine calls it when a launch finds its
-// workflow already started, whose first effects a lost commit
-// acknowledgement may have left behind.
-func (e *Engine) SweepJob(ctx context.Context, jobID string) { e.sweep(ctx, jobID) }
+// (sweep): an engine calls it when it finds work it created already done
+// (a workflow already started, a submission found by its external id),
+// whose first effects a lost commit acknowledgement may have left behind.
+func (r *Runtime) SweepJob(ctx context.Context, jobID string) { r.sweep(ctx, jobID) }
 
 // sweep dispatches the pending effects that are due and not held: effects
 // committed by a transaction whose acknowledgement was lost, and effects
@@ -181,47 +175,47 @@ func (e *Engine) SweepJob(ctx context.Context, jobID string) { e.sweep(ctx, jobI
 // was held at any moment of the sweep, or that settled during it, is left
 // alone: its performer has it, or has just marked it done.
 // jobID "" sweeps every job.
-func (e *Engine) sweep(ctx context.Context, jobID string) {
-	e.mu.Lock()
-	before := make(map[int64]bool, len(e.held))
-	for id := range e.held {
+func (r *Runtime) sweep(ctx context.Context, jobID string) {
+	r.fx.Lock()
+	before := make(map[int64]bool, len(r.held))
+	for id := range r.held {
 		before[id] = true
 	}
 	settled := &settledSet{ids: map[int64]bool{}}
-	e.settled[settled] = true
-	e.mu.Unlock()
+	r.settled[settled] = true
+	r.fx.Unlock()
 	var pending []*store.Effect
-	err := e.store.View(ctx, func(tx store.Tx) (err error) {
+	err := r.store.View(ctx, func(tx store.Tx) (err error) {
 		pending, err = tx.PendingEffects(ctx, jobID, 0)
 		return err
 	})
 	if err != nil {
-		e.mu.Lock()
-		delete(e.settled, settled)
-		e.mu.Unlock()
+		r.fx.Lock()
+		delete(r.settled, settled)
+		r.fx.Unlock()
 		if ctx.Err() == nil {
-			e.logLimited("sweep", "gozie: sweep of pending effects: %v (will sweep again)", err)
+			r.LogLimited("sweep", "gozie: sweep of pending effects: %v (will sweep again)", err)
 		}
 		return
 	}
 	if jobID == "" {
-		e.logRecovered("sweep", "gozie: sweep of pending effects works again")
+		r.LogRecovered("sweep", "gozie: sweep of pending effects works again")
 	}
-	now := e.clock.Now()
+	now := r.clock.Now()
 	var orphans []*store.Effect
 	// The set stops collecting under the same lock the choice is made
 	// in, so an effect settling at any moment until now is seen.
-	e.mu.Lock()
-	delete(e.settled, settled)
+	r.fx.Lock()
+	delete(r.settled, settled)
 	for _, ef := range pending {
-		if ef.NotBefore.After(now) || !e.knownEffect(ef.Kind) || before[ef.ID] || e.held[ef.ID] || settled.ids[ef.ID] {
+		if ef.NotBefore.After(now) || !r.known(ef.Kind) || before[ef.ID] || r.held[ef.ID] || settled.ids[ef.ID] {
 			continue
 		}
 		orphans = append(orphans, ef)
 	}
-	e.mu.Unlock()
+	r.fx.Unlock()
 	if len(orphans) > 0 {
-		e.logf("gozie: sweep: performing %d pending effect(s) nothing was working on", len(orphans))
-		e.dispatch(orphans)
+		r.Logf("gozie: sweep: performing %d pending effect(s) nothing was working on", len(orphans))
+		r.Dispatch(orphans)
 	}
 }

@@ -1,14 +1,13 @@
-package engine
+package effect
 
 import (
 	"context"
 	"sync"
 
-	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 )
 
-// slots bound the actions one server runs at a time
+// Slots bound the actions one server runs at a time
 // (Options.MaxRunningActions, gozie.actions.max.concurrent): a start takes
 // a slot before the executor's Start, and the slot is given back when the
 // action stops occupying its external system (it ends, fails to start, or
@@ -16,22 +15,23 @@ import (
 // actions still PREP in the store; several servers sharing a store thus
 // each run a bounded share. Sub-workflows take no slot: their children do,
 // and a parent holding one while its children wait could deadlock.
-type slots struct {
+type Slots struct {
 	max  int // 0: unbounded
 	mu   sync.Mutex
 	cond *sync.Cond
 	held map[string]bool // action id -> holds a slot
 }
 
-func newSlots(max int) *slots {
-	s := &slots{max: max, held: map[string]bool{}}
+// NewSlots returns max slots; 0 is unbounded.
+func NewSlots(max int) *Slots {
+	s := &Slots{max: max, held: map[string]bool{}}
 	s.cond = sync.NewCond(&s.mu)
 	return s
 }
 
-// acquire waits for a slot for action id, or until ctx ends (false).
+// Acquire waits for a slot for action id, or until ctx ends (false).
 // An action that holds one already (a start performed again) keeps it.
-func (s *slots) acquire(ctx context.Context, id string) bool {
+func (s *Slots) Acquire(ctx context.Context, id string) bool {
 	if s.max <= 0 {
 		return true
 	}
@@ -53,8 +53,8 @@ func (s *slots) acquire(ctx context.Context, id string) bool {
 	return true
 }
 
-// tryAcquire takes a slot for action id if one is free, without waiting.
-func (s *slots) tryAcquire(id string) bool {
+// TryAcquire takes a slot for action id if one is free, without waiting.
+func (s *Slots) TryAcquire(id string) bool {
 	if s.max <= 0 {
 		return true
 	}
@@ -67,10 +67,10 @@ func (s *slots) tryAcquire(id string) bool {
 	return true
 }
 
-// adopt counts an action found running (after a restart or a take-over)
+// Adopt counts an action found running (after a restart or a take-over)
 // without waiting: it runs already, so the bound may be exceeded until
 // such actions end.
-func (s *slots) adopt(id string) {
+func (s *Slots) Adopt(id string) {
 	if s.max <= 0 {
 		return
 	}
@@ -79,8 +79,8 @@ func (s *slots) adopt(id string) {
 	s.mu.Unlock()
 }
 
-// release gives back action id's slot, if it holds one.
-func (s *slots) release(id string) {
+// Release gives back action id's slot, if it holds one.
+func (s *Slots) Release(id string) {
 	if s.max <= 0 {
 		return
 	}
@@ -92,9 +92,9 @@ func (s *slots) release(id string) {
 	s.mu.Unlock()
 }
 
-// releaseJob gives back the slots of a job's actions (the job went to
+// ReleaseJob gives back the slots of a job's actions (the job went to
 // another server).
-func (s *slots) releaseJob(jobID string) {
+func (s *Slots) ReleaseJob(jobID string) {
 	if s.max <= 0 {
 		return
 	}
@@ -108,27 +108,17 @@ func (s *slots) releaseJob(jobID string) {
 	s.mu.Unlock()
 }
 
-// clear gives back every slot (the server owns no job any more).
-func (s *slots) clear() {
+// Clear gives back every slot (the server owns no job any more).
+func (s *Slots) Clear() {
 	s.mu.Lock()
 	clear(s.held)
 	s.cond.Broadcast()
 	s.mu.Unlock()
 }
 
-// busy counts the slots in use.
-func (s *slots) busy() int {
+// Busy counts the slots in use.
+func (s *Slots) Busy() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.held)
-}
-
-// occupies reports whether an action in status holds its slot: it runs
-// or may still run (END_RETRY, END_MANUAL: its outcome is not known).
-func occupies(status string) bool {
-	switch status {
-	case store.ActionRunning, store.ActionEndRetry, store.ActionEndManual:
-		return true
-	}
-	return false
 }

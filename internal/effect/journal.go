@@ -1,4 +1,4 @@
-package engine
+package effect
 
 import (
 	"bufio"
@@ -291,4 +291,16 @@ func sortedKeys(m map[int64]int) []int64 {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// JournalSuspects reads the journal at path as a start would, and returns
+// the effects in flight at a death with their counts. It rewrites the file
+// as a start does.
+func JournalSuspects(path string, logf func(format string, args ...any)) (map[int64]int, error) {
+	j, err := openJournal(path, logf)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	return j.Suspects(), nil
 }
