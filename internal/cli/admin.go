@@ -207,19 +207,19 @@ func parsePurge(s string) (map[string]string, error) {
 		k, v, ok := strings.Cut(tok, "=")
 		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
 		if !ok || v == "" {
-			return nil, &client.Error{Code: "INVALID_INPUT", Message: fmt.Sprintf("Invalid purge option pair [%s] specified.", tok)}
+			return nil, &client.CallError{Code: "INVALID_INPUT", Message: fmt.Sprintf("Invalid purge option pair [%s] specified.", tok)}
 		}
 		switch k {
 		case "wf", "coord", "bundle", "limit":
 			if n, err := strconv.Atoi(v); err != nil || n <= 0 {
-				return nil, &client.Error{Code: "INVALID_INPUT", Message: fmt.Sprintf("Invalid purge option [%s] specified.", tok)}
+				return nil, &client.CallError{Code: "INVALID_INPUT", Message: fmt.Sprintf("Invalid purge option [%s] specified.", tok)}
 			}
 		case "oldcoordaction":
 			if v != "true" && v != "false" {
-				return nil, &client.Error{Code: "INVALID_INPUT", Message: fmt.Sprintf("Invalid purge option [%s] specified.", tok)}
+				return nil, &client.CallError{Code: "INVALID_INPUT", Message: fmt.Sprintf("Invalid purge option [%s] specified.", tok)}
 			}
 		default:
-			return nil, &client.Error{Code: "INVALID_INPUT", Message: fmt.Sprintf("Invalid purge option [%s] specified.", k)}
+			return nil, &client.CallError{Code: "INVALID_INPUT", Message: fmt.Sprintf("Invalid purge option [%s] specified.", k)}
 		}
 		out[k] = v
 	}

@@ -339,7 +339,7 @@ func (j *jobCmd) do(op, id string) error {
 // configuration naming another user than the authenticated one) the two
 // users and how to make them agree; other errors pass unchanged.
 func (j *jobCmd) explainUserRefusal(err error, cf *conf.Config) error {
-	var e *client.Error
+	var e *client.CallError
 	if !errors.As(err, &e) || e.Code != "E0303" {
 		return err
 	}

@@ -270,7 +270,7 @@ func invalidSubCommand(stderr io.Writer, msg string) int {
 // fail prints err as "Error: <code> : <message>" (server errors) or
 // "Error: <message>" and returns exitRemote.
 func fail(stderr io.Writer, err error) int {
-	var ce *client.Error
+	var ce *client.CallError
 	if !errors.As(err, &ce) && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		fmt.Fprintf(stderr, "Error: %s\n", client.PlainError(err))
 		return exitRemote
@@ -339,7 +339,7 @@ func remoteValidate(oozie string, files []string, stdout, stderr io.Writer) int 
 		return fail(stderr, err)
 	}
 	verdict, err := c.Validate(context.Background(), file, body)
-	var e *client.Error
+	var e *client.CallError
 	switch {
 	case errors.As(err, &e) && e.Status == http.StatusNotFound:
 		return exitOK

@@ -11,7 +11,7 @@ import (
 
 // ErrUnavailable is returned by Metrics and Instrumentation when the server
 // answers 503: that facility is switched off (exactly one of the two is on).
-var ErrUnavailable = &Error{Status: http.StatusServiceUnavailable, Code: "HTTP error code: 503", Message: "Service Unavailable"}
+var ErrUnavailable = &CallError{Status: http.StatusServiceUnavailable, Code: "HTTP error code: 503", Message: "Service Unavailable"}
 
 // Status returns the system mode: NORMAL, NOWEBSERVICE or SAFEMODE.
 func (c *Client) Status(ctx context.Context) (string, json.RawMessage, error) {
@@ -114,7 +114,7 @@ type Metrics struct {
 func (c *Client) Metrics(ctx context.Context) (*Metrics, json.RawMessage, error) {
 	var v Metrics
 	raw, err := c.getJSON(ctx, "admin/metrics", nil, &v)
-	if e, ok := err.(*Error); ok && e.Status == http.StatusServiceUnavailable {
+	if e, ok := err.(*CallError); ok && e.Status == http.StatusServiceUnavailable {
 		return nil, raw, ErrUnavailable
 	}
 	return &v, raw, err
@@ -141,7 +141,7 @@ type Instrumentation struct {
 func (c *Client) Instrumentation(ctx context.Context) (*Instrumentation, json.RawMessage, error) {
 	var v Instrumentation
 	raw, err := c.getJSON(ctx, "admin/instrumentation", nil, &v)
-	if e, ok := err.(*Error); ok && e.Status == http.StatusServiceUnavailable {
+	if e, ok := err.(*CallError); ok && e.Status == http.StatusServiceUnavailable {
 		return nil, raw, ErrUnavailable
 	}
 	return &v, raw, err

@@ -106,23 +106,23 @@ func New(baseURL string, opts Options) *Client {
 // BaseURL returns the server base URL, ending with "/".
 func (c *Client) BaseURL() string { return c.base }
 
-// Error is a failed call: the server's Oozie error code and message (from the
+// CallError is a failed call: the server's Oozie error code and message (from the
 // oozie-error-code and oozie-error-message headers), or a client-side code
 // (IO_ERROR, UNSUPPORTED_VERSION, AUTHENTICATION, "HTTP error code: <n>") when
 // the server gave none.
-type Error struct {
+type CallError struct {
 	Status  int // HTTP status; 0 when no response arrived
 	Code    string
 	Message string
 }
 
 // Error renders the error as the oozie command prints it after "Error: ".
-func (e *Error) Error() string { return e.Code + " : " + e.Message }
+func (e *CallError) Error() string { return e.Code + " : " + e.Message }
 
 // IsNotFound reports whether err is an Oozie "does not exist" error (E0604
 // job, E0605 action).
 func IsNotFound(err error) bool {
-	var e *Error
+	var e *CallError
 	return errors.As(err, &e) && (e.Code == "E0604" || e.Code == "E0605")
 }
 
@@ -152,7 +152,7 @@ func (c *Client) Versions(ctx context.Context) ([]int, error) {
 	}
 	var vs []int
 	if err := json.Unmarshal(resp.body, &vs); err != nil {
-		return nil, &Error{Status: resp.status, Code: "UNSUPPORTED_VERSION", Message: "versions response is not an integer array: " + err.Error()}
+		return nil, &CallError{Status: resp.status, Code: "UNSUPPORTED_VERSION", Message: "versions response is not an integer array: " + err.Error()}
 	}
 	return vs, nil
 }
@@ -176,7 +176,7 @@ func (c *Client) apiVersion(ctx context.Context) (string, error) {
 		}
 	}
 	if v == "" {
-		return "", &Error{Code: "UNSUPPORTED_VERSION", Message: fmt.Sprintf("Supported version [2] or less, Unsupported versions%v", vs)}
+		return "", &CallError{Code: "UNSUPPORTED_VERSION", Message: fmt.Sprintf("Supported version [2] or less, Unsupported versions%v", vs)}
 	}
 	c.mu.Lock()
 	c.version = v
@@ -213,7 +213,7 @@ func (c *Client) endpoint(r *request) string {
 }
 
 // send performs r, authenticating first when needed, and turns any status
-// not in r.ok into an *Error.
+// not in r.ok into a *CallError.
 func (c *Client) send(ctx context.Context, r *request) (*response, error) {
 	target := c.endpoint(r)
 	if c.opts.Auth == AuthSimple {
@@ -250,12 +250,12 @@ func (c *Client) send(ctx context.Context, r *request) (*response, error) {
 // notOozie is the answer to a 404 where the Oozie REST API should be: the
 // usual cause is a URL without the /oozie context, which the message says
 // rather than reporting a failed authentication.
-func (c *Client) notOozie() *Error {
+func (c *Client) notOozie() *CallError {
 	msg := fmt.Sprintf("no Oozie REST API at %s (the server answered 404 Not Found)", c.base)
 	if u, err := url.Parse(c.base); err == nil && !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/oozie") {
 		msg += "; the URL must end with /oozie, e.g. " + strings.TrimSuffix(c.base, "/") + "/oozie"
 	}
-	return &Error{Status: http.StatusNotFound, Code: "HTTP error code: 404", Message: msg}
+	return &CallError{Status: http.StatusNotFound, Code: "HTTP error code: 404", Message: msg}
 }
 
 // PlainError words a transport error for people: Go's context and
@@ -274,8 +274,8 @@ func PlainError(err error) string {
 	return err.Error()
 }
 
-func statusError(resp *response) *Error {
-	e := &Error{Status: resp.status, Code: resp.header.Get("oozie-error-code"), Message: resp.header.Get("oozie-error-message")}
+func statusError(resp *response) *CallError {
+	e := &CallError{Status: resp.status, Code: resp.header.Get("oozie-error-code"), Message: resp.header.Get("oozie-error-message")}
 	if e.Code == "" {
 		e.Code = fmt.Sprintf("HTTP error code: %d", resp.status)
 	}
@@ -309,7 +309,7 @@ func (c *Client) handshake(ctx context.Context, target string, force bool) error
 	probe := target + sep + "user.name=" + url.QueryEscape(c.opts.User)
 	req, err := http.NewRequestWithContext(ctx, http.MethodOptions, probe, nil)
 	if err != nil {
-		return &Error{Code: "IO_ERROR", Message: err.Error()}
+		return &CallError{Code: "IO_ERROR", Message: err.Error()}
 	}
 	c.addHeaders(req, false)
 	resp, err := c.doRetry(req)
@@ -323,7 +323,7 @@ func (c *Client) handshake(ctx context.Context, target string, force bool) error
 	case http.StatusNotFound:
 		return c.notOozie()
 	default:
-		return &Error{Status: resp.StatusCode, Code: "AUTHENTICATION",
+		return &CallError{Status: resp.StatusCode, Code: "AUTHENTICATION",
 			Message: fmt.Sprintf("Authentication failed, URL: %s, status: %d, message: %s", probe, resp.StatusCode, http.StatusText(resp.StatusCode))}
 	}
 	for _, ck := range resp.Cookies() {
@@ -361,7 +361,7 @@ func (c *Client) do(ctx context.Context, r *request, target string) (*response, 
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, target, body)
 	if err != nil {
-		return nil, &Error{Code: "IO_ERROR", Message: err.Error()}
+		return nil, &CallError{Code: "IO_ERROR", Message: err.Error()}
 	}
 	if r.ctype != "" {
 		req.Header.Set("Content-Type", r.ctype)
@@ -381,7 +381,7 @@ func (c *Client) do(ctx context.Context, r *request, target string) (*response, 
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, &Error{Status: resp.StatusCode, Code: "IO_ERROR", Message: err.Error()}
+		return nil, &CallError{Status: resp.StatusCode, Code: "IO_ERROR", Message: err.Error()}
 	}
 	return &response{status: resp.StatusCode, header: resp.Header, body: data}, nil
 }
@@ -394,7 +394,7 @@ func (c *Client) doRetry(req *http.Request) (*http.Response, error) {
 		if n > 0 && req.GetBody != nil {
 			body, err := req.GetBody()
 			if err != nil {
-				return nil, &Error{Code: "IO_ERROR", Message: err.Error()}
+				return nil, &CallError{Code: "IO_ERROR", Message: err.Error()}
 			}
 			req.Body = body
 		}
@@ -403,7 +403,7 @@ func (c *Client) doRetry(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		if n >= c.opts.Retries || !errors.Is(err, syscall.ECONNREFUSED) || req.Context().Err() != nil {
-			return nil, &Error{Code: "IO_ERROR", Message: fmt.Sprintf("Error while connecting Oozie server. No of retries = %d. Exception = %s [%s]", n, PlainError(err), c.base)}
+			return nil, &CallError{Code: "IO_ERROR", Message: fmt.Sprintf("Error while connecting Oozie server. No of retries = %d. Exception = %s [%s]", n, PlainError(err), c.base)}
 		}
 		wait := time.Second << n
 		if c.opts.RetryLog != nil {
@@ -424,7 +424,7 @@ func confBody(c *conf.Config) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	if err := c.WriteXML(&buf); err != nil {
-		return nil, &Error{Code: "INVALID_INPUT", Message: err.Error()}
+		return nil, &CallError{Code: "INVALID_INPUT", Message: err.Error()}
 	}
 	return buf.Bytes(), nil
 }
@@ -432,7 +432,7 @@ func confBody(c *conf.Config) ([]byte, error) {
 // decode unmarshals a JSON body into v, naming the call on failure.
 func decode(resp *response, v any) error {
 	if err := json.Unmarshal(resp.body, v); err != nil {
-		return &Error{Status: resp.status, Code: "OTHER", Message: "cannot decode server response: " + err.Error()}
+		return &CallError{Status: resp.status, Code: "OTHER", Message: "cannot decode server response: " + err.Error()}
 	}
 	return nil
 }

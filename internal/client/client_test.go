@@ -94,7 +94,7 @@ func TestVersionNegotiation(t *testing.T) {
 		mode, _, err := c.Status(context.Background())
 		srv.Close()
 		if tc.wantErr != "" {
-			var e *Error
+			var e *CallError
 			if !errors.As(err, &e) || e.Code != tc.wantErr {
 				t.Errorf("%s: err %v, want %s", tc.versions, err, tc.wantErr)
 			}
@@ -165,7 +165,7 @@ func TestErrors(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	_, _, err = c.CoordInfo(ctx, "x-C", InfoOptions{})
-	var e *Error
+	var e *CallError
 	if !errors.As(err, &e) || e.Status != 500 || err.Error() != "HTTP error code: 500 : Internal Server Error" {
 		t.Errorf("err = %v", err)
 	}

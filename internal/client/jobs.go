@@ -119,7 +119,7 @@ func (c *Client) SubmitRetrying(ctx context.Context, cf *conf.Config, start bool
 // or a server error. The safe-mode refusal (503 E0002) is an
 // administrator's decision, not a passing failure: it is not repeated.
 func retrySubmission(err error) bool {
-	var e *Error
+	var e *CallError
 	return errors.As(err, &e) && (e.Status == 0 || e.Status >= 500) && e.Code != "E0002"
 }
 

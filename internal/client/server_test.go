@@ -202,9 +202,9 @@ func TestErrorsThroughClient(t *testing.T) {
 	}
 	for _, tc := range cases {
 		err := tc.call()
-		var ce *client.Error
+		var ce *client.CallError
 		if !errors.As(err, &ce) {
-			t.Errorf("%s: error %v is not a *client.Error", tc.name, err)
+			t.Errorf("%s: error %v is not a *client.CallError", tc.name, err)
 			continue
 		}
 		if ce.Status != tc.status || ce.Code != tc.code {
@@ -235,7 +235,7 @@ func TestAuthorizationThroughClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ce *client.Error
+	var ce *client.CallError
 	if err := bob.Kill(ctx, private); !errors.As(err, &ce) || ce.Code != "E0508" || ce.Status != 401 {
 		t.Errorf("bob killing joe's job: %v, want 401 E0508", err)
 	}
@@ -271,7 +271,7 @@ func TestSystemModeThroughClient(t *testing.T) {
 			t.Errorf("status = %q %v, want %s", got, err, tc.mode)
 		}
 		_, _, err := joe.Submit(ctx, s.jobConf("joe", tc.mode), false)
-		var ce *client.Error
+		var ce *client.CallError
 		switch {
 		case tc.submitErr == "" && err != nil:
 			t.Errorf("%s: submission refused: %v", tc.mode, err)
