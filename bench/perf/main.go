@@ -118,22 +118,10 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	} else {
 		defer os.RemoveAll(work)
 	}
-	apps := map[string]string{}
-	for name, xml := range map[string]string{
-		"seq":   linear("seq", o.steps),
-		"par":   fork("par", o.par),
-		"three": linear("three", 3),
-	} {
-		dir := filepath.Join(work, "apps", name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, "workflow.xml"), []byte(xml), 0o644); err != nil {
-			return err
-		}
-		apps[name] = dir
+	apps, err := writeApps(work, o)
+	if err != nil {
+		return err
 	}
-
 	stores := []string{"sqlite"}
 	dsns := map[string]string{"sqlite": ""}
 	if o.pg != "" {
@@ -163,93 +151,151 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		servers[st] = s
 	}
 
-	skip := map[string]bool{}
+	m := &measure{o: o, work: work, apps: apps, stores: stores, servers: servers,
+		rows: map[string]*row{}, skip: map[string]bool{}}
 	for _, p := range strings.Split(o.skip, ",") {
-		skip[strings.TrimSpace(p)] = true
+		m.skip[strings.TrimSpace(p)] = true
 	}
-	rows := map[string]*row{}
-	var order []string
-	add := func(key string, r *row) *row {
-		if rows[key] == nil {
-			rows[key] = r
-			order = append(order, key)
-		}
-		return rows[key]
-	}
-	floorSeq := add("floor-seq", &row{shape: fmt.Sprintf("(a) floor: loop of %d /bin/true", o.steps), store: "-"})
-	floorPar := add("floor-par", &row{shape: fmt.Sprintf("(b) floor: %d /bin/true at once", o.par), store: "-"})
 	for r := 1; r <= o.rounds; r++ {
 		fmt.Fprintf(out, "round %d/%d ...\n", r, o.rounds)
-		d, err := timeCmd(ctx, o.runTimeout, "bash", "-c", fmt.Sprintf("for i in $(seq %d); do /bin/true; done", o.steps))
-		if err != nil {
-			return fmt.Errorf("floor (a): %w", err)
-		}
-		floorSeq.walls = append(floorSeq.walls, d)
-		d, err = timeCmd(ctx, o.runTimeout, "bash", "-c", fmt.Sprintf("for i in $(seq %d); do /bin/true & done; wait", o.par))
-		if err != nil {
-			return fmt.Errorf("floor (b): %w", err)
-		}
-		floorPar.walls = append(floorPar.walls, d)
-
-		shapes := []struct{ key, app, label, floor string }{
-			{"seq", apps["seq"], fmt.Sprintf("(a) %d sequential true", o.steps), "floor-seq"},
-			{"par", apps["par"], fmt.Sprintf("(b) 1 -> %d parallel true -> join", o.par), "floor-par"},
-		}
-		if skip["shapes"] {
-			shapes = nil
-		}
-		for _, shape := range shapes {
-			// gozie run: the whole process, store created from nothing.
-			rr := add(shape.key+"/run", &row{shape: shape.label, store: "sqlite (gozie run)", floor: shape.floor})
-			data := filepath.Join(work, fmt.Sprintf("run-%s-%d", shape.key, r))
-			d, rss, err := timeRun(ctx, o.runTimeout, o.gozie, "run", "-D", "oozie.wf.application.path="+shape.app, "-data", data)
-			if err != nil {
-				return fmt.Errorf("%s through gozie run: %w", shape.key, err)
-			}
-			// Kept until the end: on ext4 without a journal, inodes freed
-			// now would slow every file the next runs create for a minute
-			// or two (docs/benchmarks.md), measuring this benchmark's own
-			// clean-up.
-			rr.walls = append(rr.walls, d)
-			rr.rssKB = max(rr.rssKB, rss)
-			for _, st := range stores {
-				sr := add(shape.key+"/"+st, &row{shape: shape.label, store: st + " (server)", floor: shape.floor})
-				s := servers[st]
-				t0 := time.Now()
-				if err := s.runAll(ctx, o.runTimeout, shape.app, 1, 1); err != nil {
-					return fmt.Errorf("%s on the %s server: %w", shape.key, st, err)
-				}
-				sr.walls = append(sr.walls, time.Since(t0))
-				sr.rssKB = max(sr.rssKB, s.PeakRSS())
-			}
-		}
-		for _, st := range stores {
-			if skip["throughput"] {
-				break
-			}
-			tr := add("tp/"+st, &row{shape: fmt.Sprintf("(c) %d x 3-step workflows, %d clients", o.workflows, o.clients), store: st + " (server)", workflows: o.workflows})
-			s := servers[st]
-			t0 := time.Now()
-			if err := s.runAll(ctx, o.runTimeout, apps["three"], o.workflows, o.clients); err != nil {
-				return fmt.Errorf("throughput on %s: %w", st, err)
-			}
-			tr.walls = append(tr.walls, time.Since(t0))
-			tr.rssKB = max(tr.rssKB, s.PeakRSS())
+		if err := m.round(ctx, r); err != nil {
+			return err
 		}
 	}
 	for _, st := range stores {
 		servers[st].Stop()
 	}
+	if err := m.idle(ctx, dsns); err != nil {
+		return err
+	}
+	if o.noop {
+		if err := noopBench(ctx, o, m.add, stores); err != nil {
+			return fmt.Errorf("(d) go test -bench Noop: %w", err)
+		}
+	}
 
-	// (e) a fresh server that has done nothing yet.
-	for _, st := range stores {
-		if skip["idle"] {
+	fmt.Fprintln(out)
+	printTable(out, m.rows, m.order)
+	return nil
+}
+
+// writeApps writes the three workflow applications the shapes run and
+// returns their directories by name.
+func writeApps(work string, o options) (map[string]string, error) {
+	apps := map[string]string{}
+	for name, xml := range map[string]string{
+		"seq":   linear("seq", o.steps),
+		"par":   fork("par", o.par),
+		"three": linear("three", 3),
+	} {
+		dir := filepath.Join(work, "apps", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "workflow.xml"), []byte(xml), 0o644); err != nil {
+			return nil, err
+		}
+		apps[name] = dir
+	}
+	return apps, nil
+}
+
+// measure holds what the rounds share: the setup and the table's rows in
+// the order they first appeared.
+type measure struct {
+	o       options
+	work    string
+	apps    map[string]string
+	stores  []string
+	servers map[string]*server
+	skip    map[string]bool
+	rows    map[string]*row
+	order   []string
+}
+
+// add returns the row of key, adding r under it the first time.
+func (m *measure) add(key string, r *row) *row {
+	if m.rows[key] == nil {
+		m.rows[key] = r
+		m.order = append(m.order, key)
+	}
+	return m.rows[key]
+}
+
+// round measures round r: the fork/exec floors, shapes (a) and (b)
+// through gozie run and each server, and throughput (c).
+func (m *measure) round(ctx context.Context, r int) error {
+	o := m.o
+	floorSeq := m.add("floor-seq", &row{shape: fmt.Sprintf("(a) floor: loop of %d /bin/true", o.steps), store: "-"})
+	floorPar := m.add("floor-par", &row{shape: fmt.Sprintf("(b) floor: %d /bin/true at once", o.par), store: "-"})
+	d, err := timeCmd(ctx, o.runTimeout, "bash", "-c", fmt.Sprintf("for i in $(seq %d); do /bin/true; done", o.steps))
+	if err != nil {
+		return fmt.Errorf("floor (a): %w", err)
+	}
+	floorSeq.walls = append(floorSeq.walls, d)
+	d, err = timeCmd(ctx, o.runTimeout, "bash", "-c", fmt.Sprintf("for i in $(seq %d); do /bin/true & done; wait", o.par))
+	if err != nil {
+		return fmt.Errorf("floor (b): %w", err)
+	}
+	floorPar.walls = append(floorPar.walls, d)
+
+	shapes := []struct{ key, app, label, floor string }{
+		{"seq", m.apps["seq"], fmt.Sprintf("(a) %d sequential true", o.steps), "floor-seq"},
+		{"par", m.apps["par"], fmt.Sprintf("(b) 1 -> %d parallel true -> join", o.par), "floor-par"},
+	}
+	if m.skip["shapes"] {
+		shapes = nil
+	}
+	for _, shape := range shapes {
+		// gozie run: the whole process, store created from nothing.
+		rr := m.add(shape.key+"/run", &row{shape: shape.label, store: "sqlite (gozie run)", floor: shape.floor})
+		data := filepath.Join(m.work, fmt.Sprintf("run-%s-%d", shape.key, r))
+		d, rss, err := timeRun(ctx, o.runTimeout, o.gozie, "run", "-D", "oozie.wf.application.path="+shape.app, "-data", data)
+		if err != nil {
+			return fmt.Errorf("%s through gozie run: %w", shape.key, err)
+		}
+		// Kept until the end: on ext4 without a journal, inodes freed
+		// now would slow every file the next runs create for a minute
+		// or two (docs/benchmarks.md), measuring this benchmark's own
+		// clean-up.
+		rr.walls = append(rr.walls, d)
+		rr.rssKB = max(rr.rssKB, rss)
+		for _, st := range m.stores {
+			sr := m.add(shape.key+"/"+st, &row{shape: shape.label, store: st + " (server)", floor: shape.floor})
+			s := m.servers[st]
+			t0 := time.Now()
+			if err := s.runAll(ctx, o.runTimeout, shape.app, 1, 1); err != nil {
+				return fmt.Errorf("%s on the %s server: %w", shape.key, st, err)
+			}
+			sr.walls = append(sr.walls, time.Since(t0))
+			sr.rssKB = max(sr.rssKB, s.PeakRSS())
+		}
+	}
+	for _, st := range m.stores {
+		if m.skip["throughput"] {
+			break
+		}
+		tr := m.add("tp/"+st, &row{shape: fmt.Sprintf("(c) %d x 3-step workflows, %d clients", o.workflows, o.clients), store: st + " (server)", workflows: o.workflows})
+		s := m.servers[st]
+		t0 := time.Now()
+		if err := s.runAll(ctx, o.runTimeout, m.apps["three"], o.workflows, o.clients); err != nil {
+			return fmt.Errorf("throughput on %s: %w", st, err)
+		}
+		tr.walls = append(tr.walls, time.Since(t0))
+		tr.rssKB = max(tr.rssKB, s.PeakRSS())
+	}
+	return nil
+}
+
+// idle measures (e): the RSS of a fresh server that has done nothing yet.
+func (m *measure) idle(ctx context.Context, dsns map[string]string) error {
+	for _, st := range m.stores {
+		if m.skip["idle"] {
 			break
 		}
 		var rss []time.Duration // kB, kept as Duration to reuse median
-		for r := 0; r < o.rounds; r++ {
-			dsn := dsns[st]
-			s, err := startServer(ctx, o.gozie, filepath.Join(work, fmt.Sprintf("idle-%s-%d", st, r)), dsn)
+		for r := 0; r < m.o.rounds; r++ {
+			s, err := startServer(ctx, m.o.gozie, filepath.Join(m.work, fmt.Sprintf("idle-%s-%d", st, r)), dsns[st])
 			if err != nil {
 				return fmt.Errorf("idle %s server: %w", st, err)
 			}
@@ -257,17 +303,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			rss = append(rss, time.Duration(s.RSS()))
 			s.Stop()
 		}
-		add("idle/"+st, &row{shape: "(e) idle server RSS", store: st, rssKB: int64(median(rss)), note: "after 2s, no jobs run"})
+		m.add("idle/"+st, &row{shape: "(e) idle server RSS", store: st, rssKB: int64(median(rss)), note: "after 2s, no jobs run"})
 	}
-
-	if o.noop {
-		if err := noopBench(ctx, o, add, stores); err != nil {
-			return fmt.Errorf("(d) go test -bench Noop: %w", err)
-		}
-	}
-
-	fmt.Fprintln(out)
-	printTable(out, rows, order)
 	return nil
 }
 

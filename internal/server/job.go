@@ -186,124 +186,147 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, i
 // showInfo renders the job or action object of an id, masked for the
 // caller c.
 func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, c *call, ver, id, kind string) error {
-	ctx := r.Context()
-	loc := zoneParam(r)
-	q := r.URL.Query()
 	switch kind {
 	case kindWf:
-		j, acts, err := s.engine.Job(ctx, id)
-		if err != nil {
-			return err
-		}
-		offset, length, err := pageParams(r, 0)
-		if err != nil {
-			return err
-		}
-		all := acts
-		if offset > 1 || length > 0 {
-			from := min(offset-1, len(acts))
-			to := len(acts)
-			if length > 0 && length < to-from {
-				// Compared, not added: from+length could overflow.
-				to = from + length
-			}
-			acts = acts[from:to]
-		}
-		// The masker knows the secrets of every action, not only of the
-		// page shown.
-		m := s.jobMasker(c.user, j, all)
-		jj := engine.NewJobJSON(j, acts, s.opts.BaseURL)
-		for i, a := range acts {
-			s.fillConsole(jj.Actions[i], a)
-		}
-		maskJobJSON(jj, m)
-		jj.In(loc)
-		writeJSON(w, jj)
+		return s.showWorkflow(w, r, c, id)
 	case kindWfAction:
-		jobID := vocab.JobOf(id)
-		j, acts, err := s.engine.Job(ctx, jobID)
-		if err != nil && engine.ErrorCode(err) != engine.CodeJobNotFound {
-			return err
-		}
-		if j != nil {
-			for _, a := range acts {
-				if a.ID == id {
-					jj := engine.NewJobJSON(j, []*store.Action{a}, "")
-					s.fillConsole(jj.Actions[0], a)
-					maskActionJSON(jj.Actions[0], s.jobMasker(c.user, j, acts))
-					jj.Actions[0].In(loc)
-					writeJSON(w, jj.Actions[0])
-					return nil
-				}
-			}
-		}
-		return errorf(http.StatusBadRequest, engine.CodeActionNotFound, "Action does not exist [%s]", id)
+		return s.showWorkflowAction(w, r, c, id)
 	case kindCoord:
-		offset, length := 1, 0
-		if v := q.Get("offset"); v != "" {
-			o, _, err := pageParams(r, 0)
-			if err != nil {
-				return err
-			}
-			offset = o
-		}
-		if _, l, err := pageParams(r, 0); err != nil {
-			return err
-		} else {
-			length = l
-		}
-		// v1 shows 1000 actions when len < 1; v2 none when len is
-		// absent or 0 (rest-api.md 4.1, 7.8).
-		if ver != "v2" && length < 1 {
-			length = 1000
-		}
-		if ver == "v2" && q.Get("len") != "" && strings.HasPrefix(strings.TrimSpace(q.Get("len")), "-") {
-			length = 1000
-		}
-		var statuses []string
-		if f := q.Get("filter"); f != "" {
-			var err error
-			if statuses, err = parseCoordActionFilter(f); err != nil {
-				return err
-			}
-		}
-		noActions := ver == "v2" && length < 1
-		if noActions {
-			length = 1
-		}
-		out, err := s.coords.CoordJobInfo(ctx, id, offset, length, q.Get("order") == "desc", statuses)
-		if err != nil {
-			return err
-		}
-		if noActions {
-			// v2 lists no actions when len is absent or 0.
-			cp := *out
-			cp.Actions = []*rest.CoordAction{}
-			out = &cp
-		}
-		m, err := s.coordMasker(ctx, c.user, id)
-		if err != nil {
-			return err
-		}
-		out = maskCoordJSON(out, m)
-		out.In(loc)
-		writeJSON(w, out)
+		return s.showCoord(w, r, c, ver, id)
 	case kindCoordAction:
-		out, err := s.coords.CoordActionInfo(ctx, id)
-		if err != nil {
-			return err
-		}
-		jobID := vocab.JobOf(id)
-		m, err := s.coordMasker(ctx, c.user, jobID)
-		if err != nil {
-			return err
-		}
-		if m != nil {
-			out = maskCoordActionJSON(out, m)
-		}
-		out.In(loc)
-		writeJSON(w, out)
+		return s.showCoordAction(w, r, c, id)
 	}
+	return nil
+}
+
+// showWorkflow renders a workflow job with the page of actions offset and
+// len select.
+func (s *Server) showWorkflow(w http.ResponseWriter, r *http.Request, c *call, id string) error {
+	j, acts, err := s.engine.Job(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	offset, length, err := pageParams(r, 0)
+	if err != nil {
+		return err
+	}
+	all := acts
+	if offset > 1 || length > 0 {
+		from := min(offset-1, len(acts))
+		to := len(acts)
+		if length > 0 && length < to-from {
+			// Compared, not added: from+length could overflow.
+			to = from + length
+		}
+		acts = acts[from:to]
+	}
+	// The masker knows the secrets of every action, not only of the
+	// page shown.
+	m := s.jobMasker(c.user, j, all)
+	jj := engine.NewJobJSON(j, acts, s.opts.BaseURL)
+	for i, a := range acts {
+		s.fillConsole(jj.Actions[i], a)
+	}
+	maskJobJSON(jj, m)
+	jj.In(zoneParam(r))
+	writeJSON(w, jj)
+	return nil
+}
+
+// showWorkflowAction renders one workflow action.
+func (s *Server) showWorkflowAction(w http.ResponseWriter, r *http.Request, c *call, id string) error {
+	j, acts, err := s.engine.Job(r.Context(), vocab.JobOf(id))
+	if err != nil && engine.ErrorCode(err) != engine.CodeJobNotFound {
+		return err
+	}
+	if j != nil {
+		for _, a := range acts {
+			if a.ID == id {
+				jj := engine.NewJobJSON(j, []*store.Action{a}, "")
+				s.fillConsole(jj.Actions[0], a)
+				maskActionJSON(jj.Actions[0], s.jobMasker(c.user, j, acts))
+				jj.Actions[0].In(zoneParam(r))
+				writeJSON(w, jj.Actions[0])
+				return nil
+			}
+		}
+	}
+	return errorf(http.StatusBadRequest, engine.CodeActionNotFound, "Action does not exist [%s]", id)
+}
+
+// showCoord renders a coordinator job with the actions offset, len, order
+// and filter select.
+func (s *Server) showCoord(w http.ResponseWriter, r *http.Request, c *call, ver, id string) error {
+	ctx := r.Context()
+	q := r.URL.Query()
+	offset, length := 1, 0
+	if v := q.Get("offset"); v != "" {
+		o, _, err := pageParams(r, 0)
+		if err != nil {
+			return err
+		}
+		offset = o
+	}
+	if _, l, err := pageParams(r, 0); err != nil {
+		return err
+	} else {
+		length = l
+	}
+	// v1 shows 1000 actions when len < 1; v2 none when len is
+	// absent or 0 (rest-api.md 4.1, 7.8).
+	if ver != "v2" && length < 1 {
+		length = 1000
+	}
+	if ver == "v2" && q.Get("len") != "" && strings.HasPrefix(strings.TrimSpace(q.Get("len")), "-") {
+		length = 1000
+	}
+	var statuses []string
+	if f := q.Get("filter"); f != "" {
+		var err error
+		if statuses, err = parseCoordActionFilter(f); err != nil {
+			return err
+		}
+	}
+	noActions := ver == "v2" && length < 1
+	if noActions {
+		length = 1
+	}
+	out, err := s.coords.CoordJobInfo(ctx, id, offset, length, q.Get("order") == "desc", statuses)
+	if err != nil {
+		return err
+	}
+	if noActions {
+		// v2 lists no actions when len is absent or 0.
+		cp := *out
+		cp.Actions = []*rest.CoordAction{}
+		out = &cp
+	}
+	m, err := s.coordMasker(ctx, c.user, id)
+	if err != nil {
+		return err
+	}
+	out = maskCoordJSON(out, m)
+	out.In(zoneParam(r))
+	writeJSON(w, out)
+	return nil
+}
+
+// showCoordAction renders one coordinator action.
+func (s *Server) showCoordAction(w http.ResponseWriter, r *http.Request, c *call, id string) error {
+	ctx := r.Context()
+	out, err := s.coords.CoordActionInfo(ctx, id)
+	if err != nil {
+		return err
+	}
+	m, err := s.coordMasker(ctx, c.user, vocab.JobOf(id))
+	if err != nil {
+		return err
+	}
+	if m != nil {
+		out = maskCoordActionJSON(out, m)
+	}
+	out.In(zoneParam(r))
+	writeJSON(w, out)
 	return nil
 }
 
