@@ -7,7 +7,7 @@
 // internal/launch; sub-workflow lives in the engine because it starts jobs
 // of the engine itself.
 //
-// Actions are asynchronous (workflow specification 3.2.1): Start hands the
+// Actions are asynchronous (spec: wf 3.2.1): Start hands the
 // work to an external system and returns its external id; the engine learns
 // of completion by a callback or by polling Check; then the action ends with
 // an ok or error transition. An executor keeps no state between calls that a
@@ -65,7 +65,7 @@ type Context struct {
 // Status is the outcome of a finished action.
 type Status string
 
-// Outcomes, named as the action's external status (spec 9.2: an action
+// Outcomes, named as the action's external status (spec: wf 9.2: an action
 // that is DONE ends as OK or ERROR).
 const (
 	OK    Status = "OK"

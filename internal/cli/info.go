@@ -9,7 +9,7 @@ import (
 )
 
 // runInfo is gozie info -timezones: every time zone identifier gozie
-// understands, in the format of the oozie command (spec 4.2 requires such a
+// understands, in the format of the oozie command (spec: coord 4.2 requires such a
 // tool). The list comes from the tzdata embedded in the binary, so it is the
 // same on a machine without /usr/share/zoneinfo.
 func runInfo(args []string, stdout, stderr io.Writer) int {

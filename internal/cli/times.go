@@ -32,7 +32,7 @@ func newTimesEntry(t time.Time, loc *time.Location) timesEntry {
 	}
 }
 
-// runTimes is gozie times, the datetime tool of coordinator spec 7.3: the
+// runTimes is gozie times, the datetime tool of spec: coord 7.3: the
 // nominal times a frequency yields in a time zone (with exactly the
 // semantics materialization uses), or one datetime converted to a zone.
 func runTimes(args []string, stdout, stderr io.Writer) int {

@@ -18,7 +18,7 @@ const (
 	CodeInstanceRange  = "E1010" // start/end instance mismatch
 	CodeUnsupportedApp = "E1021" // coordinator definition Oozie does not support
 	CodeNoUser         = "E0401" // user.name missing from the job configuration
-	CodeDatasetClash   = "E1020" // duplicate dataset names (spec 10.1.1)
+	CodeDatasetClash   = "E1020" // duplicate dataset names (spec: coord 10.1.1)
 	CodeNoApp          = "E0504" // the application path is missing
 	CodeReadApp        = "E0505" // the coordinator definition cannot be read
 	CodeDisallowed     = "E0808" // a job property uses a reserved name
@@ -39,7 +39,7 @@ func errorf(code, format string, args ...any) *Error {
 // (vocab.CodeOf).
 func ErrorCode(err error) string { return vocab.CodeOf(err) }
 
-// Execution orders of <controls><execution> (spec 6.3).
+// Execution orders of <controls><execution> (spec: coord 6.3).
 const (
 	FIFO     = "FIFO"
 	LIFO     = "LIFO"
@@ -47,7 +47,7 @@ const (
 	None     = "NONE"
 )
 
-// Defaults of the controls (spec 6.3 and Oozie's oozie-default.xml).
+// Defaults of the controls (spec: coord 6.3 and Oozie's oozie-default.xml).
 const (
 	// DefaultTimeout is the minutes an action waits for its inputs when
 	// <timeout> is absent (oozie.service.coord.normal.default.timeout).

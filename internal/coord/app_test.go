@@ -241,7 +241,7 @@ func TestMaterializeResumes(t *testing.T) {
 }
 
 // With oozie.processing.timezone, datetimes are read and written in that
-// zone and URI templates resolve in it (spec 4.1).
+// zone and URI templates resolve in it (spec: coord 4.1).
 func TestProcessingZone(t *testing.T) {
 	xml := app("0.2", `name="c" frequency="${coord:hours(1)}" start="2009-01-01T05:30+0530" end="2009-01-01T07:30+0530" timezone="UTC"`,
 		`<datasets><dataset name="a" frequency="${coord:hours(1)}" initial-instance="2009-01-01T05:30+0530" timezone="UTC"><uri-template>/a/${YEAR}${MONTH}${DAY}${HOUR}${MINUTE}</uri-template></dataset></datasets>

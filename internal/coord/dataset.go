@@ -9,7 +9,7 @@ import (
 	"github.com/gozie/gozie/internal/schedule"
 )
 
-// Dataset is a synchronous dataset (spec 5.1) as the instance functions see
+// Dataset is a synchronous dataset (spec: coord 5.1) as the instance functions see
 // it: its instances are InitialInstance (moved by End) plus k*Frequency Units
 // in Location.
 type Dataset struct {
@@ -151,7 +151,7 @@ func (in Instances) rangeFrom(first, last int) []time.Time {
 }
 
 // CurrentRange is coord:currentRange(start, end): the instances current(start)
-// to current(end), newest first, out-of-bound ones dropped (spec 6.6.14).
+// to current(end), newest first, out-of-bound ones dropped (spec: coord 6.6.14).
 func (in Instances) CurrentRange(start, end int) ([]time.Time, error) {
 	if err := in.check(); err != nil {
 		return nil, err

@@ -183,7 +183,7 @@ func TestParseFrequencyEL(t *testing.T) {
 }
 
 // With a GMT-offset processing zone, datetimes are read and printed with
-// the offset (spec 4.1), and URI templates use the processing zone's fields.
+// the offset (spec: coord 4.1), and URI templates use the processing zone's fields.
 func TestProcessingZoneOffset(t *testing.T) {
 	pz, err := schedule.ParseProcessingZone("GMT+0530")
 	if err != nil {

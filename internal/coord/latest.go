@@ -12,7 +12,7 @@ import (
 
 // URIVars returns the variables of a URI template for an instance time:
 // YEAR, MONTH, DAY, HOUR and MINUTE, zero-padded, from the instance in the
-// processing zone (spec 5.1: templates resolve in the processing zone).
+// processing zone (spec: coord 5.1: templates resolve in the processing zone).
 func URIVars(t time.Time, pz schedule.ProcessingZone) map[string]string {
 	lt := t.In(pz.Location())
 	return map[string]string{

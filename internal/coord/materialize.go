@@ -264,7 +264,7 @@ func (a *App) resolveEvent(ev *DataEvent, act *Action, vars confVars) ([]string,
 	var uris, unresolved []string
 	for _, pr := range pairs {
 		if t, ok := a.literalInstance(pr[0]); ok && pr[0] == pr[1] {
-			// A literal datetime names one instance (spec 6.1.4 example 1).
+			// A literal datetime names one instance (spec: coord 6.1.4 example 1).
 			uri, err := ResolveURI(ev.DS.URITemplate, t, a.Processing, vars)
 			if err != nil {
 				return nil, "", codedError(err, CodeEL, "")

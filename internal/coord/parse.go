@@ -4,7 +4,7 @@ import (
 	"strings"
 )
 
-// Namespaces of the coordinator schemas (spec Appendix A) and of SLA.
+// Namespaces of the coordinator schemas (spec: coord appendix A) and of SLA.
 var coordNamespaces = map[string]bool{
 	"uri:oozie:coordinator:0.1": true, "uri:oozie:coordinator:0.2": true,
 	"uri:oozie:coordinator:0.3": true, "uri:oozie:coordinator:0.4": true,
@@ -181,7 +181,7 @@ func parseDatasets(d *node, ns string) ([]string, []rawDataset, error) {
 }
 
 // parseDatasetsFile reads an included dataset definitions file, whose root
-// is <datasets> in a coordinator namespace or in none (the form spec 10.1.1
+// is <datasets> in a coordinator namespace or in none (the form spec: coord 10.1.1
 // shows; Oozie reads include files without a schema).
 func parseDatasetsFile(data []byte) ([]string, []rawDataset, error) {
 	root, err := parseTree(data)
@@ -275,7 +275,7 @@ func parseAction(a *node, ns string, r *rawApp) error {
 
 // ValidateDatasets checks a dataset definitions file (the target of
 // <include>) against the schema and the rule that its dataset names are
-// unique (spec 10.1.1).
+// unique (spec: coord 10.1.1).
 func ValidateDatasets(data []byte) error {
 	_, dss, err := parseDatasetsFile(data)
 	if err != nil {

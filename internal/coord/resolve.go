@@ -242,7 +242,7 @@ func buildMarkerRegistry() {
 
 // ResolveRange resolves a <data-in> or <data-out> of the action in ctx whose
 // instances are given by start and end texts (for a single <instance>, pass
-// the same text twice). Ranges follow spec 6.6: current and offset ranges
+// the same text twice). Ranges follow spec: coord 6.6: current and offset ranges
 // (offset starts fast-forward, ends rewind), absolute and endOf* starts with
 // a current end, latest/future ranges left for action start.
 func ResolveRange(ctx *ELContext, startText, endText string) (Resolved, error) {
@@ -251,7 +251,7 @@ func ResolveRange(ctx *ELContext, startText, endText string) (Resolved, error) {
 
 // ResolveInstance resolves one <instance> of a <data-in> or <data-out>.
 // Unlike a range with equal ends, a coord:offset that falls between two
-// instances resolves to the latest instance at or before it (spec 6.6.4,
+// instances resolves to the latest instance at or before it (spec: coord 6.6.4,
 // Oozie's coord_offset_sync), and coord:absolute, coord:endOf* and a
 // datetime name that very instance.
 func ResolveInstance(ctx *ELContext, text string) (Resolved, error) {

@@ -40,7 +40,7 @@ func (v confVars) Lookup(name string) (any, bool) {
 // configuration props (oozie.coord.application.path, user.name, ...):
 // config-default.xml beside the app and <parameters> defaults fill in what
 // the job does not set, submission-phase EL is resolved and the checks of
-// spec section 11 applied. It returns the app and the job configuration
+// spec: coord 11 applied. It returns the app and the job configuration
 // after defaults; failures are *Error with Oozie's code.
 func Submit(props *conf.Config, opts SubmitOptions) (*App, *conf.Config, error) {
 	if props == nil {

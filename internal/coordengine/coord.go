@@ -285,7 +285,7 @@ func (x coordExtra) encode() string {
 }
 
 // Submit creates a coordinator job from its job properties and starts
-// it (specification 6.1.2: started immediately unless a pause time says
+// it (spec: coord 6.1.2: started immediately unless a pause time says
 // otherwise): the job is committed in PREP with a tick due now, so a crash
 // right after submission still starts it.
 func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error) {
@@ -412,7 +412,7 @@ func (e *Engine) Start(ctx context.Context, id string) error {
 
 // Suspend is Suspend for a coordinator: PREP -> PREPSUSPENDED,
 // RUNNING and PAUSED -> SUSPENDED, their WITHERROR twins likewise, and the
-// running workflows are suspended too (specification 6.1.2).
+// running workflows are suspended too (spec: coord 6.1.2).
 func (e *Engine) Suspend(ctx context.Context, id string) error {
 	return e.changeCoord(ctx, id, func(c *coordChange) error {
 		j := c.job

@@ -189,7 +189,7 @@ func TestCoordSuspendInPrep(t *testing.T) {
 }
 
 // TestCoordPauseTime: a pause time stops materialization and pauses the
-// job when reached; clearing it resumes (spec 6.1.2).
+// job when reached; clearing it resumes (spec: coord 6.1.2).
 func TestCoordPauseTime(t *testing.T) {
 	ctx := context.Background()
 	h := newCoordHarness(t, policyNow, Options{InputCheckInterval: 15 * time.Minute})

@@ -108,7 +108,7 @@ func parseCoordChangeValue(value string) (*coordChangeValue, error) {
 // time or status (rest-api.md 7.4). A pause time takes effect at the job's
 // tick: RUNNING becomes PAUSED (RUNNINGWITHERROR PAUSEDWITHERROR, PREP
 // PREPPAUSED) when it is reached, and a cleared or later pause time brings
-// the job back (specification 6.1.2).
+// the job back (spec: coord 6.1.2).
 func (e *Engine) CoordChange(ctx context.Context, id, value string) error {
 	v, err := parseCoordChangeValue(value)
 	if err != nil {
@@ -274,7 +274,7 @@ func (c *coordChange) reopen(e *Engine) {
 }
 
 // CoordIgnore sets a coordinator job, or some of its actions, to IGNORED.
-// With no scope the job must be FAILED or KILLED (specification 6.1.2);
+// With no scope the job must be FAILED or KILLED (spec: coord 6.1.2);
 // with a scope (rangeType "action" or empty, rest-api.md 7.3) the FAILED,
 // KILLED and TIMEDOUT actions in it become IGNORED (6.1.3) and are
 // returned ([]*rest.CoordAction); actions in other statuses are left alone.

@@ -181,7 +181,7 @@ func TestCoordChangePauseTime(t *testing.T) {
 
 // TestCoordChangePrepPaused: PREP -> PREPPAUSED when the pause time is
 // reached before the job starts, PREPPAUSED -> PREP -> RUNNING when it is
-// cleared (spec 6.1.2). The job is submitted and changed while no engine
+// cleared (spec: coord 6.1.2). The job is submitted and changed while no engine
 // runs, so its first tick comes after the pause time.
 func TestCoordChangePrepPaused(t *testing.T) {
 	ctx := context.Background()
@@ -260,7 +260,7 @@ func TestCoordChangeConcurrency(t *testing.T) {
 }
 
 // TestCoordIgnore: the job (FAILED or KILLED only) and its FAILED, KILLED
-// and TIMEDOUT actions can be ignored (spec 6.1.2, 6.1.3); the rest is
+// and TIMEDOUT actions can be ignored (spec: coord 6.1.2, 6.1.3); the rest is
 // refused with E1024.
 func TestCoordIgnore(t *testing.T) {
 	ctx := context.Background()

@@ -7,7 +7,7 @@ import (
 	"github.com/gozie/gozie/internal/store"
 )
 
-// coordJobTransitions is the table of coordinator specification 6.1.2: the
+// coordJobTransitions is the table of spec: coord 6.1.2: the
 // only status changes a coordinator job may make.
 var coordJobTransitions = map[string][]string{
 	store.CoordPrep: {store.CoordPrepSuspended, store.CoordPrepPaused, store.CoordRunning, store.CoordKilled},
@@ -41,13 +41,13 @@ var coordActionTransitions = map[string][]string{
 }
 
 // CoordJobTransitionAllowed reports whether a coordinator job may go from
-// one status to another (coordinator specification 6.1.2).
+// one status to another (spec: coord 6.1.2).
 func CoordJobTransitionAllowed(from, to string) bool {
 	return allowed(coordJobTransitions, from, to)
 }
 
 // CoordActionTransitionAllowed reports whether a coordinator action may go
-// from one status to another (coordinator specification 6.1.3.2).
+// from one status to another (spec: coord 6.1.3.2).
 func CoordActionTransitionAllowed(from, to string) bool {
 	return allowed(coordActionTransitions, from, to)
 }
@@ -103,7 +103,7 @@ func coordActionTerminal(status string) bool {
 }
 
 // coordHasError reports whether an action status puts a running job in
-// RUNNINGWITHERROR (specification 6.1.2: a FAILED, KILLED or TIMEDOUT
+// RUNNINGWITHERROR (spec: coord 6.1.2: a FAILED, KILLED or TIMEDOUT
 // workflow).
 func coordHasError(status string) bool {
 	return status == store.CoordActionFailed || status == store.CoordActionKilled || status == store.CoordActionTimedOut
@@ -126,7 +126,7 @@ func isWithError(status string) bool {
 }
 
 // coordFinalStatus is the status of a job whose materialization is done
-// and whose actions have all ended (specification 6.1.2): SUCCEEDED when
+// and whose actions have all ended (spec: coord 6.1.2): SUCCEEDED when
 // every workflow succeeded, FAILED or KILLED when all of them failed or
 // were killed, DONEWITHERROR for any other mix with an error (all TIMEDOUT
 // included). SKIPPED actions ran nothing and do not count. ok is false

@@ -7,7 +7,7 @@ import (
 	"github.com/gozie/gozie/internal/store"
 )
 
-// The transition lists exactly as coordinator specification 6.1.2 and
+// The transition lists exactly as spec: coord 6.1.2 and
 // 6.1.3.2 print them.
 const (
 	specCoordJobTransitions = `
@@ -116,7 +116,7 @@ func TestSetCoordStatusRefusesIllegalTransitions(t *testing.T) {
 	}
 }
 
-// TestCoordFinalStatus follows the examples of specification 6.1.2.
+// TestCoordFinalStatus follows the examples of spec: coord 6.1.2.
 func TestCoordFinalStatus(t *testing.T) {
 	cases := []struct {
 		name   string

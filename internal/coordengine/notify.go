@@ -9,7 +9,7 @@ import (
 )
 
 // The job properties that ask for HTTP notifications of coordinator
-// actions (coordinator specification section 15); the workflow engine
+// actions (spec: coord 15); the workflow engine
 // delivers them (effect.EffectHTTPNotify).
 const (
 	// PropCoordActionNotificationURL is notified on every status change

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Sizes of the basic EL constants KB..PB (spec 4.2.1), all longs.
+// Sizes of the basic EL constants KB..PB (spec: wf 4.2.1), all longs.
 const (
 	KB int64 = 1024
 	MB       = KB * 1024

@@ -8,7 +8,7 @@ import (
 )
 
 // TestBasicDirect calls the basic functions the way Java code would, with
-// real nulls (spec 4.2.2 null rules).
+// real nulls (spec: wf 4.2.2 null rules).
 func TestBasicDirect(t *testing.T) {
 	tests := []struct {
 		fn   string

@@ -498,7 +498,7 @@ func (e *Engine) performCheck(ctx context.Context, jobID, actionID string) {
 	}
 	if !res.Done && a.Status != store.ActionRunning {
 		// Checked again after END_RETRY and still not finished: another
-		// retry (there is no way back to RUNNING, specification 9.2).
+		// retry (there is no way back to RUNNING, spec: wf 9.2).
 		st.endRetry(e, a, a.ErrorCode, a.ErrorMessage)
 		e.commitOrLog(ctx, st)
 		return
@@ -516,7 +516,7 @@ func (e *Engine) performCheck(ctx context.Context, jobID, actionID string) {
 }
 
 // performKill stops an action's external work. A failure to kill moves
-// the action from KILLED to FAILED (specification 9.2).
+// the action from KILLED to FAILED (spec: wf 9.2).
 func (e *Engine) performKill(ctx context.Context, ef *store.Effect) error {
 	st, err := e.lockState(ctx, ef.JobID)
 	if err != nil {

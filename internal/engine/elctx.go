@@ -17,7 +17,7 @@ import (
 	"github.com/gozie/gozie/internal/workflow"
 )
 
-// Hadoop counter names of specification 4.2.4.
+// Hadoop counter names of spec: wf 4.2.4.
 var hadoopConstants = map[string]string{
 	"RECORDS":    "org.apache.hadoop.mapred.Task$Counter",
 	"MAP_IN":     "MAP_INPUT_RECORDS",
@@ -185,7 +185,7 @@ func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, 
 
 // jobXMLOrder lists an action's job-xml files, those inherited from
 // <global> first: the action's own declarations override the global ones
-// (specification 19), and with "later wins" merging that means loading
+// (spec: wf 19), and with "later wins" merging that means loading
 // them last.
 func jobXMLOrder(app *workflow.App, body *workflow.Element) []string {
 	global := map[string]bool{}
@@ -206,7 +206,7 @@ func jobXMLOrder(app *workflow.App, body *workflow.Element) []string {
 }
 
 // localPath resolves a path of the definition: relative paths start at the
-// application root (specification 7); file: URIs become local paths.
+// application root (spec: wf 7); file: URIs become local paths.
 func (st *jobState) localPath(p string) string {
 	p = stripFileScheme(p)
 	if p == "" || filepath.IsAbs(p) || strings.Contains(p, "://") {
@@ -233,7 +233,7 @@ func stripFileScheme(p string) string {
 var errActionTooLarge = errors.New("action too large")
 
 // resolveAction returns a copy of body with EL evaluated in every text and
-// attribute value (specification 4: EL is resolved when a node executes),
+// attribute value (spec: wf 4: EL is resolved when a node executes),
 // and that copy as XML, which must not be longer than limit bytes
 // (errActionTooLarge). The bound holds while evaluating: the texts and
 // values resolved so far, which the XML holds at least, are counted after

@@ -140,7 +140,7 @@ func (e *Engine) endRetryRound(ctx context.Context, jobID, node string) (int, bo
 
 // endStatus is the status path of an action ending as to: through DONE
 // from RUNNING, directly from END_RETRY and END_MANUAL, which come after
-// DONE already (specification 9.2).
+// DONE already (spec: wf 9.2).
 func endStatus(a *store.Action, to string) []string {
 	if a.Status == store.ActionEndRetry || a.Status == store.ActionEndManual {
 		return []string{to}

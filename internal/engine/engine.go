@@ -1,5 +1,5 @@
 // Package engine runs workflow jobs: the lifecycles of workflow
-// specification section 9, the control nodes of section 3.1, asynchronous
+// spec: wf 9, the control nodes of section 3.1, asynchronous
 // actions (3.2.1) through the executors of package action, sub-workflows
 // (3.2.5) and parameterization (section 4).
 //

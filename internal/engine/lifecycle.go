@@ -6,7 +6,7 @@ import (
 	"github.com/gozie/gozie/internal/store"
 )
 
-// jobTransitions is the table of workflow specification 9.1: the only
+// jobTransitions is the table of spec: wf 9.1: the only
 // status changes a workflow job may make.
 var jobTransitions = map[string][]string{
 	store.JobPrep:      {store.JobRunning, store.JobKilled},
@@ -14,7 +14,7 @@ var jobTransitions = map[string][]string{
 	store.JobSuspended: {store.JobRunning, store.JobKilled},
 }
 
-// actionTransitions is the table of workflow specification 9.2.
+// actionTransitions is the table of spec: wf 9.2.
 var actionTransitions = map[string][]string{
 	store.ActionPrep:        {store.ActionStartRetry, store.ActionStartManual, store.ActionRunning, store.ActionKilled},
 	store.ActionStartRetry:  {store.ActionStartManual, store.ActionRunning, store.ActionKilled},
@@ -28,13 +28,13 @@ var actionTransitions = map[string][]string{
 }
 
 // JobTransitionAllowed reports whether a workflow job may go from one status
-// to another (specification 9.1).
+// to another (spec: wf 9.1).
 func JobTransitionAllowed(from, to string) bool {
 	return allowed(jobTransitions, from, to)
 }
 
 // ActionTransitionAllowed reports whether a workflow action may go from one
-// status to another (specification 9.2).
+// status to another (spec: wf 9.2).
 func ActionTransitionAllowed(from, to string) bool {
 	return allowed(actionTransitions, from, to)
 }

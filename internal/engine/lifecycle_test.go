@@ -15,7 +15,7 @@ var (
 )
 
 // TestJobLifecycle checks every pair of job statuses against the valid
-// transitions listed in specification 9.1, row by row.
+// transitions listed in spec: wf 9.1, row by row.
 func TestJobLifecycle(t *testing.T) {
 	spec := map[string][]string{
 		"PREP":      {"RUNNING", "KILLED"},

@@ -11,7 +11,7 @@ import (
 )
 
 // The job properties that ask for HTTP notifications (workflow
-// specification section 5); the coordinator's are in package coordengine.
+// spec: wf 5); the coordinator's are in package coordengine.
 const (
 	// PropWorkflowNotificationURL is notified on every status change of a
 	// workflow job; tokens $jobId, $status, $parentId.

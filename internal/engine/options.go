@@ -31,7 +31,7 @@ type Options struct {
 	// transient start failures (START_RETRY); defaults 3 and 10s.
 	StartRetryMax      int
 	StartRetryInterval time.Duration
-	// MaxUserRetries caps an action's retry-max (specification 18); 0 means 3,
+	// MaxUserRetries caps an action's retry-max (spec: wf 18); 0 means 3,
 	// Oozie's default system maximum.
 	MaxUserRetries int
 	// UserRetryErrorCodes are the error codes retry-max applies to; nil

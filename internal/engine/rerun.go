@@ -11,7 +11,7 @@ import (
 	"github.com/gozie/gozie/internal/workflow"
 )
 
-// Rerun properties (workflow specification 10).
+// Rerun properties (spec: wf 10).
 const (
 	PropRerunSkipNodes = vocab.PropRerunSkipNodes
 	PropRerunFailNodes = vocab.PropRerunFailNodes

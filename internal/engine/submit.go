@@ -59,7 +59,7 @@ type parentInfo struct {
 
 // Submit creates a workflow job in PREP from its job properties (as
 // job.properties and -D give them) and returns its id. It loads the
-// application (specification 7), applies config-default.xml and
+// application (spec: wf 7), applies config-default.xml and
 // <parameters> (section 4.1), and refuses the job with an Oozie error code
 // when the application cannot be read or is invalid.
 func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error) {
@@ -363,7 +363,7 @@ func jobByExternalID(ctx context.Context, tx store.Tx, user, ext string) (string
 	return jobs[0].ID, nil
 }
 
-// locateApp finds the application of an app path (spec 7): a directory
+// locateApp finds the application of an app path (spec: wf 7): a directory
 // holding workflow.xml, or the definition file itself. It returns the
 // application root, the definition file, and the path to show as the job's
 // app path (absolute, keeping a file: scheme when one was given).

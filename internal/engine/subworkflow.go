@@ -12,7 +12,7 @@ import (
 	"github.com/gozie/gozie/internal/workflow"
 )
 
-// subWorkflow is the sub-workflow action (specification 3.2.5): it runs a
+// subWorkflow is the sub-workflow action (spec: wf 3.2.5): it runs a
 // child job in the same engine and ends when the child ends. The child
 // tells the parent through a notify effect, so no polling is needed.
 type subWorkflow struct{ e *Engine }

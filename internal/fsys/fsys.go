@@ -238,7 +238,7 @@ func Rename(src, dst string) (string, error) {
 }
 
 // Touchz creates an empty file at p, or, when a file is already there,
-// updates its modification time (spec 3.2.4); a directory is an error.
+// updates its modification time (spec: wf 3.2.4); a directory is an error.
 func Touchz(p string) error {
 	l, err := Local(p)
 	if err != nil {

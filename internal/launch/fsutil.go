@@ -14,7 +14,7 @@ import (
 	"github.com/gozie/gozie/internal/workflow"
 )
 
-// Error codes of the fs action (workflow specification 3.2.4). The FS codes
+// Error codes of the fs action (spec: wf 3.2.4). The FS codes
 // and their wording are Oozie's own, so users find them in Oozie's
 // documentation and forums:
 //

@@ -10,7 +10,7 @@ import (
 
 // Cron is a parsed Oozie cron frequency: five fields (minute, hour,
 // day-of-month, month, day-of-week) with Quartz's syntax and semantics, as
-// Oozie evaluates them (spec 4.4.4):
+// Oozie evaluates them (spec: coord 4.4.4):
 //
 //   - Oozie prepends a seconds field "0" and hands the text to Quartz. When
 //     neither day field is "?", the one that is exactly "*" becomes "?"; when

@@ -77,7 +77,7 @@ func (z ProcessingZone) Format(t time.Time) string {
 
 // Parse reads an Oozie datetime written in z: with the "Z" qualifier when
 // z is UTC, with a (+|-)hhmm GMT offset otherwise. "24:00" is the next day's
-// 00:00 (spec 4.1.1).
+// 00:00 (spec: coord 4.1.1).
 //
 // Java's lenient SimpleDateFormat would also roll over 2009-02-30 or 25:00;
 // gozie rejects them instead, since such values are typos, and its errors

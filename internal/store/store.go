@@ -28,7 +28,7 @@ var ErrNotFound = NewSentinel("store: not found")
 const JobSequence = "wfjob"
 
 // Workflow job statuses as the store keeps them: the text of vocab.JobStatus
-// (workflow specification 9.1; the REST API spells them
+// (spec: wf 9.1; the REST API spells them
 // the same way).
 const (
 	JobPrep      = string(vocab.JobPrep)

@@ -61,7 +61,7 @@ var coordActionLifecycle = map[CoordActionStatus][]CoordActionStatus{
 	CoordActionIgnored:   {CoordActionWaiting},
 }
 
-// Bundle spec 4.2.
+// spec: bundle 4.2.
 var bundleLifecycle = map[BundleStatus][]BundleStatus{
 	"":                       {BundlePrep},
 	BundlePrep:               {BundlePrepSuspended, BundlePrepPaused, BundleRunning, BundleKilled},

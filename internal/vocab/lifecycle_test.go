@@ -61,7 +61,7 @@ var coordActionRows = []string{
 	"IGNORED --> WAITING",
 }
 
-// Bundle spec 4.2.
+// spec: bundle 4.2.
 var bundleRows = []string{
 	"--> PREP",
 	"PREP --> PREPSUSPENDED | PREPPAUSED | RUNNING | KILLED",

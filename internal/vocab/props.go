@@ -1,7 +1,7 @@
 package vocab
 
-// Job properties the engines read (workflow specification 4 and 10,
-// coordinator specification 6).
+// Job properties the engines read (spec: wf 4 and 10,
+// spec: coord 6).
 const (
 	PropAppPath      = "oozie.wf.application.path"
 	PropCoordAppPath = "oozie.coord.application.path"

@@ -80,7 +80,7 @@ const (
 	CoordActionSuspended CoordActionStatus = "SUSPENDED"
 )
 
-// BundleStatus is the status of a bundle job (bundle spec 4.1).
+// BundleStatus is the status of a bundle job (spec: bundle 4.1).
 type BundleStatus string
 
 // Bundle job statuses.

@@ -7,7 +7,7 @@ import (
 	"github.com/gozie/gozie/internal/el"
 )
 
-// ELContext is what the wf:* EL functions (workflow specification 4.2.3) read
+// ELContext is what the wf:* EL functions (spec: wf 4.2.3) read
 // of a workflow job. The engine fills one per evaluation; it is a struct of
 // values and lookups rather than an interface so that each caller (engine,
 // gozie eval, tests) sets only what it has, and missing parts read as empty.
@@ -72,7 +72,7 @@ func Functions() *el.Registry {
 	return r
 }
 
-// RegisterFunctions defines the wf:* functions of specification 4.2.3 in r.
+// RegisterFunctions defines the wf:* functions of spec: wf 4.2.3 in r.
 func RegisterFunctions(r *el.Registry) {
 	str := []el.Type{el.String}
 	none := []el.Type{}

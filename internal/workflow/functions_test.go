@@ -31,7 +31,7 @@ func testContext() *ELContext {
 	}
 }
 
-// Every function of specification 4.2.3, with a node that ran, one that did
+// Every function of spec: wf 4.2.3, with a node that ran, one that did
 // not, and the empty results the specification promises.
 func TestWorkflowFunctions(t *testing.T) {
 	ev := &el.Evaluator{Funcs: Functions(), Vars: el.MapVars{}, Context: testContext()}

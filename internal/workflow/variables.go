@@ -7,7 +7,7 @@ import (
 
 // Variables exposes the job properties whose names are Java identifiers as
 // EL variables, with Hadoop-style ${name} references in their values
-// expanded (specification 4.1). Other properties ("mapred.job.queue.name")
+// expanded (spec: wf 4.1). Other properties ("mapred.job.queue.name")
 // are reachable only through wf:conf.
 func Variables(props *conf.Config) el.MapVars {
 	vars := el.MapVars{}

@@ -1,4 +1,4 @@
-// Package fs is the fs action (workflow specification 3.2.4): file-system
+// Package fs is the fs action (spec: wf 3.2.4): file-system
 // commands run in the server, with the job user's rights under run-as,
 // journalled so that a retried or re-attached run does not repeat them.
 package fs
@@ -196,7 +196,7 @@ func runFS(ctx context.Context, a *action.Context, runAs *launch.RunAs) error {
 	return nil
 }
 
-// planFS reads and validates every command before any runs (spec 3.2.4:
+// planFS reads and validates every command before any runs (spec: wf 3.2.4:
 // the validity of all paths is evaluated first).
 func planFS(a *action.Context) ([]fsCommand, error) {
 	body := a.Element

@@ -18,7 +18,7 @@ import (
 // like Oozie's so that searches for them still work.
 const javaMain = "org.apache.oozie.action.hadoop.JavaMain"
 
-// javaProgram is the java action (workflow specification 3.2.6): the
+// javaProgram is the java action (spec: wf 3.2.6): the
 // public static void main(String[]) of <main-class> runs in a JVM of its
 // own in the action's working directory, with <arg>s, <java-opts> or
 // <java-opt>s, <file>s and <archive>s, the class path of jvm.go, and

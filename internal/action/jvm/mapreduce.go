@@ -22,7 +22,7 @@ import (
 	"github.com/gozie/gozie/internal/workflow"
 )
 
-// The map-reduce action (workflow specification 3.2.2) runs one of:
+// The map-reduce action (spec: wf 3.2.2) runs one of:
 //
 //   - a streaming job over local files (<streaming>, every input and
 //     output path file:// or without scheme, the name-node file:// or
@@ -203,7 +203,7 @@ func localPath(p, appDir string) (string, error) {
 
 // streamCommand is a <mapper> or <reducer> as Hadoop streaming reads it:
 // URL-decoded (so '+' is a space and '%' must be written %25, as
-// specification 3.2.2.5 says).
+// spec: wf 3.2.2.5 says).
 func streamCommand(what, s string) (string, error) {
 	d, err := url.QueryUnescape(s)
 	if err != nil {
