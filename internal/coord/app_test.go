@@ -126,7 +126,7 @@ func TestSubmitResolves(t *testing.T) {
 	}
 }
 
-// Spec 10.1.1: dataset name collisions.
+// spec: coord 10.1.1: dataset name collisions.
 func TestDatasetIncludes(t *testing.T) {
 	file := func(dss ...string) string {
 		return `<datasets xmlns="uri:oozie:coordinator:0.2">` + strings.Join(dss, "") + `</datasets>`

@@ -52,7 +52,7 @@ const helloAction = `<action><workflow>
  </configuration>
 </workflow></action>`
 
-// Spec 6.1.4 example 1: a single action with literal instances. The spec
+// spec: coord 6.1.4 example 1: a single action with literal instances. The spec
 // writes end equal to start, which section 11 (and Oozie) reject, so the
 // job here ends a day later.
 func TestSpecHelloCoordSingleAction(t *testing.T) {
@@ -87,7 +87,7 @@ func TestSpecHelloCoordSingleAction(t *testing.T) {
 	}
 }
 
-// Spec 6.1.4 example 2: a year of daily actions at 00:00 Los Angeles.
+// spec: coord 6.1.4 example 2: a year of daily actions at 00:00 Los Angeles.
 func TestSpecHelloCoordYear(t *testing.T) {
 	xml := `<coordinator-app name="hello-coord" frequency="${coord:days(1)}" start="2009-01-02T08:00Z" end="2010-01-02T08:00Z" timezone="America/Los_Angeles" xmlns="uri:oozie:coordinator:0.1">` +
 		helloDatasets + `<input-events><data-in name="input" dataset="logs"><instance>${coord:current(0)}</instance></data-in></input-events>
@@ -121,7 +121,7 @@ func TestSpecHelloCoordYear(t *testing.T) {
 	}
 }
 
-// Spec 6.1.4 example 3: weekly actions over the last 7 daily instances.
+// spec: coord 6.1.4 example 3: weekly actions over the last 7 daily instances.
 // The spec prints its dataset names inconsistently (siteAccessStats for
 // weeklySiteAccessStats) and dates in 24:00 notation (2009-01-07T24:00Z is
 // 2009-01-08T00:00Z, whose URI says day 08); coord:dataIn lists the range
@@ -160,7 +160,7 @@ func TestSpecWeeklySevenInstances(t *testing.T) {
 	}
 }
 
-// Spec 6.6.3 example: the hourly -> daily pipeline sharing an included
+// spec: coord 6.6.3 example: the hourly -> daily pipeline sharing an included
 // datasets.xml (the spec's initial instances carry seconds, which the
 // datetime format does not allow; they are written without them here).
 func TestSpecPipelineWithIncludes(t *testing.T) {
@@ -205,7 +205,7 @@ func TestSpecPipelineWithIncludes(t *testing.T) {
 	}
 }
 
-// Spec 7 use case 1: daily processing at 00:00 New York of the previous
+// spec: coord 7 use case 1: daily processing at 00:00 New York of the previous
 // day's hourly logs; coord:hoursInDay makes the range 23 or 25 instances
 // on DST switch days.
 func TestSpecDSTEastCoast(t *testing.T) {
@@ -247,7 +247,7 @@ func TestSpecDSTEastCoast(t *testing.T) {
 	}
 }
 
-// Spec 6.1.2: the done flag — absent means _SUCCESS, empty the directory
+// spec: coord 6.1.2: the done flag — absent means _SUCCESS, empty the directory
 // itself, else that file.
 func TestDoneFlagDependencies(t *testing.T) {
 	rows := []struct{ flag, want string }{
@@ -270,7 +270,7 @@ func TestDoneFlagDependencies(t *testing.T) {
 	}
 }
 
-// Spec 7 use case 3: East coast and continental Europe; coord:tzOffset()
+// spec: coord 7 use case 3: East coast and continental Europe; coord:tzOffset()
 // shifts the European range by 6 hours in winter and by 5 between the US
 // and the EU spring switches. (The spec's EU event names dataset eastlogs;
 // it means europelogs.)

@@ -31,7 +31,7 @@ func specDatasets(t *testing.T) (logs, weekly *Dataset, act *Action) {
 	return dailyDS(t, 1, "2009-01-01T24:00Z"), dailyDS(t, 7, "2009-01-07T24:00Z"), act
 }
 
-// Spec 6.6.1: coord:current(int n) datetime calculation.
+// spec: coord 6.6.1: coord:current(int n) datetime calculation.
 func TestSpecCurrentTable(t *testing.T) {
 	logs, weekly, act := specDatasets(t)
 	rows := []struct {
@@ -56,7 +56,7 @@ func TestSpecCurrentTable(t *testing.T) {
 	}
 }
 
-// Spec 6.6.4: coord:offset(int n, String timeUnit) datetime calculation;
+// spec: coord 6.6.4: coord:offset(int n, String timeUnit) datetime calculation;
 // every spelling of a row resolves the same.
 func TestSpecOffsetTable(t *testing.T) {
 	logs, weekly, act := specDatasets(t)
@@ -90,7 +90,7 @@ func TestSpecOffsetTable(t *testing.T) {
 	}
 }
 
-// Spec 6.6.4 example 2: an offset start-instance is fast-forwarded, an
+// spec: coord 6.6.4 example 2: an offset start-instance is fast-forwarded, an
 // offset instance rewound. offset(-90, "MINUTE") on an hourly dataset is
 // current(-1) as a start-instance.
 func TestSpecOffsetFastForward(t *testing.T) {
@@ -110,7 +110,7 @@ func TestSpecOffsetFastForward(t *testing.T) {
 	}
 }
 
-// Spec 6.6.2: coord:hoursInDay(int n).
+// spec: coord 6.6.2: coord:hoursInDay(int n).
 func TestSpecHoursInDay(t *testing.T) {
 	rows := []struct {
 		nominal, zone string
@@ -138,7 +138,7 @@ func TestSpecHoursInDay(t *testing.T) {
 	}
 }
 
-// Spec 6.6.3: coord:daysInMonth(int n). The table writes the zone
+// spec: coord 6.6.3: coord:daysInMonth(int n). The table writes the zone
 // "Americas/Los_Angeles", a typo for America/Los_Angeles.
 func TestSpecDaysInMonth(t *testing.T) {
 	rows := []struct {
@@ -169,7 +169,7 @@ func TestSpecDaysInMonth(t *testing.T) {
 	}
 }
 
-// Spec 5.1: the URI template constants table, and the dataset examples 1-4.
+// spec: coord 5.1: the URI template constants table, and the dataset examples 1-4.
 func TestSpecURITemplates(t *testing.T) {
 	v := URIVars(parse(t, "2009-02-05T07:09Z"), schedule.UTC)
 	want := map[string]string{"YEAR": "2009", "MONTH": "02", "DAY": "05", "HOUR": "07", "MINUTE": "09"}

@@ -18,7 +18,7 @@ func mustParse(t *testing.T, s string) time.Time {
 	return v
 }
 
-// Spec 4.1 and 4.1.1: datetime examples.
+// spec: coord 4.1 and 4.1.1: datetime examples.
 func TestSpecDatetimes(t *testing.T) {
 	ist, err := ParseProcessingZone("GMT+0530")
 	if err != nil {
@@ -50,7 +50,7 @@ func TestSpecDatetimes(t *testing.T) {
 	}
 }
 
-// Spec 4.4: the frequency EL constants table.
+// spec: coord 4.4: the frequency EL constants table.
 func TestSpecFrequencyTable(t *testing.T) {
 	tests := []struct {
 		text string
@@ -118,7 +118,7 @@ func runFreqRows(t *testing.T, rows []freqRow) {
 	}
 }
 
-// Spec 4.4.1.1, coord:days(n).
+// spec: coord 4.4.1.1, coord:days(n).
 func TestSpecDays(t *testing.T) {
 	runFreqRows(t, []freqRow{
 		{"2009-01-01T08:00Z", "UTC", "days", 1, 1440, "2009-01-01T08:00Z", ""},
@@ -141,7 +141,7 @@ func TestSpecDays(t *testing.T) {
 	}
 }
 
-// Spec 4.4.1.2, coord:endOfDays(n).
+// spec: coord 4.4.1.2, coord:endOfDays(n).
 func TestSpecEndOfDays(t *testing.T) {
 	runFreqRows(t, []freqRow{
 		{"2009-01-01T08:00Z", "UTC", "endOfDays", 1, 1440, "2009-01-02T00:00Z", ""},
@@ -157,7 +157,7 @@ func TestSpecEndOfDays(t *testing.T) {
 	})
 }
 
-// Spec 4.4.2.1, coord:months(n).
+// spec: coord 4.4.2.1, coord:months(n).
 func TestSpecMonths(t *testing.T) {
 	runFreqRows(t, []freqRow{
 		{"2009-01-01T08:00Z", "UTC", "months", 1, 44640, "2009-01-01T08:00Z", ""},
@@ -171,7 +171,7 @@ func TestSpecMonths(t *testing.T) {
 	})
 }
 
-// Spec 4.4.2.2, coord:endOfMonths(n).
+// spec: coord 4.4.2.2, coord:endOfMonths(n).
 func TestSpecEndOfMonths(t *testing.T) {
 	runFreqRows(t, []freqRow{
 		{"2009-01-01T00:00Z", "UTC", "endOfMonths", 1, 40320, "2009-02-01T00:00Z", ""},
@@ -183,7 +183,7 @@ func TestSpecEndOfMonths(t *testing.T) {
 	})
 }
 
-// Spec 4.4.3, coord:endOfWeeks(n): weeks start on Sunday.
+// spec: coord 4.4.3, coord:endOfWeeks(n): weeks start on Sunday.
 func TestSpecEndOfWeeks(t *testing.T) {
 	const utcNote = "(the table prints 08:00Z, the Los Angeles value; the start of a UTC week is 00:00Z, as row 1 shows)"
 	runFreqRows(t, []freqRow{
@@ -195,7 +195,7 @@ func TestSpecEndOfWeeks(t *testing.T) {
 	})
 }
 
-// Spec 4.4.4: the cron examples table (meanings checked through the first
+// spec: coord 4.4.4: the cron examples table (meanings checked through the first
 // fire times after 2013-01-01T00:00Z) and the two rejection examples.
 func TestSpecCronTable(t *testing.T) {
 	tests := []struct {
