@@ -2,54 +2,23 @@ package coordengine
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
-// coordJobTransitions is the table of spec: coord 6.1.2: the
-// only status changes a coordinator job may make.
-var coordJobTransitions = map[string][]string{
-	store.CoordPrep: {store.CoordPrepSuspended, store.CoordPrepPaused, store.CoordRunning, store.CoordKilled},
-	store.CoordRunning: {store.CoordRunningWithError, store.CoordSuspended, store.CoordPaused,
-		store.CoordSucceeded, store.CoordKilled},
-	store.CoordRunningWithError: {store.CoordRunning, store.CoordSuspendedWithError, store.CoordPausedWithError,
-		store.CoordDoneWithError, store.CoordKilled, store.CoordFailed},
-	store.CoordPrepSuspended:      {store.CoordPrep, store.CoordKilled},
-	store.CoordSuspended:          {store.CoordRunning, store.CoordKilled},
-	store.CoordSuspendedWithError: {store.CoordRunningWithError, store.CoordKilled},
-	store.CoordPrepPaused:         {store.CoordPrep, store.CoordKilled},
-	store.CoordPaused:             {store.CoordSuspended, store.CoordRunning, store.CoordKilled},
-	store.CoordPausedWithError:    {store.CoordSuspendedWithError, store.CoordRunningWithError, store.CoordKilled},
-	store.CoordFailed:             {store.CoordIgnored},
-	store.CoordKilled:             {store.CoordIgnored},
-	store.CoordIgnored:            {store.CoordRunning},
-}
-
-// coordActionTransitions is the table of coordinator specification
-// 6.1.3.2.
-var coordActionTransitions = map[string][]string{
-	store.CoordActionWaiting: {store.CoordActionReady, store.CoordActionTimedOut, store.CoordActionSkipped,
-		store.CoordActionKilled},
-	store.CoordActionReady:     {store.CoordActionSubmitted, store.CoordActionSkipped, store.CoordActionKilled},
-	store.CoordActionSubmitted: {store.CoordActionRunning, store.CoordActionKilled, store.CoordActionFailed},
-	store.CoordActionRunning:   {store.CoordActionSucceeded, store.CoordActionKilled, store.CoordActionFailed},
-	store.CoordActionFailed:    {store.CoordActionIgnored},
-	store.CoordActionKilled:    {store.CoordActionIgnored},
-	store.CoordActionTimedOut:  {store.CoordActionIgnored},
-	store.CoordActionIgnored:   {store.CoordActionWaiting},
-}
-
 // CoordJobTransitionAllowed reports whether a coordinator job may go from
-// one status to another (spec: coord 6.1.2).
+// one status to another (spec: coord 6.1.2), by package vocab's table; a
+// job is created in PREP, never moved there.
 func CoordJobTransitionAllowed(from, to string) bool {
-	return allowed(coordJobTransitions, from, to)
+	return from != "" && vocab.CanTransition(vocab.CoordStatus(from), vocab.CoordStatus(to))
 }
 
 // CoordActionTransitionAllowed reports whether a coordinator action may go
-// from one status to another (spec: coord 6.1.3.2).
+// from one status to another (spec: coord 6.1.3.2), by package vocab's
+// table.
 func CoordActionTransitionAllowed(from, to string) bool {
-	return allowed(coordActionTransitions, from, to)
+	return from != "" && vocab.CanTransition(vocab.CoordActionStatus(from), vocab.CoordActionStatus(to))
 }
 
 // setCoordStatus moves a coordinator job to status "to" if the lifecycle
@@ -158,10 +127,6 @@ func coordFinalStatus(counts map[string]int) (status string, ok bool) {
 	default:
 		return store.CoordDoneWithError, true
 	}
-}
-
-func allowed(table map[string][]string, from, to string) bool {
-	return slices.Contains(table[from], to)
 }
 
 // errTransition reports an engine bug: a status change the lifecycle tables

@@ -4,48 +4,20 @@ import (
 	"fmt"
 
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
-// jobTransitions is the table of spec: wf 9.1: the only
-// status changes a workflow job may make.
-var jobTransitions = map[string][]string{
-	store.JobPrep:      {store.JobRunning, store.JobKilled},
-	store.JobRunning:   {store.JobSuspended, store.JobSucceeded, store.JobKilled, store.JobFailed},
-	store.JobSuspended: {store.JobRunning, store.JobKilled},
-}
-
-// actionTransitions is the table of spec: wf 9.2.
-var actionTransitions = map[string][]string{
-	store.ActionPrep:        {store.ActionStartRetry, store.ActionStartManual, store.ActionRunning, store.ActionKilled},
-	store.ActionStartRetry:  {store.ActionStartManual, store.ActionRunning, store.ActionKilled},
-	store.ActionStartManual: {store.ActionRunning, store.ActionKilled},
-	store.ActionUserRetry:   {store.ActionRunning, store.ActionDone, store.ActionKilled},
-	store.ActionRunning:     {store.ActionDone, store.ActionKilled},
-	store.ActionKilled:      {store.ActionFailed},
-	store.ActionDone:        {store.ActionOK, store.ActionError, store.ActionUserRetry, store.ActionEndRetry, store.ActionEndManual},
-	store.ActionEndRetry:    {store.ActionEndManual, store.ActionKilled, store.ActionOK, store.ActionError},
-	store.ActionEndManual:   {store.ActionKilled, store.ActionOK, store.ActionError},
-}
-
 // JobTransitionAllowed reports whether a workflow job may go from one status
-// to another (spec: wf 9.1).
+// to another (spec: wf 9.1): the lifecycle table of package vocab. A job
+// is created in PREP, never moved there, so from "" is refused.
 func JobTransitionAllowed(from, to string) bool {
-	return allowed(jobTransitions, from, to)
+	return from != "" && vocab.CanTransition(vocab.JobStatus(from), vocab.JobStatus(to))
 }
 
 // ActionTransitionAllowed reports whether a workflow action may go from one
-// status to another (spec: wf 9.2).
+// status to another (spec: wf 9.2), by package vocab's table.
 func ActionTransitionAllowed(from, to string) bool {
-	return allowed(actionTransitions, from, to)
-}
-
-func allowed(table map[string][]string, from, to string) bool {
-	for _, s := range table[from] {
-		if s == to {
-			return true
-		}
-	}
-	return false
+	return from != "" && vocab.CanTransition(vocab.ActionStatus(from), vocab.ActionStatus(to))
 }
 
 // errTransition reports an engine bug: a status change the lifecycle tables
