@@ -1,9 +1,10 @@
 package coord
 
 import (
-	"github.com/gozie/gozie/internal/conf"
 	"strings"
 	"testing"
+
+	"github.com/gozie/gozie/internal/conf"
 
 	"github.com/gozie/gozie/internal/schedule"
 )

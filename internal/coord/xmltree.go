@@ -1,9 +1,7 @@
 package coord
 
 import (
-	"errors"
-	"fmt"
-
+	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/xmltree"
 )
 
@@ -21,34 +19,17 @@ type particle struct {
 	min, max int // max < 0: unbounded
 }
 
-// parseTree reads data into a tree under xmltree's decoder policy.
-// Malformed XML is an E0701 error with the position the decoder stopped at.
-func parseTree(data []byte) (*node, error) {
-	root, err := xmltree.Parse(data)
-	if err != nil {
-		return nil, treeError(err)
-	}
-	return root, nil
-}
+// parseTree reads data into a tree under xmltree's decoder policy; a
+// refusal is E0701 at its position.
+func parseTree(data []byte) (*node, error) { return xmltree.ParseSchema(data) }
 
 // treeError converts an xmltree failure (of reading or of validation) into
-// an E0701 error at the same position.
-func treeError(err error) error {
-	var te *xmltree.DocError
-	if errors.As(err, &te) {
-		return schemaError(te.Line, te.Col, "%s", te.Msg)
-	}
-	return err
-}
+// the E0701 error at the same position.
+func treeError(err error) error { return xmltree.SchemaError(err) }
 
-// schemaError builds an E0701 error; the location, when known, is part of
-// the message because schema messages are useless without it.
+// schemaError builds an E0701 error (vocab.SchemaError).
 func schemaError(line, col int, format string, args ...any) *Error {
-	msg := "XML schema error, " + fmt.Sprintf(format, args...)
-	if line > 0 {
-		msg += fmt.Sprintf(" (line %d, column %d)", line, col)
-	}
-	return &Error{Code: CodeSchema, Msg: msg, Line: line, Column: col}
+	return vocab.SchemaError(line, col, format, args...)
 }
 
 // checkSequence validates the children of n against a sequence of

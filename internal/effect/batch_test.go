@@ -11,6 +11,7 @@ import (
 
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlite"
+	"github.com/gozie/gozie/internal/store/storetest"
 )
 
 // TestBatcher: commits of different jobs that queue behind one in flight
@@ -37,8 +38,8 @@ func TestBatcher(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { s.Close() })
-			gs := &gatedStore{Store: s}
-			gs.arm(0)
+			gs := &storetest.Gated{Store: s}
+			gs.Arm(0)
 			b := &batcher{store: gs}
 			put := func(i int) func(store.Tx) error {
 				return func(tx store.Tx) error {
@@ -74,7 +75,7 @@ func TestBatcher(t *testing.T) {
 				}
 				time.Sleep(time.Millisecond) // the others queueing
 			}
-			close(gs.gate)
+			gs.Open()
 			wg.Wait()
 			for i, err := range errs {
 				want := error(nil)
@@ -85,7 +86,7 @@ func TestBatcher(t *testing.T) {
 					t.Errorf("commit %d: %v, want %v", i, err, want)
 				}
 			}
-			if got := gs.count(); got != c.updates {
+			if got := gs.Count(); got != c.updates {
 				t.Errorf("%d store transactions, want %d", got, c.updates)
 			}
 			jobs := 0

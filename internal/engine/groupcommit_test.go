@@ -2,62 +2,15 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlite"
+	"github.com/gozie/gozie/internal/store/storetest"
 )
-
-// gatedStore holds the first Update after arm until the test opens the
-// gate, counts the Updates since, and can fail one of them.
-type gatedStore struct {
-	store.Store
-	mu      sync.Mutex
-	armed   bool
-	gate    chan struct{}
-	updates int
-	failNth int // the nth Update since arm fails; 0: none
-}
-
-var errInjected = errors.New("injected commit failure")
-
-func (s *gatedStore) arm(failNth int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.armed, s.gate, s.updates, s.failNth = true, make(chan struct{}), 0, failNth
-}
-
-func (s *gatedStore) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.updates
-}
-
-func (s *gatedStore) Update(ctx context.Context, fn func(store.Tx) error) error {
-	s.mu.Lock()
-	var gate chan struct{}
-	fail := false
-	if s.armed {
-		s.updates++
-		if s.updates == 1 {
-			gate = s.gate
-		}
-		fail = s.updates == s.failNth
-	}
-	s.mu.Unlock()
-	if gate != nil {
-		<-gate
-	}
-	if fail {
-		return errInjected
-	}
-	return s.Store.Update(ctx, fn)
-}
 
 // TestGroupCommit: the ends of a fork's paths that arrive while a commit
 // of the job is in flight are written together in the next transaction;
@@ -80,7 +33,7 @@ func TestGroupCommit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gs := &gatedStore{Store: s}
+			gs := &storetest.Gated{Store: s}
 			h := newHarnessOn(t, gs, dir)
 			fork := `<start to="f"/><fork name="f">`
 			var body string
@@ -103,7 +56,7 @@ func TestGroupCommit(t *testing.T) {
 				}
 				return n == paths
 			})
-			gs.arm(c.failNth)
+			gs.Arm(c.failNth)
 			for i := range paths {
 				h.exec.finish(t, fmt.Sprintf("p%d", i), action.Result{Status: action.OK})
 			}
@@ -117,15 +70,15 @@ func TestGroupCommit(t *testing.T) {
 				defer st.mu.Unlock()
 				return len(st.queue) == paths-1
 			})
-			close(gs.gate)
+			gs.Open()
 			if j := h.wait(id); j.Status != store.JobSucceeded {
 				t.Fatalf("job %s: %s", j.Status, h.describe(id))
 			}
-			if c.commits > 0 && gs.count() != c.commits {
-				t.Errorf("%d commits for %d ends, want %d", gs.count(), paths, c.commits)
+			if c.commits > 0 && gs.Count() != c.commits {
+				t.Errorf("%d commits for %d ends, want %d", gs.Count(), paths, c.commits)
 			}
-			if c.failNth > 0 && gs.count() <= c.failNth {
-				t.Errorf("%d commits: the failed changes were never written again", gs.count())
+			if c.failNth > 0 && gs.Count() <= c.failNth {
+				t.Errorf("%d commits: the failed changes were never written again", gs.Count())
 			}
 			_, acts := h.job(id)
 			for i := range paths {

@@ -194,3 +194,16 @@ func AsCoded(err error) *Error {
 func Classified(err error) *Error {
 	return Find(err, func(e *Error) bool { return e.Kind != KindUnclassified })
 }
+
+// SchemaError builds the E0701 error of an XML document that is not well
+// formed or does not match its schema, as the workflow and coordinator
+// readers report it: "XML schema error, <detail> (line L, column C)". The
+// location, when known (line > 0), is part of the message as well as of
+// the fields, because schema messages are useless printed without it.
+func SchemaError(line, col int, format string, args ...any) *Error {
+	msg := "XML schema error, " + fmt.Sprintf(format, args...)
+	if line > 0 {
+		msg += fmt.Sprintf(" (line %d, column %d)", line, col)
+	}
+	return &Error{Code: "E0701", Msg: msg, Line: line, Column: col}
+}

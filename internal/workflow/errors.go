@@ -1,8 +1,6 @@
 package workflow
 
 import (
-	"fmt"
-
 	"github.com/gozie/gozie/internal/vocab"
 )
 
@@ -44,14 +42,9 @@ func newError(code, format string, args ...any) *Error {
 	return vocab.Errorf(code, format, args...)
 }
 
-// schemaError builds an E0701 error. The location, when known, is appended to
-// the message in parentheses so that it survives being printed as a string.
+// schemaError builds an E0701 error (vocab.SchemaError).
 func schemaError(line, col int, format string, args ...any) *Error {
-	msg := "XML schema error, " + fmt.Sprintf(format, args...)
-	if line > 0 {
-		msg += fmt.Sprintf(" (line %d, column %d)", line, col)
-	}
-	return &Error{Code: CodeSchema, Msg: msg, Line: line, Column: col}
+	return vocab.SchemaError(line, col, format, args...)
 }
 
 // ErrorCode returns the Oozie code of err, or "" (vocab.CodeOf).

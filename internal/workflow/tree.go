@@ -1,8 +1,6 @@
 package workflow
 
 import (
-	"errors"
-
 	"github.com/gozie/gozie/internal/xmltree"
 )
 
@@ -35,23 +33,10 @@ var (
 	reqID       = xmltree.ReqID
 )
 
-// parseTree turns workflow.xml bytes into the element tree. Malformed XML is
-// reported as E0701, as Oozie does (its SAX parser raises the schema error
-// before anything else looks at the document).
-func parseTree(data []byte) (*Element, error) {
-	root, err := xmltree.Parse(data)
-	if err != nil {
-		return nil, treeError(err)
-	}
-	return root, nil
-}
+// parseTree reads data into a tree under xmltree's decoder policy; a
+// refusal is E0701 at its position.
+func parseTree(data []byte) (*Element, error) { return xmltree.ParseSchema(data) }
 
 // treeError converts an xmltree failure (of reading or of validation) into
-// the E0701 error users know, keeping its position.
-func treeError(err error) error {
-	var te *xmltree.DocError
-	if errors.As(err, &te) {
-		return schemaError(te.Line, te.Col, "%s", te.Msg)
-	}
-	return err
-}
+// the E0701 error at the same position.
+func treeError(err error) error { return xmltree.SchemaError(err) }

@@ -1,6 +1,11 @@
 package xmltree
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gozie/gozie/internal/vocab"
+)
 
 // Kind classifies a DocError, so that each reader can word the failures its
 // users and tests know while deciding them in one place.
@@ -49,4 +54,27 @@ func (e *DocError) Unwrap() error { return e.Err }
 // invalid builds an Invalid error at element e.
 func invalid(line, col int, format string, args ...any) *DocError {
 	return &DocError{Kind: Invalid, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ParseSchema reads data like Parse and reports a refusal as the E0701
+// error the workflow and coordinator readers give (vocab.SchemaError at
+// the refusal's position): Oozie's SAX parser raises that error before
+// anything else looks at the document.
+func ParseSchema(data []byte) (*Element, error) {
+	root, err := Parse(data)
+	if err != nil {
+		return nil, SchemaError(err)
+	}
+	return root, nil
+}
+
+// SchemaError converts a DocError in err's chain (of reading or of
+// validation) into the E0701 error at the same position; other errors
+// are returned as they are.
+func SchemaError(err error) error {
+	var de *DocError
+	if errors.As(err, &de) {
+		return vocab.SchemaError(de.Line, de.Col, "%s", de.Msg)
+	}
+	return err
 }
