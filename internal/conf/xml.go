@@ -149,22 +149,8 @@ func readProperty(e *xmltree.Element, source string) (Property, error) {
 func isTrue(s string) bool { return strings.Trim(s, " \t\r\n") == "true" }
 
 // allText returns the character data of e including that of any nested
-// elements (its own text first, then its children's in order).
-func allText(e *xmltree.Element) string {
-	if len(e.Children) == 0 {
-		return e.Text
-	}
-	var b strings.Builder
-	var walk func(*xmltree.Element)
-	walk = func(e *xmltree.Element) {
-		b.WriteString(e.Text)
-		for _, k := range e.Children {
-			walk(k)
-		}
-	}
-	walk(e)
-	return b.String()
-}
+// elements, in document order, as Hadoop's streaming reader collects it.
+func allText(e *xmltree.Element) string { return e.DocumentText() }
 
 // treeError words an xmltree failure the way configuration users know:
 // the structural refusals by what they are, the rest as invalid XML.

@@ -216,3 +216,28 @@ func TestReadElement(t *testing.T) {
 		t.Fatalf("q = %q", v)
 	}
 }
+
+// TestParseXMLMixedValue: markup inside a <value> keeps the text around it
+// in document order, as Hadoop's streaming reader (and gozie before the
+// shared XML tree) reads it.
+func TestParseXMLMixedValue(t *testing.T) {
+	tests := []struct{ value, want string }{
+		{"plain", "plain"},
+		{"a<b>x</b>c", "axc"},
+		{"<b>x</b>c", "xc"},
+		{"a<b>x</b>", "ax"},
+		{"a<b>x<i>y</i>z</b>c<d/>e", "axyzce"},
+		{"a<![CDATA[<q>]]>b<b>x</b><![CDATA[&]]>c", "a<q>bx&c"},
+	}
+	for _, tc := range tests {
+		doc := "<configuration><property><name>k</name><value>" + tc.value + "</value></property></configuration>"
+		c, err := ParseXML(strings.NewReader(doc), "mixed.xml")
+		if err != nil {
+			t.Errorf("%s: %v", tc.value, err)
+			continue
+		}
+		if got, _ := c.Get("k"); got != tc.want {
+			t.Errorf("%s: value %q, want %q", tc.value, got, tc.want)
+		}
+	}
+}

@@ -15,6 +15,10 @@ type Element struct {
 	// Text is the concatenated character data directly inside the element,
 	// untrimmed (EL and whitespace are preserved).
 	Text string
+	// Tail is the part of the parent's Text that follows this element, up
+	// to the next sibling: with it, mixed content (text between child
+	// elements) reads in document order (see DocumentText).
+	Tail string
 	// Line and Col locate the start tag (1-based; Col counts characters).
 	Line, Col int
 }
@@ -101,4 +105,29 @@ func (e *Element) Clone() *Element {
 		c.Children[i] = ch.Clone()
 	}
 	return &c
+}
+
+// DocumentText returns the character data of e and of every element nested
+// in it, in document order: what a streaming reader collecting all text
+// between e's tags sees (Hadoop's configuration reader does that for a
+// <value> holding markup).
+func (e *Element) DocumentText() string {
+	if len(e.Children) == 0 {
+		return e.Text
+	}
+	var b strings.Builder
+	e.writeText(&b)
+	return b.String()
+}
+
+func (e *Element) writeText(b *strings.Builder) {
+	tails := 0
+	for _, c := range e.Children {
+		tails += len(c.Tail)
+	}
+	b.WriteString(e.Text[:len(e.Text)-tails])
+	for _, c := range e.Children {
+		c.writeText(b)
+		b.WriteString(c.Tail)
+	}
 }

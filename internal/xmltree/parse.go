@@ -193,6 +193,14 @@ func (p *parser) token(tok xml.Token, off int64) *DocError {
 			// Most elements have their text in one piece, which becomes
 			// the string at once; a second piece starts a buffer.
 			e := p.stack[n]
+			if k := len(e.Children); k > 0 {
+				c := e.Children[k-1]
+				if c.Tail == "" {
+					c.Tail = indentString(t)
+				} else {
+					c.Tail += string(t)
+				}
+			}
 			switch {
 			case p.texts[n] != nil:
 				p.texts[n] = append(p.texts[n], t...)
