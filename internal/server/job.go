@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/gozie/gozie/internal/coordengine"
@@ -402,7 +401,7 @@ func parseCoordActionFilter(f string) ([]string, error) {
 			return nil, bad("invalid key [" + k + "]")
 		}
 		v = strings.ToUpper(strings.TrimSpace(v))
-		if !slices.Contains(coordActionStatuses, v) {
+		if !vocab.Known[vocab.CoordActionStatus](v) {
 			return nil, bad("invalid status [" + v + "]")
 		}
 		if neg {
@@ -412,10 +411,6 @@ func parseCoordActionFilter(f string) ([]string, error) {
 	}
 	return out, nil
 }
-
-// coordActionStatuses are the statuses of coordinator actions.
-var coordActionStatuses = []string{"WAITING", "READY", "SUBMITTED", "RUNNING", "SUSPENDED", "TIMEDOUT",
-	"SUCCEEDED", "KILLED", "FAILED", "IGNORED", "SKIPPED"}
 
 // fillConsole points an action's consoleUrl at its captured output when
 // the executor left none and the action ran a process.

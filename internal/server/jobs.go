@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // App path properties; a submission names exactly one (rest-api.md 3.1).
@@ -368,13 +368,6 @@ func (s *Server) listPage(ctx context.Context, kind string, f store.JobFilter, l
 	return &rest.JobList{Workflows: list, Total: total}, nil
 }
 
-// Workflow and generic job statuses the filter accepts (case-sensitive).
-var (
-	wfStatuses  = []string{"PREP", "RUNNING", "SUSPENDED", "SUCCEEDED", "KILLED", "FAILED"}
-	jobStatuses = []string{"PREP", "RUNNING", "SUSPENDED", "SUCCEEDED", "KILLED", "FAILED", "PREPSUSPENDED",
-		"PREPPAUSED", "PAUSED", "DONEWITHERROR", "RUNNINGWITHERROR", "SUSPENDEDWITHERROR", "PAUSEDWITHERROR", "IGNORED"}
-)
-
 // parseJobsFilter parses the jobs filter of rest-api.md 7.1:
 // name=value pairs separated by ";", a repeated name ORed, different names
 // ANDed.
@@ -386,9 +379,11 @@ func parseJobsFilter(filter, kind string, now time.Time) (store.JobFilter, error
 	if strings.TrimSpace(filter) == "" {
 		return f, nil
 	}
-	statuses := wfStatuses
+	// The statuses the filter accepts (case-sensitive): a workflow's, or
+	// for the other kinds a coordinator's (a superset of a bundle's).
+	known := vocab.Known[vocab.JobStatus]
 	if kind != "wf" {
-		statuses = jobStatuses
+		known = vocab.Known[vocab.CoordStatus]
 	}
 	for _, tok := range strings.Split(filter, ";") {
 		if tok == "" {
@@ -409,7 +404,7 @@ func parseJobsFilter(filter, kind string, now time.Time) (store.JobFilter, error
 		case "id":
 			f.IDs = append(f.IDs, val)
 		case "status":
-			if !slices.Contains(statuses, val) {
+			if !known(val) {
 				return f, bad("invalid status value [" + val + "]")
 			}
 			f.Statuses = append(f.Statuses, val)

@@ -177,3 +177,63 @@ func TestIsTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestKnown: every status of each kind is known to its own kind, spelt
+// exactly, and every lifecycle row names known statuses only.
+func TestKnown(t *testing.T) {
+	tests := []struct {
+		name  string
+		known func(string) bool
+		yes   []string
+		no    []string
+	}{
+		{"job", Known[JobStatus], []string{"PREP", "RUNNING", "SUSPENDED", "SUCCEEDED", "KILLED", "FAILED"},
+			[]string{"", "running", "PREPSUSPENDED", "DONEWITHERROR", "OK", "WAITING"}},
+		{"action", Known[ActionStatus], []string{"PREP", "START_RETRY", "START_MANUAL", "RUNNING", "DONE", "OK",
+			"ERROR", "USER_RETRY", "END_RETRY", "END_MANUAL", "KILLED", "FAILED"}, []string{"", "SUCCEEDED", "ok"}},
+		{"coordinator", Known[CoordStatus], []string{"PREP", "RUNNING", "SUSPENDED", "SUCCEEDED", "KILLED", "FAILED",
+			"PREPSUSPENDED", "PREPPAUSED", "PAUSED", "DONEWITHERROR", "RUNNINGWITHERROR", "SUSPENDEDWITHERROR",
+			"PAUSEDWITHERROR", "IGNORED"}, []string{"", "WAITING", "Running", "OK"}},
+		{"coordinator action", Known[CoordActionStatus], []string{"WAITING", "READY", "SUBMITTED", "RUNNING",
+			"SUSPENDED", "TIMEDOUT", "SUCCEEDED", "KILLED", "FAILED", "IGNORED", "SKIPPED"}, []string{"", "PREP", "DONEWITHERROR"}},
+		{"bundle", Known[BundleStatus], []string{"PREP", "RUNNING", "RUNNINGWITHERROR", "PREPSUSPENDED", "SUSPENDED",
+			"SUSPENDEDWITHERROR", "PREPPAUSED", "PAUSED", "PAUSEDWITHERROR", "SUCCEEDED", "DONEWITHERROR", "KILLED",
+			"FAILED"}, []string{"", "IGNORED", "WAITING"}},
+	}
+	for _, tc := range tests {
+		for _, s := range tc.yes {
+			if !tc.known(s) {
+				t.Errorf("%s: %q not known", tc.name, s)
+			}
+		}
+		for _, s := range tc.no {
+			if tc.known(s) {
+				t.Errorf("%s: %q known", tc.name, s)
+			}
+		}
+	}
+	rows := func(check func(string) bool, table map[string][]string) {
+		for from, tos := range table {
+			for _, s := range append([]string{from}, tos...) {
+				if s != "" && !check(s) {
+					t.Errorf("lifecycle row %s names unknown status %s", from, s)
+				}
+			}
+		}
+	}
+	rows(Known[JobStatus], textTable(jobLifecycle))
+	rows(Known[ActionStatus], textTable(actionLifecycle))
+	rows(Known[CoordStatus], textTable(coordLifecycle))
+	rows(Known[CoordActionStatus], textTable(coordActionLifecycle))
+	rows(Known[BundleStatus], textTable(bundleLifecycle))
+}
+
+func textTable[S Status](m map[S][]S) map[string][]string {
+	out := map[string][]string{}
+	for from, tos := range m {
+		for _, to := range tos {
+			out[string(from)] = append(out[string(from)], string(to))
+		}
+	}
+	return out
+}

@@ -99,3 +99,43 @@ const (
 	BundleKilled             BundleStatus = "KILLED"
 	BundleFailed             BundleStatus = "FAILED"
 )
+
+// Every status of each kind, in the order of the constants above.
+var (
+	jobStatuses    = []JobStatus{JobPrep, JobRunning, JobSuspended, JobSucceeded, JobKilled, JobFailed}
+	actionStatuses = []ActionStatus{ActionPrep, ActionStartRetry, ActionStartManual, ActionRunning, ActionDone,
+		ActionOK, ActionError, ActionUserRetry, ActionEndRetry, ActionEndManual, ActionKilled, ActionFailed}
+	coordStatuses = []CoordStatus{CoordPrep, CoordRunning, CoordRunningWithError, CoordPrepSuspended,
+		CoordSuspended, CoordSuspendedWithError, CoordPrepPaused, CoordPaused, CoordPausedWithError,
+		CoordSucceeded, CoordDoneWithError, CoordKilled, CoordFailed, CoordIgnored}
+	coordActionStatuses = []CoordActionStatus{CoordActionWaiting, CoordActionReady, CoordActionSubmitted,
+		CoordActionRunning, CoordActionSucceeded, CoordActionKilled, CoordActionFailed, CoordActionTimedOut,
+		CoordActionSkipped, CoordActionIgnored, CoordActionSuspended}
+	bundleStatuses = []BundleStatus{BundlePrep, BundleRunning, BundleRunningWithError, BundlePrepSuspended,
+		BundleSuspended, BundleSuspendedWithError, BundlePrepPaused, BundlePaused, BundlePausedWithError,
+		BundleSucceeded, BundleDoneWithError, BundleKilled, BundleFailed}
+)
+
+// Known reports whether name is a status of kind S, spelt exactly (the
+// REST filters are case-sensitive, as Oozie's are).
+func Known[S Status](name string) bool {
+	var all any
+	switch any(S("")).(type) {
+	case JobStatus:
+		all = jobStatuses
+	case ActionStatus:
+		all = actionStatuses
+	case CoordStatus:
+		all = coordStatuses
+	case CoordActionStatus:
+		all = coordActionStatuses
+	case BundleStatus:
+		all = bundleStatuses
+	}
+	for _, s := range all.([]S) {
+		if string(s) == name {
+			return true
+		}
+	}
+	return false
+}
