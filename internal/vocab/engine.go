@@ -13,6 +13,7 @@ type ConfChangeError struct {
 	Names []string
 }
 
+// Error says which job refused which changes.
 func (e *ConfChangeError) Error() string {
 	return fmt.Sprintf("the job's application and properties may not change, job [%s], changed %v", e.JobID, e.Names)
 }
