@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"time"
-	"unicode/utf8"
 )
 
 // DateLayout is the REST API's date format, EEE, dd MMM yyyy HH:mm:ss zzz
@@ -141,60 +140,15 @@ func (s *Text) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-const hex = "0123456789abcdef"
-
-// appendString appends s as a JSON string exactly as encoding/json writes
-// it, but without escaping <, > and &: the encoder that calls a
-// MarshalJSON escapes those itself when it is asked to (json.Marshal is,
-// an Encoder with SetEscapeHTML(false), as gozie run uses, is not), so the
-// beans come out byte for byte as plain string fields would.
+// appendString appends s as a JSON string as encoding/json writes it, but
+// without escaping <, > and &: the encoder that calls a MarshalJSON escapes
+// those itself when it is asked to (json.Marshal is; an Encoder with
+// SetEscapeHTML(false), as gozie run uses, is not), so the beans come out
+// byte for byte as plain string fields would.
 func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a Go string always encodes
+	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...)
 }
