@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -154,7 +155,7 @@ func prepareCoordProps(props *conf.Config) error {
 // systems gozie cannot reach offline (hdfs://, s3a://) count as missing
 // rather than failing the whole dry run.
 func existsLocal(uri string) (bool, error) {
-	ok, err := fsys.Exists(uri)
+	ok, err := fsys.Exists(context.Background(), uri)
 	if errors.Is(err, fsys.ErrUnsupported) {
 		return false, nil
 	}

@@ -82,7 +82,7 @@ func (o Options) withDefaults() Options {
 		o.InputCheckInterval = time.Minute
 	}
 	if o.Exists == nil {
-		o.Exists = fsys.Exists
+		o.Exists = func(uri string) (bool, error) { return fsys.Exists(context.TODO(), uri) }
 	}
 	return o
 }

@@ -522,7 +522,7 @@ func (e *Engine) performCoordCleanup(ctx context.Context, ef *store.Effect) erro
 	}
 	var deleted, skipped []string
 	for _, u := range uris {
-		err := fsys.Delete(u)
+		err := fsys.Delete(ctx, u)
 		switch {
 		case err == nil:
 			deleted = append(deleted, u)

@@ -1,6 +1,7 @@
 package fsys
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 
@@ -20,7 +21,7 @@ func RegisterELFunctions(r *el.Registry) {
 	str := []el.Type{el.String}
 	r.Define("fs", "exists", str, func(c *el.Call) (any, error) {
 		var m []string
-		err := doFiles(c, func() (err error) { m, err = Glob(c.Args[0].(string)); return err })
+		err := doFiles(c, func(ctx context.Context) (err error) { m, err = Glob(ctx, c.Args[0].(string)); return err })
 		if err != nil {
 			return nil, err
 		}
@@ -28,18 +29,20 @@ func RegisterELFunctions(r *el.Registry) {
 	})
 	r.Define("fs", "isDir", str, func(c *el.Call) (any, error) {
 		var dir bool
-		err := doFiles(c, func() (err error) { dir, err = IsDir(c.Args[0].(string)); return err })
+		err := doFiles(c, func(ctx context.Context) (err error) { dir, err = IsDir(ctx, c.Args[0].(string)); return err })
 		return dir, err
 	})
-	size := func(f func(string) (int64, error)) el.Func {
+	size := func(f func(context.Context, string) (int64, error)) el.Func {
 		return func(c *el.Call) (any, error) {
 			var n int64
-			err := doFiles(c, func() (err error) { n, err = f(c.Args[0].(string)); return err })
+			err := doFiles(c, func(ctx context.Context) (err error) { n, err = f(ctx, c.Args[0].(string)); return err })
 			if err == nil {
 				return n, nil
 			}
 			var pe *fs.PathError
-			if errors.Is(err, ErrUnsupported) || !errors.As(err, &pe) {
+			// A store that did not answer or refused the credentials is
+			// not a missing path.
+			if errors.Is(err, ErrUnsupported) || errors.Is(err, ErrUnavailable) || errors.Is(err, ErrCredentials) || !errors.As(err, &pe) {
 				return nil, err
 			}
 			return int64(-1), nil
@@ -50,10 +53,16 @@ func RegisterELFunctions(r *el.Registry) {
 	r.Define("fs", "blockSize", str, size(BlockSize))
 }
 
-// doFiles runs fn through the call context's DoFiles when it has one.
-func doFiles(c *el.Call, fn func() error) error {
-	if d, ok := c.Context.(interface{ DoFiles(func() error) error }); ok {
-		return d.DoFiles(fn)
+// doFiles runs fn through the call context's DoFiles when it has one,
+// with the context its FilesContext gives (a job's store settings and
+// user).
+func doFiles(c *el.Call, fn func(context.Context) error) error {
+	ctx := context.Background()
+	if f, ok := c.Context.(interface{ FilesContext() context.Context }); ok {
+		ctx = f.FilesContext()
 	}
-	return fn()
+	if d, ok := c.Context.(interface{ DoFiles(func() error) error }); ok {
+		return d.DoFiles(func() error { return fn(ctx) })
+	}
+	return fn(ctx)
 }

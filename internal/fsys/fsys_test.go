@@ -1,6 +1,7 @@
 package fsys
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -103,9 +104,9 @@ func TestGlob(t *testing.T) {
 		{"in/*.csv", nil},
 	}
 	for _, tt := range tests {
-		got, err := Glob(filepath.Join(root, tt.pattern))
+		got, err := Glob(ctx, filepath.Join(root, tt.pattern))
 		if err != nil {
-			t.Errorf("Glob(%q): %v", tt.pattern, err)
+			t.Errorf("Glob(ctx, %q): %v", tt.pattern, err)
 			continue
 		}
 		var rel []string
@@ -114,23 +115,23 @@ func TestGlob(t *testing.T) {
 			rel = append(rel, r)
 		}
 		if !reflect.DeepEqual(rel, tt.want) {
-			t.Errorf("Glob(%q) = %q, want %q", tt.pattern, rel, tt.want)
+			t.Errorf("Glob(ctx, %q) = %q, want %q", tt.pattern, rel, tt.want)
 		}
 	}
 	// Results keep the URI form of the pattern.
-	got, err := Glob("file://" + root + "/in/a.*")
+	got, err := Glob(ctx, "file://"+root+"/in/a.*")
 	if err != nil || len(got) != 1 || got[0] != "file://"+root+"/in/a.txt" {
 		t.Errorf("file:// glob = %q, %v", got, err)
 	}
 	for _, bad := range []string{"in/{a,b", "in/a}", "in/[a"} {
-		if _, err := Glob(filepath.Join(root, bad)); err == nil {
-			t.Errorf("Glob(%q) succeeded, want error", bad)
+		if _, err := Glob(ctx, filepath.Join(root, bad)); err == nil {
+			t.Errorf("Glob(ctx, %q) succeeded, want error", bad)
 		}
 	}
-	if _, err := Glob("hdfs://nn/x/*"); !errors.Is(err, ErrUnsupported) {
+	if _, err := Glob(ctx, "hdfs://nn/x/*"); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("hdfs glob err = %v", err)
 	}
-	if _, err := Glob(root + strings.Repeat("/{a,b,c,d,e,f,g,h,i,j}", 5)); err == nil {
+	if _, err := Glob(ctx, root+strings.Repeat("/{a,b,c,d,e,f,g,h,i,j}", 5)); err == nil {
 		t.Error("brace bomb accepted")
 	}
 	if got := GlobBase("/a/b/c*/d"); got != "/a/b" {
@@ -178,95 +179,95 @@ func TestOperations(t *testing.T) {
 	root := tree(t, map[string]string{"a/f1": "12345", "a/b/f2": "123", "a/empty/": "", "dst/": "", "file": "xx"})
 	p := func(s string) string { return filepath.Join(root, s) }
 
-	if err := MkdirAll(p("new/x/y")); err != nil {
+	if err := MkdirAll(ctx, p("new/x/y")); err != nil {
 		t.Fatal(err)
 	}
-	if err := MkdirAll(p("new/x/y")); err != nil {
+	if err := MkdirAll(ctx, p("new/x/y")); err != nil {
 		t.Errorf("mkdir of existing dir: %v", err)
 	}
-	if err := MkdirAll(p("file")); err == nil {
+	if err := MkdirAll(ctx, p("file")); err == nil {
 		t.Error("mkdir over a file succeeded")
 	}
-	if ok, _ := IsDir("file://" + p("new/x")); !ok {
-		t.Error("IsDir(new/x) false")
+	if ok, _ := IsDir(ctx, "file://"+p("new/x")); !ok {
+		t.Error("IsDir(ctx, new/x) false")
 	}
-	if ok, _ := Exists(p("nope")); ok {
-		t.Error("Exists(nope) true")
+	if ok, _ := Exists(ctx, p("nope")); ok {
+		t.Error("Exists(ctx, nope) true")
 	}
-	if n, err := DirSize(p("a")); err != nil || n != 8 {
+	if n, err := DirSize(ctx, p("a")); err != nil || n != 8 {
 		t.Errorf("DirSize = %d, %v; want 8", n, err)
 	}
-	if _, err := DirSize(p("file")); err == nil {
+	if _, err := DirSize(ctx, p("file")); err == nil {
 		t.Error("DirSize of a file succeeded")
 	}
-	if n, err := FileSize(p("a/f1")); err != nil || n != 5 {
+	if n, err := FileSize(ctx, p("a/f1")); err != nil || n != 5 {
 		t.Errorf("FileSize = %d, %v", n, err)
 	}
-	if n, err := BlockSize(p("a/f1")); err != nil || n != LocalBlockSize {
+	if n, err := BlockSize(ctx, p("a/f1")); err != nil || n != LocalBlockSize {
 		t.Errorf("BlockSize = %d, %v", n, err)
 	}
-	list, err := List(p("a"))
+	list, err := List(ctx, p("a"))
 	if err != nil || !reflect.DeepEqual(list, []string{p("a/b"), p("a/empty"), p("a/f1")}) {
 		t.Errorf("List = %q, %v", list, err)
 	}
 
 	// Rename: into an existing directory, to a new name, refusals.
-	if got, err := Rename(p("a/f1"), p("dst")); err != nil || got != p("dst/f1") {
+	if got, err := Rename(ctx, p("a/f1"), p("dst")); err != nil || got != p("dst/f1") {
 		t.Errorf("Rename into dir = %q, %v", got, err)
 	}
-	if got, err := Rename(p("dst/f1"), p("dst/renamed")); err != nil || got != p("dst/renamed") {
+	if got, err := Rename(ctx, p("dst/f1"), p("dst/renamed")); err != nil || got != p("dst/renamed") {
 		t.Errorf("Rename to new name = %q, %v", got, err)
 	}
-	if _, err := Rename(p("a/b/f2"), p("file")); !errors.Is(err, fs.ErrExist) {
+	if _, err := Rename(ctx, p("a/b/f2"), p("file")); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("Rename onto file err = %v", err)
 	}
-	if _, err := Rename(p("a/b/f2"), p("noparent/x")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Rename(ctx, p("a/b/f2"), p("noparent/x")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Rename without parent err = %v", err)
 	}
-	if _, err := Rename(p("missing"), p("dst")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Rename(ctx, p("missing"), p("dst")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Rename of missing err = %v", err)
 	}
 
 	// Touchz creates, touches, refuses directories.
-	if err := Touchz(p("t")); err != nil {
+	if err := Touchz(ctx, p("t")); err != nil {
 		t.Fatal(err)
 	}
-	if err := Touchz(p("file")); err != nil {
+	if err := Touchz(ctx, p("file")); err != nil {
 		t.Errorf("touchz of existing file: %v", err)
 	}
 	if b, _ := os.ReadFile(p("file")); string(b) != "xx" {
 		t.Errorf("touchz changed contents: %q", b)
 	}
-	if err := Touchz(p("a")); err == nil {
+	if err := Touchz(ctx, p("a")); err == nil {
 		t.Error("touchz of a directory succeeded")
 	}
 
 	mode, _ := ParsePermission("-rwxrw-rw-")
-	if err := Chmod(p("t"), mode); err != nil {
+	if err := Chmod(ctx, p("t"), mode); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Stat(p("t")); fi.Mode().Perm() != 0o766 {
 		t.Errorf("mode = %v", fi.Mode())
 	}
 	gid := os.Getgid()
-	if err := Chgrp(p("t"), strconv.Itoa(gid)); err != nil {
+	if err := Chgrp(ctx, p("t"), strconv.Itoa(gid)); err != nil {
 		t.Errorf("Chgrp to own group: %v", err)
 	}
-	if err := Chgrp(p("t"), "no-such-group-gozie"); err == nil {
+	if err := Chgrp(ctx, p("t"), "no-such-group-gozie"); err == nil {
 		t.Error("Chgrp to unknown group succeeded")
 	}
 
-	if err := Delete(p("a")); err != nil {
+	if err := Delete(ctx, p("a")); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := Exists(p("a")); ok {
+	if ok, _ := Exists(ctx, p("a")); ok {
 		t.Error("a still exists")
 	}
-	if err := Delete(p("a")); err != nil {
+	if err := Delete(ctx, p("a")); err != nil {
 		t.Errorf("delete of missing path: %v", err)
 	}
-	for _, f := range []func(string) error{MkdirAll, Delete, Touchz} {
-		if err := f("hdfs://nn:8020/x"); !errors.Is(err, ErrUnsupported) {
+	for _, f := range []func(context.Context, string) error{MkdirAll, Delete, Touchz} {
+		if err := f(ctx, "hdfs://nn:8020/x"); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("hdfs op err = %v", err)
 		}
 	}
@@ -313,3 +314,5 @@ func TestELFunctions(t *testing.T) {
 		}
 	}
 }
+
+var ctx = context.Background()

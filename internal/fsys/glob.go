@@ -1,10 +1,14 @@
 package fsys
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -25,10 +29,14 @@ func HasGlob(p string) bool {
 // slashes) and \ to escape the next character. A pattern without glob
 // syntax matches itself when it exists. No match is an empty result, not an
 // error.
-func Glob(pattern string) ([]string, error) {
-	prefix, local, err := split(pattern)
+func (n *Namespace) Glob(ctx context.Context, pattern string) ([]string, error) {
+	r, err := n.Resolve(ctx, pattern)
 	if err != nil {
 		return nil, err
+	}
+	local, isLocal := r.Local()
+	if !isLocal {
+		local = pathPart(r.Path)
 	}
 	pats, err := expandBraces(local)
 	if err != nil {
@@ -37,19 +45,89 @@ func Glob(pattern string) ([]string, error) {
 	seen := make(map[string]bool)
 	var out []string
 	for _, p := range pats {
-		matches, err := globLocal(p)
+		var matches []string
+		if isLocal {
+			matches, err = globLocal(p)
+		} else {
+			matches, err = globStore(ctx, r.FS, strings.TrimSuffix(r.Path, pathPart(r.Path)), p)
+		}
 		if err != nil {
+			if errors.Is(err, ErrUnavailable) || errors.Is(err, fs.ErrPermission) || errors.Is(err, ErrCredentials) {
+				return nil, err
+			}
 			return nil, fmt.Errorf("illegal file pattern [%s]: %w", pattern, err)
 		}
 		for _, m := range matches {
+			m = r.Back(m)
 			if !seen[m] {
 				seen[m] = true
-				out = append(out, prefix+m)
+				out = append(out, m)
 			}
 		}
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// globStore matches the brace-free path pattern pat on a store whose paths
+// start with store (scheme://authority): a listing per directory a
+// wildcard component looks into, a Stat per literal path at the end.
+func globStore(ctx context.Context, f FileSystem, store, pat string) ([]string, error) {
+	comps := strings.Split(strings.Trim(pat, "/"), "/")
+	bases := []string{store}
+	for i, comp := range comps {
+		if comp == "" {
+			continue
+		}
+		last := i == len(comps)-1
+		var next []string
+		for _, b := range bases {
+			if !strings.ContainsAny(comp, `*?[\`) {
+				next = append(next, b+"/"+comp)
+				continue
+			}
+			if _, err := path.Match(comp, ""); err != nil {
+				return nil, errors.New("malformed character class or escape")
+			}
+			list, err := f.List(ctx, orRoot(b, store))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range list {
+				name := baseName(e.Path)
+				if ok, _ := path.Match(comp, name); ok && (last || e.Dir) {
+					next = append(next, b+"/"+name)
+				}
+			}
+		}
+		sort.Strings(next)
+		bases = slices.Compact(next)
+		if len(bases) == 0 {
+			return nil, nil
+		}
+	}
+	// Literal components were taken on trust: check what they named.
+	var out []string
+	for _, b := range bases {
+		b = orRoot(b, store)
+		if _, err := f.Stat(ctx, b); err == nil {
+			out = append(out, b)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// orRoot turns the bare store prefix into its root path.
+func orRoot(p, store string) string {
+	if p == store {
+		return store + "/"
+	}
+	return p
 }
 
 // globLocal matches a brace-free pattern component by component, so that

@@ -3,7 +3,6 @@ package fsys
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 )
 
@@ -51,13 +50,4 @@ func parseSymbolic(orig, s string) (fs.FileMode, error) {
 		}
 	}
 	return mode, nil
-}
-
-// Chmod sets the permission bits of p.
-func Chmod(p string, mode fs.FileMode) error {
-	l, err := Local(p)
-	if err != nil {
-		return err
-	}
-	return os.Chmod(l, mode)
 }

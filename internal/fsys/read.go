@@ -93,11 +93,17 @@ func OpenRegular(ctx context.Context, p string, max int64) (*os.File, os.FileInf
 	if err != nil {
 		return nil, nil, err
 	}
+	return openRegularLocal(ctx, p, local, max)
+}
+
+// openRegularLocal is OpenRegular of the local path local, named p in
+// errors.
+func openRegularLocal(ctx context.Context, p, local string, max int64) (*os.File, os.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	var f *os.File
-	err = osuser.Do(osuser.FromContext(ctx), func() error {
+	err := osuser.Do(osuser.FromContext(ctx), func() error {
 		fi, err := os.Stat(local)
 		if err != nil {
 			return err
@@ -132,12 +138,12 @@ func checkRegular(p string, fi os.FileInfo, max int64) error {
 	return nil
 }
 
-// ReadFileLimit reads the regular file p (a plain path or file:// URI)
+// readLocalLimit reads the local regular file local (named p in errors)
 // whole, as OpenRegular opens it (with the user of ctx, when it carries
 // one), stopping with ctx.Err() when ctx is done. A file growing while it
 // is read is still cut at max.
-func ReadFileLimit(ctx context.Context, p string, max int64) ([]byte, error) {
-	f, fi, err := OpenRegular(ctx, p, max)
+func readLocalLimit(ctx context.Context, p, local string, max int64) ([]byte, error) {
+	f, fi, err := openRegularLocal(ctx, p, local, max)
 	if err != nil {
 		return nil, err
 	}

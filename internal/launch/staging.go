@@ -2,6 +2,7 @@ package launch
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -70,9 +71,9 @@ func RunPrepare(body *workflow.Element) error {
 			return err
 		}
 		if op.Name.Local == "delete" {
-			err = fsys.Delete(p)
+			err = fsys.Delete(context.TODO(), p)
 		} else {
-			err = fsys.MkdirAll(p)
+			err = fsys.MkdirAll(context.TODO(), p)
 		}
 		if err != nil {
 			return FsIOError(p, err, "")

@@ -194,7 +194,7 @@ func (c Config) StoreDSN(warnf func(format string, args ...any)) (string, error)
 	if dsn == "" {
 		return "", fmt.Errorf("gozie.db.file %s: the file is empty; it must hold the store DSN (postgres://...)", p)
 	}
-	if fi, err := fsys.Stat(p); err == nil && fi.Mode().Perm()&0o077 != 0 && redact.HasPassword(dsn) {
+	if fi, err := fsys.Stat(context.Background(), p); err == nil && fi.Mode().Perm()&0o077 != 0 && redact.HasPassword(dsn) {
 		warnf("gozie: warning: gozie.db.file %s holds a password and its mode %#o lets other users read it; chmod 600 %s", p, fi.Mode().Perm(), p)
 	}
 	return dsn, nil

@@ -305,7 +305,7 @@ func TestEmailErrors(t *testing.T) {
 		{"starttls required, not offered", emailSite(srv, "gozie.email.smtp.starttls.required", "true"), `<to>a@x.org</to>` + ok, CodeEmailSend,
 			[]string{"does not offer STARTTLS"}},
 		{"hdfs attachment", emailSite(srv), `<to>a@x.org</to>` + ok + `<attachment>hdfs://nn:8020/user/x/f.csv</attachment>`, CodeEmailAttachment,
-			[]string{"hdfs://nn:8020/user/x/f.csv", "no HDFS client"}},
+			[]string{"hdfs://nn:8020/user/x/f.csv", "gozie.fs.mount."}},
 		{"missing attachment", emailSite(srv), `<to>a@x.org</to>` + ok + `<attachment>nothere.csv</attachment>`, CodeEmailAttachment,
 			[]string{"[nothere.csv]", "no such file"}},
 		{"directory attachment", emailSite(srv), `<to>a@x.org</to>` + ok + `<attachment>` + app + `</attachment>`, CodeEmailAttachment,

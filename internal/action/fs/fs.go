@@ -161,6 +161,8 @@ func runFS(ctx context.Context, a *action.Context, runAs *launch.RunAs) error {
 			}
 		}
 	}
+	// The commands reach stores with the job's settings and as its user.
+	fctx := fsys.WithUser(fsys.WithConf(ctx, confOf(a)), a.User)
 	j, err := openFSJournal(a, cmds)
 	if err != nil {
 		return err
@@ -183,7 +185,7 @@ func runFS(ctx context.Context, a *action.Context, runAs *launch.RunAs) error {
 		// A command that began but was not recorded as done may have
 		// done all or part of its work before the crash: Oozie's recovery
 		// rule, a move whose source is already gone passes.
-		if err := launch.AsUser(runAs, func() error { return execFS(c, state == fsBegun, max) }); err != nil {
+		if err := launch.AsUser(runAs, func() error { return execFS(fctx, c, state == fsBegun, max) }); err != nil {
 			return err
 		}
 		if fsCrashHook != nil && fsCrashHook(i, true) {
@@ -276,9 +278,9 @@ func resolveMoveTarget(source, raw string) (string, error) {
 	return strings.TrimSuffix(source, local) + raw, nil
 }
 
-func execFS(c fsCommand, recovery bool, max int) error {
+func execFS(ctx context.Context, c fsCommand, recovery bool, max int) error {
 	matches := func() ([]string, error) {
-		m, err := fsys.Glob(c.path)
+		m, err := fsys.Glob(ctx, c.path)
 		if err != nil {
 			return nil, launch.FsIOError(c.path, err, "")
 		}
@@ -289,7 +291,7 @@ func execFS(c fsCommand, recovery bool, max int) error {
 	}
 	switch c.op {
 	case "mkdir":
-		if err := fsys.MkdirAll(c.path); err != nil {
+		if err := fsys.MkdirAll(ctx, c.path); err != nil {
 			return launch.FsIOError(c.path, err, launch.CodeFSMkdir, "mkdir, path [%s] could not create directory", c.path)
 		}
 	case "delete":
@@ -303,12 +305,12 @@ func execFS(c fsCommand, recovery bool, max int) error {
 			paths = m
 		}
 		for _, p := range paths {
-			if err := fsys.Delete(p); err != nil {
+			if err := fsys.Delete(ctx, p); err != nil {
 				return launch.FsIOError(p, err, launch.CodeFSDelete, "delete, path [%s] could not delete path", p)
 			}
 		}
 	case "touchz":
-		if err := fsys.Touchz(c.path); err != nil {
+		if err := fsys.Touchz(ctx, c.path); err != nil {
 			var pe *fs.PathError
 			if errors.As(err, &pe) && !errors.Is(err, fs.ErrPermission) && !errors.Is(err, fs.ErrNotExist) {
 				return action.Errorf(action.ErrorKindError, launch.CodeIO, "touchz, %v", err)
@@ -316,7 +318,7 @@ func execFS(c fsCommand, recovery bool, max int) error {
 			return launch.FsIOError(c.path, err, "")
 		}
 	case "move":
-		return execMove(c, recovery, matches)
+		return execMove(ctx, c, recovery, matches)
 	case "chmod", "chgrp":
 		m, err := matches()
 		if err != nil {
@@ -326,7 +328,7 @@ func execFS(c fsCommand, recovery bool, max int) error {
 			return action.Errorf(action.ErrorKindError, launch.CodeFSNoMatch, "%s, path(s) that matches [%s] does not exist", c.op, c.path)
 		}
 		for _, p := range m {
-			if err := walkFS(c, p, true); err != nil {
+			if err := walkFS(ctx, c, p, true); err != nil {
 				return err
 			}
 		}
@@ -340,7 +342,7 @@ func execFS(c fsCommand, recovery bool, max int) error {
 	return nil
 }
 
-func execMove(c fsCommand, recovery bool, matches func() ([]string, error)) error {
+func execMove(ctx context.Context, c fsCommand, recovery bool, matches func() ([]string, error)) error {
 	m, err := matches()
 	if err != nil {
 		return err
@@ -352,7 +354,7 @@ func execMove(c fsCommand, recovery bool, matches func() ([]string, error)) erro
 		return action.Errorf(action.ErrorKindError, launch.CodeFSMoveNoSource, "move, source path [%s] does not exist", c.path)
 	}
 	if len(m) > 1 {
-		if dir, _ := fsys.IsDir(c.target); !dir {
+		if dir, _ := fsys.IsDir(ctx, c.target); !dir {
 			if recovery {
 				return nil
 			}
@@ -360,7 +362,7 @@ func execMove(c fsCommand, recovery bool, matches func() ([]string, error)) erro
 		}
 	}
 	for _, p := range m {
-		if _, err := fsys.Rename(p, c.target); err != nil && !recovery {
+		if _, err := fsys.Rename(ctx, p, c.target); err != nil && !recovery {
 			return launch.FsIOError(p, err, launch.CodeFSMove, "move, could not move [%s] to [%s]: %v", p, c.target, err)
 		}
 	}
@@ -370,20 +372,20 @@ func execMove(c fsCommand, recovery bool, matches func() ([]string, error)) erro
 // walkFS applies chmod/chgrp the way Oozie does: with dir-files (the
 // default) a directory and the entries one level inside it, every level
 // with <recursive/>; without dir-files, the path alone.
-func walkFS(c fsCommand, p string, root bool) error {
+func walkFS(ctx context.Context, c fsCommand, p string, root bool) error {
 	apply := func(q string) error {
 		var err error
 		if c.op == "chmod" {
-			err = fsys.Chmod(q, c.perm)
+			err = fsys.Chmod(ctx, q, c.perm)
 		} else {
-			err = fsys.Chgrp(q, c.group)
+			err = fsys.Chgrp(ctx, q, c.group)
 		}
 		if err != nil {
 			return launch.FsIOError(q, err, "")
 		}
 		return nil
 	}
-	dir, err := fsys.IsDir(p)
+	dir, err := fsys.IsDir(ctx, p)
 	if err != nil {
 		return launch.FsIOError(p, err, "")
 	}
@@ -395,7 +397,7 @@ func walkFS(c fsCommand, p string, root bool) error {
 			return err
 		}
 	}
-	children, err := fsys.List(p)
+	children, err := fsys.List(ctx, p)
 	if err != nil {
 		return launch.FsIOError(p, err, "")
 	}
@@ -404,8 +406,8 @@ func walkFS(c fsCommand, p string, root bool) error {
 			return err
 		}
 		if c.recursive {
-			if sub, _ := fsys.IsDir(ch); sub {
-				if err := walkFS(c, ch, false); err != nil {
+			if sub, _ := fsys.IsDir(ctx, ch); sub {
+				if err := walkFS(ctx, c, ch, false); err != nil {
 					return err
 				}
 			}
@@ -576,4 +578,13 @@ func (j *fsJournal) close() {
 	if j.f != nil {
 		j.f.Close()
 	}
+}
+
+// confOf returns the action's configuration as the file layer's settings,
+// or nil.
+func confOf(a *action.Context) fsys.Config {
+	if a.Conf == nil {
+		return nil
+	}
+	return a.Conf
 }

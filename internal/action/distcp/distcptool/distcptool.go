@@ -344,7 +344,7 @@ func (c *localDistcp) run(ctx context.Context, args []string) (int, error) {
 			return distcpExitInvalid, err
 		}
 		if fsys.HasGlob(s) {
-			m, err := fsys.Glob(l)
+			m, err := fsys.Glob(context.TODO(), l)
 			if err != nil {
 				return distcpExitInvalid, err
 			}

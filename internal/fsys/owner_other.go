@@ -1,0 +1,7 @@
+//go:build !unix
+
+package fsys
+
+import "io/fs"
+
+func ownerOf(fs.FileInfo) (string, string) { return "", "" }
