@@ -58,7 +58,7 @@ func TestSubmitErrors(t *testing.T) {
 		{"controls order", app("0.2", "", "<controls><execution>FIFO</execution><timeout>1</timeout></controls>"), nil, CodeSchema, "element 'timeout'. No child element is expected at this point. (line 2, column 38)"},
 		{"two data-out instances", app("0.2", "", "<datasets>"+ds("a", "/a")+`</datasets><output-events><data-out name="o" dataset="a"><instance>${coord:current(0)}</instance><instance>${coord:current(0)}</instance></data-out></output-events>`), nil, CodeSchema, "No child element is expected at this point"},
 		{"no user", app("0.2", "", ""), map[string]string{PropUser: " "}, "E0401", "[user.name]"},
-		{"app missing", app("0.2", "", ""), map[string]string{PropAppPath: "hdfs://nn/elsewhere"}, CodeReadApp, "File does not exist, /elsewhere/coordinator.xml"},
+		{"app missing", app("0.2", "", ""), map[string]string{PropAppPath: "hdfs://nn/elsewhere"}, CodeReadApp, "File does not exist, hdfs://nn/elsewhere/coordinator.xml"},
 		{"undefined variable", app("0.2", `name="c" frequency="60" start="${startTime}" end="2009-01-02T00:00Z" timezone="UTC"`, ""), nil, CodeEL, "variable [startTime] cannot be resolved"},
 		{"bad start", app("0.2", `name="c" frequency="60" start="2009-01-01" end="2009-01-02T00:00Z" timezone="UTC"`, ""), nil, CodeInvalidAttrs, "parameter [start] = [2009-01-01]"},
 		{"bad timezone", app("0.2", `name="c" frequency="60" start="2009-01-01T00:00Z" end="2009-01-02T00:00Z" timezone="Mars/Base"`, ""), nil, CodeInvalidAttrs, "timezone [Mars/Base]"},

@@ -26,9 +26,9 @@ func (a *App) resolveDatasets(r *rawApp, rv resolver, read func(string) ([]byte,
 		if err != nil {
 			return err
 		}
-		p = uriPath(p)
-		if !path.IsAbs(p) {
-			p = path.Join(appDir, p)
+		p = strings.TrimSpace(p)
+		if !path.IsAbs(p) && !strings.Contains(p, "://") {
+			p = uriJoin(appDir, p)
 		}
 		data, err := read(p)
 		if err != nil {

@@ -242,8 +242,16 @@ func sortedKeys(m map[string]any) []string {
 }
 
 // memFiles is a ReadFile over an in-memory file set.
+// memFiles serves files by path; a URI (hdfs://nn/app/x, file:///app/x)
+// names the file at its path, whatever the store.
 func memFiles(files map[string]string) func(string) ([]byte, error) {
 	return func(p string) ([]byte, error) {
+		if i := strings.Index(p, "://"); i >= 0 {
+			rest := p[i+3:]
+			if j := strings.IndexByte(rest, '/'); j >= 0 {
+				p = rest[j:]
+			}
+		}
 		if s, ok := files[p]; ok {
 			return []byte(s), nil
 		}

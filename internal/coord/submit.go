@@ -2,7 +2,6 @@ package coord
 
 import (
 	"bytes"
-	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -59,13 +58,13 @@ func Submit(props *conf.Config, opts SubmitOptions) (*App, *conf.Config, error) 
 	if opts.ReadFile == nil {
 		return nil, nil, errorf(CodeReadApp, "no file reader to read %s", appURI)
 	}
-	file := uriPath(appURI)
+	file := strings.TrimSuffix(strings.TrimSpace(appURI), "/")
 	data, err := opts.ReadFile(file)
 	if refused, ok := err.(*Error); ok {
 		return nil, nil, refused
 	}
 	if err != nil || len(bytes.TrimSpace(data)) == 0 {
-		file = path.Join(file, "coordinator.xml")
+		file = uriJoin(file, "coordinator.xml")
 		if data, err = opts.ReadFile(file); err != nil {
 			if refused, ok := err.(*Error); ok {
 				return nil, nil, refused
@@ -73,14 +72,14 @@ func Submit(props *conf.Config, opts SubmitOptions) (*App, *conf.Config, error) 
 			return nil, nil, errorf(CodeReadApp, "File does not exist, %s", file)
 		}
 	}
-	appDir := path.Dir(file)
+	appDir := uriDir(file)
 	job := props.Clone()
-	def, err := opts.ReadFile(path.Join(appDir, "config-default.xml"))
+	def, err := opts.ReadFile(uriJoin(appDir, "config-default.xml"))
 	if refused, ok := err.(*Error); ok {
 		return nil, nil, refused
 	}
 	if err == nil {
-		dc, err := conf.ParseXML(bytes.NewReader(def), path.Join(appDir, "config-default.xml"))
+		dc, err := conf.ParseXML(bytes.NewReader(def), uriJoin(appDir, "config-default.xml"))
 		if err != nil {
 			return nil, nil, errorf(CodeSchema, "config-default.xml: %v", err)
 		}
@@ -150,14 +149,27 @@ func checkDisallowed(c *conf.Config, names []string) error {
 	return nil
 }
 
-// uriPath returns the path part of an application URI (file:///a/b,
-// hdfs://nn:8020/a/b, or a plain path).
-func uriPath(s string) string {
-	s = strings.TrimSpace(s)
-	if u, err := url.Parse(s); err == nil && u.Scheme != "" {
-		return u.Path
+// uriJoin joins name to an application directory, a plain path or a URI
+// whose scheme://authority must survive (path.Join would fold "//").
+func uriJoin(dir, name string) string {
+	if !strings.Contains(dir, "://") {
+		return path.Join(dir, name)
 	}
-	return s
+	return strings.TrimSuffix(dir, "/") + "/" + name
+}
+
+// uriDir returns the directory holding p, a plain path or a URI.
+func uriDir(p string) string {
+	i := strings.Index(p, "://")
+	if i < 0 {
+		return path.Dir(p)
+	}
+	rest := p[i+3:]
+	j := strings.IndexByte(rest, '/')
+	if j < 0 {
+		return p
+	}
+	return p[:i+3+j] + path.Dir(rest[j:])
 }
 
 // applyParameters sets the <parameters> defaults the job lacks and fails

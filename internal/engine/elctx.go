@@ -12,6 +12,7 @@ import (
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/el"
+	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/workflow"
@@ -147,7 +148,7 @@ func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, 
 	}
 	total := e.expandTotal()
 	for _, x := range jobXMLOrder(st.app, body) {
-		jx, size, err := e.readConfFileSize(uctx, st.localPath(x))
+		jx, size, err := e.readConfFileSize(fsys.WithConf(uctx, st.conf), st.localPath(x))
 		if err != nil {
 			return nil, "", action.Errorf(action.ErrorKindError, "JA008", "job-xml [%s] of action [%s]: %v", x, a.Name, err)
 		}
@@ -206,13 +207,14 @@ func jobXMLOrder(app *workflow.App, body *workflow.Element) []string {
 }
 
 // localPath resolves a path of the definition: relative paths start at the
-// application root (spec: wf 7); file: URIs become local paths.
+// application root (spec: wf 7), a local directory or a store URI; file:
+// URIs become local paths.
 func (st *jobState) localPath(p string) string {
 	p = stripFileScheme(p)
 	if p == "" || filepath.IsAbs(p) || strings.Contains(p, "://") {
 		return p
 	}
-	return filepath.Join(st.extra.AppRoot, p)
+	return childOf(st.extra.AppRoot, p, false)
 }
 
 // stripFileScheme turns file:///x, file://localhost/x and file:/x into /x.

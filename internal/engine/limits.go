@@ -79,7 +79,7 @@ func (e *Engine) JobUserContext(ctx context.Context, user string) (context.Conte
 	if err != nil {
 		return nil, err
 	}
-	return osuser.NewContext(ctx, u), nil
+	return fsys.WithUser(osuser.NewContext(ctx, u), user), nil
 }
 
 // jobUser is the identity the server acts with for user's jobs: nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
@@ -56,7 +57,7 @@ var identityProps = []string{PropUser, "mapreduce.job.user.name"}
 // ownConfChanges returns the properties of props that would change the
 // job of st, the application path compared by the definition it names.
 // Rerun options and the identity properties are not changes.
-func ownConfChanges(st *jobState, props *conf.Config) ([]string, error) {
+func ownConfChanges(ctx context.Context, st *jobState, props *conf.Config) ([]string, error) {
 	var changed []string
 	for _, p := range props.Properties() {
 		switch {
@@ -77,11 +78,11 @@ func ownConfChanges(st *jobState, props *conf.Config) ([]string, error) {
 				view.Set(q.Name, q.Value)
 			}
 			want, _ := view.Get(PropAppPath)
-			_, newDef, _, err := locateApp(strings.TrimSpace(want))
+			_, newDef, _, err := locateApp(ctx, strings.TrimSpace(want))
 			if err != nil {
 				return nil, err
 			}
-			_, oldDef, _, err := locateApp(strings.TrimSpace(old))
+			_, oldDef, _, err := locateApp(ctx, strings.TrimSpace(old))
 			if err != nil || newDef != oldDef {
 				changed = append(changed, p.Name)
 			}
@@ -111,7 +112,7 @@ func (e *Engine) rerun(ctx context.Context, id string, props *conf.Config, ownCo
 	}
 
 	if ownConf {
-		changed, err := ownConfChanges(st, props)
+		changed, err := ownConfChanges(ctx, st, props)
 		if err != nil {
 			return err
 		}
@@ -122,7 +123,7 @@ func (e *Engine) rerun(ctx context.Context, id string, props *conf.Config, ownCo
 
 	merged := rerunConf(st, props, ownConf, hasSkip, hasFail)
 	appPath, _ := merged.Get(PropAppPath)
-	root, defPath, shown, err := locateApp(strings.TrimSpace(appPath))
+	root, defPath, shown, err := locateApp(fsys.WithConf(ctx, merged), strings.TrimSpace(appPath))
 	if err != nil {
 		return err
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/el"
+	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
@@ -235,6 +235,7 @@ func (e *Engine) prepareJob(ctx context.Context, props *conf.Config, parent *par
 	if err != nil {
 		return nil, err
 	}
+	ctx = fsys.WithConf(ctx, props)
 	src, err := e.readApp(ctx, strings.TrimSpace(appPath), props)
 	if err != nil {
 		return nil, err
@@ -292,7 +293,7 @@ type appSource struct {
 // at appPath, merging the defaults into props and setting its app path to
 // the one shown.
 func (e *Engine) readApp(ctx context.Context, appPath string, props *conf.Config) (*appSource, error) {
-	root, defPath, shown, err := locateApp(appPath)
+	root, defPath, shown, err := locateApp(ctx, appPath)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +303,7 @@ func (e *Engine) readApp(ctx context.Context, appPath string, props *conf.Config
 		return nil, cannotRead(err)
 	}
 	defaults := conf.New()
-	if dp := filepath.Join(root, "config-default.xml"); fileExists(dp) {
+	if dp := childOf(root, "config-default.xml", false); fileExists(ctx, dp) {
 		if defaults, err = e.ReadConfFile(ctx, dp); err != nil {
 			return nil, cannotRead(err)
 		}
@@ -364,42 +365,81 @@ func jobByExternalID(ctx context.Context, tx store.Tx, user, ext string) (string
 }
 
 // locateApp finds the application of an app path (spec: wf 7): a directory
-// holding workflow.xml, or the definition file itself. It returns the
-// application root, the definition file, and the path to show as the job's
-// app path (absolute, keeping a file: scheme when one was given).
-func locateApp(appPath string) (root, def, shown string, err error) {
-	local := stripFileScheme(appPath)
-	if i := strings.Index(local, "://"); i > 0 {
-		return "", "", "", errorf(CodeInvalidAppURI, "Invalid application URI [%s], scheme [%s] is not supported", appPath, local[:i])
-	}
-	abs, err := filepath.Abs(local)
-	if err != nil {
+// holding workflow.xml, or the definition file itself, on any store the
+// namespace reaches (after its mount table). It returns the application
+// root (a local directory when the app is local, else the store's URI),
+// the definition file, and the path to show as the job's app path: the
+// user's own spelling made absolute (keeping a file: or store scheme).
+func locateApp(ctx context.Context, appPath string) (root, def, shown string, err error) {
+	ns := fsys.Default()
+	r, err := ns.Resolve(ctx, appPath)
+	if err != nil { // an unknown scheme, a malformed URI
 		return "", "", "", errorf(CodeInvalidAppURI, "Invalid application URI [%s], %v", appPath, err)
 	}
-	shown = abs
-	if strings.HasPrefix(appPath, "file:") {
-		shown = "file://" + abs
+	local, isLocal := r.Local()
+	shown = appPath
+	switch s := fsys.Scheme(appPath); {
+	case s == "" || s == "file" && isLocal && !mounted(ns, appPath):
+		abs, err := filepath.Abs(local)
+		if err != nil {
+			return "", "", "", errorf(CodeInvalidAppURI, "Invalid application URI [%s], %v", appPath, err)
+		}
+		local, shown = abs, abs
+		if s == "file" {
+			shown = "file://" + abs
+		}
+	default:
+		shown = strings.TrimSuffix(appPath, "/")
 	}
-	info, err := os.Stat(abs)
+	info, err := ns.Stat(ctx, appPath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", "", "", errorf(CodeAppDirMissing, "App directory [%s] does not exist", appPath)
 	case err != nil:
 		return "", "", "", errorf(CodeCannotRead, "Could not read the workflow definition, %v", err)
-	case info.IsDir():
-		def = filepath.Join(abs, "workflow.xml")
-		if !fileExists(def) {
-			return "", "", "", errorf(CodeAppDefMissing, "App definition [%s] does not exist", def)
-		}
-		return abs, def, shown, nil
-	default:
-		return filepath.Dir(abs), abs, shown, nil
 	}
+	dir, file := local, ""
+	if !isLocal {
+		dir = r.Path
+	}
+	if !info.IsDir() {
+		file, dir = dir, parentOf(dir, isLocal)
+	} else {
+		file = childOf(dir, "workflow.xml", isLocal)
+		if ok, _ := ns.Exists(ctx, file); !ok {
+			return "", "", "", errorf(CodeAppDefMissing, "App definition [%s] does not exist", childOf(shown, "workflow.xml", false))
+		}
+	}
+	return dir, file, shown, nil
 }
 
-func fileExists(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && !info.IsDir()
+// mounted reports whether p goes through the namespace's mount table.
+func mounted(ns *fsys.Namespace, p string) bool {
+	for _, m := range ns.Mounts() {
+		if strings.HasPrefix(p, m.From) {
+			return true
+		}
+	}
+	return false
+}
+
+// childOf joins name to a local directory or a store URI.
+func childOf(dir, name string, local bool) string {
+	if local || fsys.Scheme(dir) == "" {
+		return filepath.Join(dir, name)
+	}
+	return strings.TrimSuffix(dir, "/") + "/" + name
+}
+
+// parentOf is the directory holding p, a local path or a store URI.
+func parentOf(p string, local bool) string {
+	if local || fsys.Scheme(p) == "" {
+		return filepath.Dir(p)
+	}
+	if i := strings.LastIndexByte(p, '/'); i > len(fsys.Scheme(p))+3 {
+		return p[:i]
+	}
+	return p
 }
 
 // StartJob starts a job in PREP.
@@ -467,4 +507,10 @@ func (e *Engine) command(ctx context.Context, id string, fn func(*jobState) erro
 		}
 	}
 	return children, e.commit(ctx, st)
+}
+
+// fileExists reports whether p (any store) is a regular file.
+func fileExists(ctx context.Context, p string) bool {
+	fi, err := fsys.Stat(ctx, p)
+	return err == nil && !fi.IsDir()
 }

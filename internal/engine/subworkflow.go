@@ -61,7 +61,7 @@ func (s *subWorkflow) Start(ctx context.Context, a *action.Context) (action.Resu
 		return action.Result{}, action.Errorf(action.ErrorKindError, CodeNoAppPath, "sub-workflow [%s] has no app-path", a.Name)
 	}
 	if local := stripFileScheme(appPath); !filepath.IsAbs(local) && !strings.Contains(local, "://") {
-		appPath = filepath.Join(a.AppPath, local)
+		appPath = childOf(a.AppPath, local, false)
 	}
 	props := conf.New()
 	if a.Element.Child("propagate-configuration") != nil && a.JobConf != nil {

@@ -230,7 +230,7 @@ func boundedCoordReader(ctx context.Context, maxDef, maxConf int64) func(string)
 		if max <= 0 {
 			max = 1 << 40
 		}
-		data, err := fsys.ReadFileLimit(ctx, stripFileScheme(p), max)
+		data, err := fsys.ReadFileLimit(ctx, p, max)
 		var re *fsys.ReadError
 		if errors.As(err, &re) && !re.Mode.IsDir() {
 			var ee *Error
