@@ -24,6 +24,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
@@ -117,6 +118,14 @@ func New(ctx context.Context, o Options) (sys *System, err error) {
 			return nil, err
 		}
 	}
+	// The stores and the mount table, before anything reads a path. The
+	// namespace is the process's (fsys.Default): the engines, the
+	// executors and the EL functions all reach files through it.
+	ns, err := storageNamespace(cfg)
+	if err != nil {
+		return nil, err
+	}
+	fsys.SetDefault(ns)
 	st, shared, err := openStore(ctx, cfg, dir, o)
 	if err != nil {
 		return nil, err

@@ -296,6 +296,21 @@ func overlay(job, base Config, prefixes []string) (Config, string) {
 // layered looks a key up in top, then in base.
 type layered struct{ top, base Config }
 
+// Layer returns a Config looking keys up in top, then in base (an
+// action's configuration over its job's).
+func Layer(top, base Config) Config { return layered{top, base} }
+
+// Names lists the keys of both layers that can enumerate theirs.
+func (l layered) Names() []string {
+	var out []string
+	for _, c := range []Config{l.top, l.base} {
+		if n, ok := c.(Names); ok {
+			out = append(out, n.Names()...)
+		}
+	}
+	return out
+}
+
 func (l layered) Get(k string) (string, bool) {
 	if v, ok := l.top.Get(k); ok {
 		return v, true

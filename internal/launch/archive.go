@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -23,9 +24,12 @@ const maxArchiveBytes = 8 << 30
 // "#name" fragment or the archive's file name), as Hadoop's distributed
 // cache does. .zip/.jar, .tar, .tar.gz/.tgz are unpacked; other files are
 // linked as they are.
-func UnpackArchive(dir, appDir, entry string) error {
-	src, name, err := SourceOf(appDir, entry)
+func UnpackArchive(ctx context.Context, dir, appDir, entry string) error {
+	src, name, err := SourceOf(ctx, appDir, entry)
 	if err != nil {
+		return err
+	}
+	if src, err = Localize(ctx, dir, src); err != nil {
 		return err
 	}
 	dst := filepath.Join(dir, name)

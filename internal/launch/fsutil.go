@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -82,14 +83,15 @@ func ResolveFSPath(op string, el *workflow.Element, attr, nnPrefix string) (stri
 		}
 		p = nnPrefix + raw
 	}
-	if _, err := fsys.Local(p); err != nil {
+	if _, err := fsys.Default().Resolve(context.Background(), p); err != nil {
 		return "", action.Errorf(action.ErrorKindError, CodeUnsupportedFS, "%v", err)
 	}
 	return p, nil
 }
 
-// FsIOError classifies a file-system failure: an unsupported scheme is
-// E0904, permission denied FS014, otherwise code (with the optional message)
+// FsIOError classifies a file-system failure: a store that did not answer
+// is a transient JA009, an unsupported scheme or operation E0904, refused
+// credentials and permission denied FS014, otherwise code (with the optional message)
 // when given, else JA008 for a missing path and a transient JA009.
 func FsIOError(p string, err error, code string, msg ...any) error {
 	text := err.Error()
@@ -97,8 +99,13 @@ func FsIOError(p string, err error, code string, msg ...any) error {
 		text = fmt.Sprintf(msg[0].(string), msg[1:]...)
 	}
 	switch {
-	case errors.Is(err, fsys.ErrUnsupported):
+	case errors.Is(err, fsys.ErrUnavailable):
+		// The store did not answer: Oozie's transient path, retried.
+		return &action.ExecError{Kind: action.Transient, Code: CodeIO, Msg: err.Error(), Err: err}
+	case errors.Is(err, fsys.ErrUnsupported), errors.Is(err, fsys.ErrNotSupported):
 		return &action.ExecError{Kind: action.ErrorKindError, Code: CodeUnsupportedFS, Msg: err.Error(), Err: err}
+	case errors.Is(err, fsys.ErrCredentials):
+		return &action.ExecError{Kind: action.ErrorKindError, Code: CodeFSAccess, Msg: err.Error(), Err: err}
 	case errors.Is(err, fs.ErrPermission):
 		return &action.ExecError{Kind: action.ErrorKindError, Code: CodeFSAccess, Msg: fmt.Sprintf("Permission denied: [%s]: %v", p, err), Err: err}
 	case code != "":

@@ -3,8 +3,11 @@ package launch
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -51,9 +54,25 @@ const LauncherLog = "launcher.log"
 // runs.
 const LauncherStartGrace = time.Minute
 
+// FilesContext is the context an action's file work runs with: its
+// configuration over the job's (store settings such as fs.s3a.*) and its
+// user, for the stores that act for users.
+func FilesContext(ctx context.Context, a *action.Context) context.Context {
+	var c fsys.Config
+	switch {
+	case a.Conf != nil && a.JobConf != nil:
+		c = fsys.Layer(a.Conf, a.JobConf)
+	case a.Conf != nil:
+		c = a.Conf
+	case a.JobConf != nil:
+		c = a.JobConf
+	}
+	return fsys.WithUser(fsys.WithConf(ctx, c), a.User)
+}
+
 // RunPrepare runs the <prepare> block of an action body (delete and
-// mkdir, in order), paths relative to its <name-node>.
-func RunPrepare(body *workflow.Element) error {
+// mkdir, in order), paths relative to its <name-node>, on any store.
+func RunPrepare(ctx context.Context, body *workflow.Element) error {
 	nnPrefix := ""
 	if nn := body.ChildText("name-node"); nn != "" && fsys.Scheme(nn) != "" {
 		nnPrefix = fsys.Scheme(nn) + "://" + fsys.Authority(nn)
@@ -71,9 +90,9 @@ func RunPrepare(body *workflow.Element) error {
 			return err
 		}
 		if op.Name.Local == "delete" {
-			err = fsys.Delete(context.TODO(), p)
+			err = fsys.Delete(ctx, p)
 		} else {
-			err = fsys.MkdirAll(context.TODO(), p)
+			err = fsys.MkdirAll(ctx, p)
 		}
 		if err != nil {
 			return FsIOError(p, err, "")
@@ -90,13 +109,14 @@ func StageFiles(dir string, a *action.Context, execName string) (appDir string, 
 	if appDir, err = AppDirOf(a.AppPath); err != nil {
 		return "", err
 	}
+	ctx := FilesContext(context.Background(), a)
 	for _, f := range a.Element.ChildrenNamed("file") {
-		if err := LinkFile(dir, appDir, f.TrimText(), execName); err != nil {
+		if err := LinkFile(ctx, dir, appDir, f.TrimText(), execName); err != nil {
 			return "", err
 		}
 	}
 	for _, f := range a.Element.ChildrenNamed("archive") {
-		if err := UnpackArchive(dir, appDir, f.TrimText()); err != nil {
+		if err := UnpackArchive(ctx, dir, appDir, f.TrimText()); err != nil {
 			return "", err
 		}
 	}
@@ -121,14 +141,19 @@ func WriteActionConf(dir string, cfg *conf.Config) (string, error) {
 }
 
 // AppDirOf turns the application path (a directory or its workflow.xml, a
-// URI or a local path) into a local directory.
+// URI or a local path) into its directory: a local directory when the
+// namespace finds it on the local file system (a file: URI, a plain path,
+// a mounted prefix), else the store's URI.
 func AppDirOf(appPath string) (string, error) {
 	if appPath == "" {
 		return "", nil
 	}
-	l, err := fsys.Local(appPath)
+	l, local, err := fsys.Default().LocalPath(context.Background(), appPath)
 	if err != nil {
 		return "", action.Errorf(action.ErrorKindError, CodeUnsupportedFS, "%v", err)
+	}
+	if !local {
+		return strings.TrimSuffix(appPath, "/"), nil
 	}
 	if fi, err := os.Stat(l); err == nil && !fi.IsDir() {
 		l = filepath.Dir(l)
@@ -137,8 +162,9 @@ func AppDirOf(appPath string) (string, error) {
 }
 
 // SourceOf splits a <file>/<archive> entry "path#name" and resolves path:
-// relative paths against the application directory.
-func SourceOf(appDir, entry string) (src, name string, err error) {
+// relative paths against the application directory. The source keeps its
+// store: a local path, or a URI Localize fetches.
+func SourceOf(ctx context.Context, appDir, entry string) (src, name string, err error) {
 	src, name, _ = strings.Cut(entry, "#")
 	if src == "" {
 		return "", "", action.Errorf(action.ErrorKindError, CodeSchema, "empty <file> or <archive> entry")
@@ -149,18 +175,51 @@ func SourceOf(appDir, entry string) (src, name string, err error) {
 	if strings.Contains(name, "/") || name == "." || name == ".." {
 		return "", "", action.Errorf(action.ErrorKindError, CodeSchema, "invalid link name [%s] in [%s]", name, entry)
 	}
-	if fsys.Scheme(src) != "" {
-		if src, err = fsys.Local(src); err != nil {
-			return "", "", action.Errorf(action.ErrorKindError, CodeUnsupportedFS, "%v", err)
+	if fsys.Scheme(src) == "" && !filepath.IsAbs(src) {
+		if fsys.Scheme(appDir) != "" {
+			src = strings.TrimSuffix(appDir, "/") + "/" + src
+		} else {
+			src = filepath.Join(appDir, src)
 		}
-	} else if !filepath.IsAbs(src) {
-		src = filepath.Join(appDir, src)
 	}
-	if _, err := os.Stat(src); err != nil {
+	if l, local, err := fsys.Default().LocalPath(ctx, src); err != nil {
+		return "", "", action.Errorf(action.ErrorKindError, CodeUnsupportedFS, "%v", err)
+	} else if local {
+		src = l
+	}
+	if _, err := fsys.Stat(ctx, src); err != nil {
+		if errors.Is(err, fsys.ErrUnavailable) {
+			return "", "", action.Errorf(action.Transient, CodeIO, "File [%s] of the action: %v", entry, err)
+		}
 		return "", "", action.Errorf(action.ErrorKindError, CodeFileNotFound, "File [%s] of the action does not exist: %v", entry, err)
 	}
 	return src, name, nil
 }
+
+// Localize returns a local path holding src: src itself when it is local,
+// else a copy fetched into dir's staging area (removed with dir), so that
+// files on any store can be linked, unpacked and run.
+func Localize(ctx context.Context, dir, src string) (string, error) {
+	if fsys.Scheme(src) == "" {
+		return src, nil
+	}
+	sum := sha256.Sum256([]byte(src))
+	dst := filepath.Join(dir, StagedDir, hex.EncodeToString(sum[:6]), path.Base(src))
+	if err := os.RemoveAll(filepath.Dir(dst)); err != nil {
+		return "", action.Errorf(action.Transient, CodeIO, "%v", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", action.Errorf(action.Transient, CodeIO, "%v", err)
+	}
+	if err := fsys.Default().CopyToLocal(ctx, src, dst); err != nil {
+		return "", StagingError("fetching", src, err)
+	}
+	return dst, nil
+}
+
+// StagedDir is the directory of a working directory that holds the files
+// fetched from stores.
+const StagedDir = ".gozie-staged"
 
 // StagingError classifies a failure to stage a file the job names: a
 // file that is not regular or too large, or that the job's user may not
@@ -173,6 +232,10 @@ func StagingError(what, src string, err error) error {
 		return action.Errorf(action.ErrorKindError, CodeIO, "%s [%s]: %v", what, src, re)
 	case errors.Is(err, fs.ErrPermission):
 		return action.Errorf(action.ErrorKindError, CodeFSAccess, "%s [%s]: %v", what, src, err)
+	case errors.Is(err, fs.ErrNotExist):
+		return action.Errorf(action.ErrorKindError, CodeFileNotFound, "%s [%s]: %v", what, src, err)
+	case errors.Is(err, fsys.ErrCredentials), errors.Is(err, fsys.ErrUnsupported):
+		return action.Errorf(action.ErrorKindError, CodeUnsupportedFS, "%s [%s]: %v", what, src, err)
 	}
 	return action.Errorf(action.Transient, CodeIO, "%s [%s]: %v", what, src, err)
 }
@@ -180,9 +243,12 @@ func StagingError(what, src string, err error) error {
 // LinkFile makes a <file> entry visible in the working directory under its
 // link name. The executable itself is copied when it lacks the execute bit
 // (files uploaded to HDFS lose it), rather than changing the user's file.
-func LinkFile(dir, appDir, entry, execName string) error {
-	src, name, err := SourceOf(appDir, entry)
+func LinkFile(ctx context.Context, dir, appDir, entry, execName string) error {
+	src, name, err := SourceOf(ctx, appDir, entry)
 	if err != nil {
+		return err
+	}
+	if src, err = Localize(ctx, dir, src); err != nil {
 		return err
 	}
 	dst := filepath.Join(dir, name)

@@ -19,6 +19,9 @@ func TestSecretNameExtended(t *testing.T) {
 		"fs.s3a.encryption.key", "fs.s3a.server-side-encryption.key",
 		"fs.gs.auth.service.account.private.key", "datadog.api_key", "x-api-key",
 		"fs.azure.account.keyprovider",
+		// Where a keytab is, and Azure SAS tokens (storage, issue 25).
+		"oozie.service.HadoopAccessorService.keytab.file", "gozie.fs.hdfs.keytab",
+		"fs.azure.sas.data.acct.blob.core.windows.net",
 		// Oozie masks names containing "pass": the parts that are or end in it.
 		"oozie.https.keystore.pass", "ssl.keypass", "trustStorePass", "DB_PASS",
 		"db.pwd", "DB_PWD", "--password", "-Ddb.password",

@@ -92,7 +92,9 @@ var secretKeys = []string{"apikey", "accountkey", "privatekey", "encryptionkey"}
 // names with a part (between . _ - or a lower-to-upper case change) that
 // is or ends in "pass" (keystore.pass, ssl.keypass, trustStorePass, but
 // not bypass or compass) or, in names of several parts, is "pwd" (db.pwd,
-// DB_PWD, but not PWD). Case is ignored.
+// DB_PWD, but not PWD) or "keytab" (oozie.service.HadoopAccessorService.
+// keytab.file, but not keytab); and Azure SAS tokens (fs.azure.sas.*).
+// Case is ignored.
 func SecretName(name string) bool {
 	if !secretHint(name) {
 		return false // most words of a log line: no allocation
@@ -107,6 +109,19 @@ func SecretName(name string) bool {
 		squeezed := strings.NewReplacer(".", "", "_", "", "-", "").Replace(n)
 		for _, k := range secretKeys {
 			if strings.Contains(squeezed, k) {
+				return true
+			}
+		}
+	}
+	// A store's access: hadoop-azure's SAS tokens (fs.azure.sas.<c>.<a>),
+	// and where a keytab is (oozie.service.HadoopAccessorService.keytab.file):
+	// a keytab is a password in a file, and its path tells where to take it.
+	if strings.HasPrefix(n, "fs.azure.sas.") {
+		return true
+	}
+	if strings.Contains(n, "keytab") && len(nameParts(name)) > 1 {
+		for _, p := range nameParts(name) {
+			if p == "keytab" {
 				return true
 			}
 		}
@@ -155,7 +170,7 @@ func nameParts(name string) []string {
 }
 
 // hints are in every secret name SecretName recognises.
-var hints = []string{"secret", "pass", "token", "credential", "dsn", "key", "pwd"}
+var hints = []string{"secret", "pass", "token", "credential", "dsn", "key", "pwd", "sas"}
 
 // secretHint reports whether name contains a hint, ignoring ASCII case,
 // without allocating.

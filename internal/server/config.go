@@ -82,6 +82,8 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.conf.file.max.bytes", "10485760", "largest config-default.xml or <job-xml> file, in bytes (E0736 above it)"},
 	{"gozie.conf.expand.value.max.bytes", "1048576", "largest ${var} expansion of one configuration value, in bytes (E1004 at submission above it)"},
 	{"gozie.conf.expand.total.max.bytes", "33554432", "largest sum of the expanded values of one job or action configuration, in bytes (E1004 above it)"},
+	{"gozie.fs.mount.<uri-prefix>", "", "mount table: every path under <uri-prefix> (a store URI such as hdfs://localhost:8020/user/me, or an absolute path) is read and written under the value instead (a local directory or another store's URI), as a ViewFs link; the longest matching prefix wins (docs/storage.md)"},
+	{"gozie.hadoop.conf.dir", "", "directory of core-site.xml and hdfs-site.xml whose keys (fs.defaultFS, dfs.nameservices, fs.s3a.*, ...) configure the stores; blank: $HADOOP_CONF_DIR, if set. Keys of this file override theirs"},
 	{"gozie.action.max.bytes", "2097152", "largest action after EL (its XML, as stored and shown by show=info) and largest coordinator action configuration, in bytes (E1004 above it: the action fails without starting)"},
 }
 

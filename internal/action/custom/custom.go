@@ -4,6 +4,7 @@ package custom
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"os/exec"
 	"path/filepath"
@@ -106,7 +107,7 @@ func (p customProgram) Build(dir string, a *action.Context) (*launch.LaunchSpec,
 		return nil, action.Errorf(action.ErrorKindError, launch.CodeToolMissing, "executable of custom action type <%s> not found: %s%s is set to [%s]: %v",
 			p.name, CustomExecutablePrefix, p.name, p.exe, err)
 	}
-	if err := launch.RunPrepare(body); err != nil {
+	if err := launch.RunPrepare(launch.FilesContext(context.Background(), a), body); err != nil {
 		return nil, err
 	}
 	if _, err := launch.StageFiles(dir, a, ""); err != nil {

@@ -4,6 +4,7 @@
 package distcp
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -57,7 +58,7 @@ func NewDistcp(opts launch.Options) action.Executor {
 
 func (p distcpProgram) Build(dir string, a *action.Context) (*launch.LaunchSpec, error) {
 	body := a.Element
-	if err := launch.RunPrepare(body); err != nil {
+	if err := launch.RunPrepare(launch.FilesContext(context.Background(), a), body); err != nil {
 		return nil, err
 	}
 	confPath, err := launch.WriteActionConf(dir, a.Conf)

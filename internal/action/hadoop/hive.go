@@ -1,6 +1,7 @@
 package hadoop
 
 import (
+	"context"
 	"os/user"
 
 	"github.com/gozie/gozie/internal/action"
@@ -37,7 +38,7 @@ const hiveDriver = "org.apache.hive.jdbc.HiveDriver"
 // <script>, or the inline <query> (hive 0.6+, hive2) written to queryFile.
 func hiveScript(dir, appDir, queryFile string, a *action.Context) (string, error) {
 	if s := a.Element.ChildText("script"); s != "" {
-		return stageScript(dir, appDir, s)
+		return stageScript(launch.FilesContext(context.Background(), a), dir, appDir, s)
 	}
 	if q := a.Element.Child("query"); q != nil {
 		return writeQueryFile(dir, queryFile, q.TrimText())

@@ -1,6 +1,8 @@
 package hadoop
 
 import (
+	"context"
+
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/launch"
 )
@@ -24,7 +26,7 @@ const pigPropertiesFile = "pig.properties"
 // mode (-x local) when the action's file system is the local one, unless
 // an <argument> chooses the mode.
 func pigArgs(dir, appDir string, a *action.Context) ([]string, error) {
-	script, err := stageScript(dir, appDir, a.Element.ChildText("script"))
+	script, err := stageScript(launch.FilesContext(context.Background(), a), dir, appDir, a.Element.ChildText("script"))
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package hadoop
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -80,14 +81,14 @@ func sparkArgs(dir, appDir string, a *action.Context) ([]string, error) {
 	}
 	if !sparkLocal(master) {
 		for _, e := range childTexts(a, "file") {
-			p, err := sparkResource(appDir, e)
+			p, err := sparkResource(launch.FilesContext(context.Background(), a), appDir, e)
 			if err != nil {
 				return nil, err
 			}
 			files = append(files, p)
 		}
 		for _, e := range childTexts(a, "archive") {
-			p, err := sparkResource(appDir, e)
+			p, err := sparkResource(launch.FilesContext(context.Background(), a), appDir, e)
 			if err != nil {
 				return nil, err
 			}
@@ -113,8 +114,8 @@ func sparkLocal(master string) bool {
 // sparkResource turns a <file>/<archive> entry into what --files and
 // --archives take: the resolved local path, with #name when the entry
 // renames it (YARN localizes it under that name).
-func sparkResource(appDir, entry string) (string, error) {
-	src, name, err := launch.SourceOf(appDir, entry)
+func sparkResource(ctx context.Context, appDir, entry string) (string, error) {
+	src, name, err := launch.SourceOf(ctx, appDir, entry)
 	if err != nil {
 		return "", err
 	}

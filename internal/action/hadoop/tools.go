@@ -6,6 +6,7 @@ package hadoop
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -102,7 +103,7 @@ func (p toolProgram) Build(dir string, a *action.Context) (*launch.LaunchSpec, e
 	if err != nil {
 		return nil, err
 	}
-	if err := launch.RunPrepare(a.Element); err != nil {
+	if err := launch.RunPrepare(launch.FilesContext(context.Background(), a), a.Element); err != nil {
 		return nil, err
 	}
 	appDir, err := launch.StageFiles(dir, a, "")
@@ -161,7 +162,7 @@ func (p toolProgram) Result(dir string, _ *action.Context, st launch.LaunchStatu
 // reads relative to its working directory as Oozie's launcher does. A
 // <file> entry of the same name staged it already; otherwise the script
 // is resolved against the application directory.
-func stageScript(dir, appDir, script string) (string, error) {
+func stageScript(ctx context.Context, dir, appDir, script string) (string, error) {
 	if script == "" {
 		return "", action.Errorf(action.ErrorKindError, launch.CodeSchema, "action without <script>")
 	}
@@ -169,8 +170,11 @@ func stageScript(dir, appDir, script string) (string, error) {
 	if _, err := os.Lstat(filepath.Join(dir, name)); err == nil && !strings.Contains(script, "#") {
 		return name, nil
 	}
-	src, name, err := launch.SourceOf(appDir, script)
+	src, name, err := launch.SourceOf(ctx, appDir, script)
 	if err != nil {
+		return "", err
+	}
+	if src, err = launch.Localize(ctx, dir, src); err != nil {
 		return "", err
 	}
 	if err := os.Symlink(src, filepath.Join(dir, name)); err != nil {

@@ -5,6 +5,7 @@ package jvm
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func (p javaProgram) Build(dir string, a *action.Context) (*launch.LaunchSpec, e
 	if mainClass == "" {
 		return nil, action.Errorf(action.ErrorKindError, launch.CodeSchema, "java action without <main-class>")
 	}
-	if err := launch.RunPrepare(body); err != nil {
+	if err := launch.RunPrepare(launch.FilesContext(context.Background(), a), body); err != nil {
 		return nil, err
 	}
 	if _, err := launch.StageFiles(dir, a, ""); err != nil {

@@ -1,6 +1,7 @@
 package jvm
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -64,7 +65,7 @@ func (p mapReduceProgram) Build(dir string, a *action.Context) (*launch.LaunchSp
 	if body.Child("streaming") != nil {
 		why := notLocal(body, cfg)
 		if why == "" {
-			if err := launch.RunPrepare(body); err != nil {
+			if err := launch.RunPrepare(launch.FilesContext(context.Background(), a), body); err != nil {
 				return nil, err
 			}
 			return p.buildStreaming(dir, a, cfg)
@@ -336,6 +337,7 @@ func (p mapReduceProgram) buildStreaming(dir string, a *action.Context, cfg *con
 // directory; a file that is the mapper's or reducer's program is made
 // executable (a copy), as Hadoop streaming makes it.
 func stageStreamingFiles(dir, appDir string, a *action.Context, job *streaming.Job) error {
+	ctx := launch.FilesContext(context.Background(), a)
 	progs := map[string]bool{}
 	for _, c := range []string{job.Mapper, job.Reducer} {
 		if w, err := streaming.SplitCommand(c); err == nil && len(w) > 0 {
@@ -344,7 +346,7 @@ func stageStreamingFiles(dir, appDir string, a *action.Context, job *streaming.J
 	}
 	for _, f := range a.Element.ChildrenNamed("file") {
 		entry := f.TrimText()
-		_, name, err := launch.SourceOf(appDir, entry)
+		_, name, err := launch.SourceOf(ctx, appDir, entry)
 		if err != nil {
 			return err
 		}
@@ -352,12 +354,12 @@ func stageStreamingFiles(dir, appDir string, a *action.Context, job *streaming.J
 		if progs[name] {
 			execName = name
 		}
-		if err := launch.LinkFile(dir, appDir, entry, execName); err != nil {
+		if err := launch.LinkFile(ctx, dir, appDir, entry, execName); err != nil {
 			return err
 		}
 	}
 	for _, f := range a.Element.ChildrenNamed("archive") {
-		if err := launch.UnpackArchive(dir, appDir, f.TrimText()); err != nil {
+		if err := launch.UnpackArchive(ctx, dir, appDir, f.TrimText()); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@
 package shell
 
 import (
+	"context"
 	"strings"
 
 	"github.com/gozie/gozie/internal/action"
@@ -35,7 +36,7 @@ func (shellProgram) Result(dir string, _ *action.Context, st launch.LaunchStatus
 // Build stages the working directory and returns the spec.
 func (s shellProgram) Build(dir string, a *action.Context) (*launch.LaunchSpec, error) {
 	body := a.Element
-	if err := launch.RunPrepare(body); err != nil {
+	if err := launch.RunPrepare(launch.FilesContext(context.Background(), a), body); err != nil {
 		return nil, err
 	}
 	execName := body.ChildText("exec")

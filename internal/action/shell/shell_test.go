@@ -320,17 +320,17 @@ func TestUnpackArchive(t *testing.T) {
 	launchtest.WriteTgz(t, filepath.Join(app, "evil.tgz"), map[string]string{"../escape.txt": "x"})
 	launchtest.MkTree(t, app, "plain.bin")
 	work := t.TempDir()
-	if err := launch.UnpackArchive(work, app, "ok.zip"); err != nil {
+	if err := launch.UnpackArchive(context.Background(), work, app, "ok.zip"); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(work, "ok.zip", "d", "a.txt")); string(b) != "A" {
 		t.Errorf("zip content = %q", b)
 	}
-	if err := launch.UnpackArchive(work, app, "plain.bin#p"); err != nil || !launch.Exists(filepath.Join(work, "p")) {
+	if err := launch.UnpackArchive(context.Background(), work, app, "plain.bin#p"); err != nil || !launch.Exists(filepath.Join(work, "p")) {
 		t.Errorf("plain archive: %v", err)
 	}
 	for _, evil := range []string{"evil.zip", "evil.tgz"} {
-		if err := launch.UnpackArchive(work, app, evil); err == nil {
+		if err := launch.UnpackArchive(context.Background(), work, app, evil); err == nil {
 			t.Errorf("%s unpacked outside its directory", evil)
 		}
 	}
