@@ -25,6 +25,7 @@ import (
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
+	_ "github.com/gozie/gozie/internal/fsys/all" // the stores: hdfs, s3a, gs, abfs, ...
 	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"

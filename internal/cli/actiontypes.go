@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	_ "github.com/gozie/gozie/internal/action/all"
+	_ "github.com/gozie/gozie/internal/fsys/all" // validate, dryrun and the tools reach every store
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/workflow"
 )

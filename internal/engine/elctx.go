@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -106,6 +107,7 @@ func (st *jobState) evaluator(e *Engine, node string) *el.Evaluator {
 		// fs:* functions probe the file system with the job user's
 		// rights when the server acts for the user.
 		FileDo: func(fn func() error) error { return e.AsJobUser(j.User, fn) },
+		Files:  filesContext(context.Background(), st.conf, j.User),
 	}
 	return &el.Evaluator{Funcs: e.funcs, Vars: st.vars, Context: ctx, Now: e.clock.Now}
 }
@@ -148,7 +150,7 @@ func (e *Engine) actionContext(st *jobState, a *store.Action) (*action.Context, 
 	}
 	total := e.expandTotal()
 	for _, x := range jobXMLOrder(st.app, body) {
-		jx, size, err := e.readConfFileSize(fsys.WithConf(uctx, st.conf), st.localPath(x))
+		jx, size, err := e.readConfFileSize(filesContext(uctx, st.conf, st.job.User), st.localPath(x))
 		if err != nil {
 			return nil, "", action.Errorf(action.ErrorKindError, "JA008", "job-xml [%s] of action [%s]: %v", x, a.Name, err)
 		}
@@ -373,4 +375,13 @@ func decodeData(s string) map[string]string {
 		return nil
 	}
 	return c.ToMap()
+}
+
+// filesContext is ctx carrying the job's store settings (its configuration)
+// and user for the file-system layer.
+func filesContext(ctx context.Context, c *conf.Config, user string) context.Context {
+	if c != nil {
+		ctx = fsys.WithConf(ctx, c)
+	}
+	return fsys.WithUser(ctx, user)
 }

@@ -372,3 +372,34 @@ func Default() *Namespace {
 func SetDefault(n *Namespace) *Namespace {
 	return defaultNS.Swap(n)
 }
+
+// Settings returns what a child process needs to build the same
+// namespace: the keys of the namespace's configuration under any
+// registered backend's prefixes, and the mount table as gozie.fs.mount.*
+// keys. Actions write them into their action.xml, so that the tools they
+// run (distcp, streaming, Hadoop's own) reach the same stores.
+func (n *Namespace) Settings() map[string]string {
+	out := map[string]string{}
+	for _, m := range n.mounts {
+		out[MountKeyPrefix+m.From] = m.To
+	}
+	nm, ok := n.conf.(Names)
+	if !ok {
+		return out
+	}
+	regMu.RLock()
+	var prefixes []string
+	for _, b := range backends {
+		prefixes = append(prefixes, b.ConfPrefixes...)
+	}
+	regMu.RUnlock()
+	for _, k := range nm.Names() {
+		for _, p := range prefixes {
+			if strings.HasPrefix(k, p) {
+				out[k], _ = n.conf.Get(k)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -128,6 +129,17 @@ func StageFiles(dir string, a *action.Context, execName string) (appDir string, 
 func WriteActionConf(dir string, cfg *conf.Config) (string, error) {
 	if cfg == nil {
 		cfg = conf.New()
+	}
+	// The stores the server reaches, for the tools the action runs: its
+	// settings (fs.defaultFS, fs.s3a.*, ...) and mount table, under what
+	// the action sets itself.
+	if st := fsys.Default().Settings(); len(st) > 0 {
+		cfg = cfg.Clone()
+		for k, v := range st {
+			if !cfg.Has(k) {
+				cfg.Set(k, v)
+			}
+		}
 	}
 	var buf bytes.Buffer
 	if err := cfg.WriteXML(&buf); err != nil {
@@ -266,5 +278,30 @@ func LinkFile(ctx context.Context, dir, appDir, entry, execName string) error {
 	if err := os.Symlink(src, dst); err != nil {
 		return action.Errorf(action.Transient, CodeIO, "linking [%s]: %v", src, err)
 	}
+	return nil
+}
+
+// UseActionStores makes the process's namespace the one the action
+// configuration at confPath (action.xml) describes: the server writes its
+// store settings and mount table there (WriteActionConf), so that a tool
+// run by `gozie launch -tool` reaches the stores the server does. An
+// empty confPath or a missing file changes nothing.
+func UseActionStores(confPath string) error {
+	if confPath == "" {
+		return nil
+	}
+	c, err := conf.LoadFile(confPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the action configuration: %v", err)
+	}
+	m := c.ExpandedMap()
+	ns, err := fsys.NewNamespace(fsys.MapConfig(m), fsys.MountsFromConfig(m))
+	if err != nil {
+		return err
+	}
+	fsys.SetDefault(ns)
 	return nil
 }

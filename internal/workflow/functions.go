@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -31,6 +32,18 @@ type ELContext struct {
 	// (with the job user's rights when the server acts for that user);
 	// nil runs it as it is.
 	FileDo func(fn func() error) error
+	// Files is the context the fs:* functions reach stores with (the
+	// job's store settings and user); nil means context.Background().
+	Files context.Context
+}
+
+// FilesContext returns Files, or context.Background() (fsys's fs:*
+// functions call it).
+func (c *ELContext) FilesContext() context.Context {
+	if c == nil || c.Files == nil {
+		return context.Background()
+	}
+	return c.Files
 }
 
 // DoFiles runs fn through FileDo (fsys's fs:* functions call it).

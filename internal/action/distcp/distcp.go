@@ -71,7 +71,12 @@ func (p distcpProgram) Build(dir string, a *action.Context) (*launch.LaunchSpec,
 	}
 	nn := strings.TrimSpace(body.ChildText("name-node"))
 	spec := &launch.LaunchSpec{MaxOutput: p.opts.MaxOutput, Env: []string{launch.ConfEnvVar + "=" + confPath}}
-	if distcpIsLocal(args, nn, dir) {
+	// gozie copies itself when every path is local (the full local
+	// tool); other copies go to hadoop distcp when one is configured, else
+	// gozie copies between the stores itself when it serves every path's
+	// scheme and the copy needs no cluster.
+	hadoop, herr := p.opts.FindTool("hadoop", launch.HadoopHome)
+	if distcpIsLocal(args, nn, dir) || herr != nil && distcpNative(args, nn) {
 		exec, argv, err := p.opts.ToolCommand("distcp", append([]string{
 			"-gozie-counters", filepath.Join(dir, distcpCountersFile), "-gozie-default-fs", nn, "--"}, args...)...)
 		if err != nil {
@@ -80,9 +85,8 @@ func (p distcpProgram) Build(dir string, a *action.Context) (*launch.LaunchSpec,
 		spec.Exec, spec.Args = exec, argv
 		return spec, nil
 	}
-	hadoop, err := p.opts.FindTool("hadoop", launch.HadoopHome)
-	if err != nil {
-		return nil, err
+	if herr != nil {
+		return nil, herr
 	}
 	spec.Exec = hadoop
 	spec.Args = append([]string{"distcp"}, distcpDefines(a, nn)...)
@@ -198,4 +202,20 @@ func lastLine(path string) string {
 		return "(no output)"
 	}
 	return s
+}
+
+// distcpNative reports whether gozie's own copy between stores can run
+// args: they parse, and use none of the options that need local paths
+// (-f, -filters, -delete, -p) or a cluster.
+func distcpNative(args []string, nn string) bool {
+	o, err := distcptool.ParseDistcpArgs(args)
+	if err != nil || !distcptool.StoreCopyable(o) {
+		return false
+	}
+	for _, p := range append(append([]string{}, o.Sources...), o.Target) {
+		if _, err := fsys.Default().Resolve(context.Background(), distcptool.Qualify(p, nn)); err != nil {
+			return false
+		}
+	}
+	return true
 }

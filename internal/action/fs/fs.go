@@ -60,6 +60,7 @@ type fsCommand struct {
 	group     string
 	dirFiles  bool
 	recursive bool
+	repl      int16 // setrep only
 }
 
 // fsOutcome is what fs-result.json holds.
@@ -162,7 +163,7 @@ func runFS(ctx context.Context, a *action.Context, runAs *launch.RunAs) error {
 		}
 	}
 	// The commands reach stores with the job's settings and as its user.
-	fctx := fsys.WithUser(fsys.WithConf(ctx, confOf(a)), a.User)
+	fctx := launch.FilesContext(ctx, a)
 	j, err := openFSJournal(a, cmds)
 	if err != nil {
 		return err
@@ -222,6 +223,8 @@ func planFS(a *action.Context) ([]fsCommand, error) {
 				rf := strings.TrimSpace(el.Attr("replication-factor"))
 				if n, perr := strconv.ParseInt(rf, 10, 16); perr != nil || n < 1 {
 					err = action.Errorf(action.ErrorKindError, launch.CodeSchema, "setrep, path [%s] invalid replication-factor [%s]", c.path, rf)
+				} else {
+					c.repl = int16(n)
 				}
 			}
 		case "move":
@@ -273,6 +276,9 @@ func resolveMoveTarget(source, raw string) (string, error) {
 	}
 	if !strings.HasPrefix(raw, "/") {
 		return "", action.Errorf(action.ErrorKindError, launch.CodeFSRelative, "Path [%s] cannot be relative", raw)
+	}
+	if sc := fsys.Scheme(source); sc != "" && sc != "file" {
+		return sc + "://" + fsys.Authority(source) + raw, nil
 	}
 	local, _ := fsys.Local(source)
 	return strings.TrimSuffix(source, local) + raw, nil
@@ -333,10 +339,17 @@ func execFS(ctx context.Context, c fsCommand, recovery bool, max int) error {
 			}
 		}
 	case "setrep":
-		// Replication means nothing to a local file system; Hadoop's local
-		// file system accepts the call and does nothing, so does gozie.
-		if _, err := matches(); err != nil {
+		// Replication means nothing to a local file system or an object
+		// store; Hadoop's connectors accept the call and do nothing, so
+		// does gozie. HDFS sets it.
+		m, err := matches()
+		if err != nil {
 			return err
+		}
+		for _, p := range m {
+			if err := fsys.Default().SetReplication(ctx, p, c.repl); err != nil {
+				return launch.FsIOError(p, err, "")
+			}
 		}
 	}
 	return nil
@@ -578,13 +591,4 @@ func (j *fsJournal) close() {
 	if j.f != nil {
 		j.f.Close()
 	}
-}
-
-// confOf returns the action's configuration as the file layer's settings,
-// or nil.
-func confOf(a *action.Context) fsys.Config {
-	if a.Conf == nil {
-		return nil
-	}
-	return a.Conf
 }

@@ -63,7 +63,14 @@ func (p mapReduceProgram) Build(dir string, a *action.Context) (*launch.LaunchSp
 		cfg = conf.New()
 	}
 	if body.Child("streaming") != nil {
-		why := notLocal(body, cfg)
+		why, stageable := notLocal(body, cfg)
+		if why != "" && stageable {
+			// Its paths are on stores gozie serves: without a Hadoop to
+			// run it, the local runner stages them (mrtool).
+			if _, err := p.opts.FindTool("mapred", launch.HadoopHome); err != nil {
+				why = ""
+			}
+		}
 		if why == "" {
 			if err := launch.RunPrepare(launch.FilesContext(context.Background(), a), body); err != nil {
 				return nil, err
@@ -122,11 +129,41 @@ var javaClassKeys = []struct {
 }
 
 // notLocal says why a streaming action cannot run locally ("" when it
-// can).
-func notLocal(body *workflow.Element, cfg *conf.Config) string {
-	if nn := body.ChildText("name-node"); nn != "" && fsys.Scheme(nn) != "file" {
-		return "its name-node [" + nn + "] is not file://"
+// can); stageable when the only reasons are a name-node or paths on
+// stores gozie serves, whose files the local runner can fetch and write.
+func notLocal(body *workflow.Element, cfg *conf.Config) (why string, stageable bool) {
+	why, stageable = notLocalJava(body, cfg), true
+	if why != "" {
+		return why, false
 	}
+	if nn := body.ChildText("name-node"); nn != "" && fsys.Scheme(nn) != "file" {
+		why = "its name-node [" + nn + "] is not file://"
+		stageable = served(nn + "/")
+	}
+	var paths []string
+	for _, keys := range [][]string{inputDirKeys, outputDirKeys} {
+		v, _ := confFirst(cfg, keys...)
+		paths = append(paths, splitInputPaths(v)...)
+	}
+	for _, p := range paths {
+		if s := fsys.Scheme(p); s != "" && s != "file" {
+			if why == "" {
+				why = "its path [" + p + "] is not local"
+			}
+			stageable = stageable && served(p)
+		}
+	}
+	return why, stageable
+}
+
+// served reports whether the namespace reaches p's store.
+func served(p string) bool {
+	_, err := fsys.Default().Resolve(context.Background(), p)
+	return err == nil
+}
+
+// notLocalJava says why a streaming action needs Hadoop's Java runtime.
+func notLocalJava(body *workflow.Element, cfg *conf.Config) string {
 	if v := body.Child("streaming").ChildText("record-reader"); v != "" {
 		return "its <record-reader> is the Java class [" + v + "]"
 	}
@@ -141,16 +178,6 @@ func notLocal(body *workflow.Element, cfg *conf.Config) string {
 	for _, c := range javaClassKeys {
 		if v, ok := confFirst(cfg, c.keys...); ok && v != "" && !slices.Contains(c.defaults, v) {
 			return "its " + c.what + " is the Java class [" + v + "]"
-		}
-	}
-	var paths []string
-	for _, keys := range [][]string{inputDirKeys, outputDirKeys} {
-		v, _ := confFirst(cfg, keys...)
-		paths = append(paths, splitInputPaths(v)...)
-	}
-	for _, p := range paths {
-		if s := fsys.Scheme(p); s != "" && s != "file" {
-			return "its path [" + p + "] is not local"
 		}
 	}
 	return ""
@@ -188,11 +215,19 @@ func splitInputPaths(s string) []string {
 // absolute paths as they are, relative paths against the application
 // directory (Hadoop resolves them against the user's home directory on
 // the file system; locally, the application is the natural home).
-func localPath(p, appDir string) (string, error) {
+// A path on another store (or a plain absolute path under a name-node
+// that is not file:) stays a URI, which the local runner stages.
+func localPath(p, appDir, nn string) (string, error) {
+	if fsys.Scheme(p) == "" && strings.HasPrefix(p, "/") && nn != "" && fsys.Scheme(nn) != "file" && fsys.Scheme(nn) != "" {
+		p = fsys.Scheme(nn) + "://" + fsys.Authority(nn) + p
+	}
 	if fsys.Scheme(p) != "" {
-		l, err := fsys.Local(p)
+		l, local, err := fsys.Default().LocalPath(context.Background(), p)
 		if err != nil {
 			return "", action.Errorf(action.ErrorKindError, launch.CodeUnsupportedFS, "%v", err)
+		}
+		if !local {
+			return p, nil
 		}
 		return l, nil
 	}
@@ -248,7 +283,7 @@ func (p mapReduceProgram) buildStreaming(dir string, a *action.Context, cfg *con
 	}
 	in, _ := confFirst(cfg, inputDirKeys...)
 	for _, ip := range splitInputPaths(in) {
-		l, err := localPath(ip, appDir)
+		l, err := localPath(ip, appDir, a.Element.ChildText("name-node"))
 		if err != nil {
 			return nil, err
 		}
@@ -261,7 +296,7 @@ func (p mapReduceProgram) buildStreaming(dir string, a *action.Context, cfg *con
 	if out == "" {
 		return nil, action.Errorf(action.ErrorKindError, launch.CodeSchema, "streaming job without output: set mapred.output.dir (or mapreduce.output.fileoutputformat.outputdir)")
 	}
-	if job.Output, err = localPath(out, appDir); err != nil {
+	if job.Output, err = localPath(out, appDir, a.Element.ChildText("name-node")); err != nil {
 		return nil, err
 	}
 	job.Reduces = 1

@@ -243,6 +243,10 @@ func RunDistcpTool(args []string, stdout, stderr io.Writer) int {
 	// The umask is read (by setting it) once, before any copying starts.
 	c.umask = fs.FileMode(syscall.Umask(0o022))
 	syscall.Umask(int(c.umask))
+	if err := launch.UseActionStores(os.Getenv(launch.ConfEnvVar)); err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return distcpExitInvalid
+	}
 	code, err := c.run(ctx, args)
 	rep := DistcpReport{Counters: c.snapshot()}
 	if err != nil {
@@ -321,6 +325,9 @@ func (c *localDistcp) run(ctx context.Context, args []string) (int, error) {
 		c.defaultFS = o.DefaultFS
 	}
 	cwd, _ := os.Getwd()
+	if !c.allLocal(o) {
+		return c.runStores(ctx, o)
+	}
 	sources := o.Sources
 	if o.SourceList != "" {
 		l, err := c.local(o.SourceList, cwd)
@@ -393,7 +400,7 @@ func (c *localDistcp) local(p, cwd string) (string, error) {
 	if !IsLocalPath(p, c.defaultFS) {
 		return "", fmt.Errorf("path [%s] is not on the local file system (default file system [%s]): gozie copies only file:// paths itself", p, c.defaultFS)
 	}
-	return ResolveLocal(p, cwd)
+	return ResolveLocal(Qualify(p, c.defaultFS), cwd)
 }
 
 // readDistcpFilters reads -filters: one regular expression a line; a path
@@ -500,25 +507,33 @@ func (c *localDistcp) targetOf(rel string) string {
 	return filepath.Join(c.target, rel)
 }
 
-// IsLocalPath reports whether p names the local file system: a file: URI,
-// or a plain path when the default file system (the name-node) is unset or
-// file:.
-func IsLocalPath(p, defaultFS string) bool {
-	switch fsys.Scheme(p) {
-	case "file":
-		return true
-	case "":
-		s := fsys.Scheme(defaultFS)
-		return s == "" || s == "file"
+// Qualify puts a plain absolute path on the default file system (the
+// name-node), as Hadoop does; other paths are returned as they are.
+func Qualify(p, defaultFS string) string {
+	s := fsys.Scheme(defaultFS)
+	if fsys.Scheme(p) != "" || s == "" || s == "file" || !strings.HasPrefix(p, "/") {
+		return p
 	}
-	return false
+	return s + "://" + fsys.Authority(defaultFS) + p
 }
 
-// ResolveLocal turns a local path or file: URI into an absolute path;
-// relative paths are taken from dir (the tool's working directory, as
-// Hadoop takes them from its working directory).
+// IsLocalPath reports whether p names the local file system once put on
+// the default file system and through the mount table: a file: URI, a
+// plain path when the name-node is unset or file:, or a mounted prefix
+// whose target is local.
+func IsLocalPath(p, defaultFS string) bool {
+	_, local, err := fsys.Default().LocalPath(context.Background(), Qualify(p, defaultFS))
+	return err == nil && local
+}
+
+// ResolveLocal turns a local path, file: URI or mounted URI into an
+// absolute path; relative paths are taken from dir (the tool's working
+// directory, as Hadoop takes them from its working directory).
 func ResolveLocal(p, dir string) (string, error) {
-	l, err := fsys.Local(p)
+	l, local, err := fsys.Default().LocalPath(context.Background(), p)
+	if err == nil && !local {
+		err = fmt.Errorf("path [%s] is not on the local file system", p)
+	}
 	if err != nil {
 		return "", err
 	}

@@ -92,7 +92,17 @@ func streamingTool(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	fmt.Fprintf(stdout, "Running local streaming job: mapper [%s], reducer [%s], %d reducer(s), input %v, output [%s]\n",
 		job.Mapper, job.Reducer, job.Reduces, job.Inputs, job.Output)
-	counters, err := streaming.Run(ctx, &job)
+	var finish func() error
+	if err == nil {
+		finish, err = stageStores(ctx, dir, &job)
+	}
+	var counters streaming.Counters
+	if err == nil {
+		counters, err = streaming.Run(ctx, &job)
+	}
+	if err == nil && finish != nil {
+		err = finish()
+	}
 	if err != nil {
 		o := MrOutcome{Code: launch.CodeLauncher, Error: streamingError(err)}
 		fmt.Fprintln(stderr, "Error:", o.Error)
