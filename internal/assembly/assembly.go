@@ -122,7 +122,7 @@ func New(ctx context.Context, o Options) (sys *System, err error) {
 	// The stores and the mount table, before anything reads a path. The
 	// namespace is the process's (fsys.Default): the engines, the
 	// executors and the EL functions all reach files through it.
-	ns, err := storageNamespace(cfg)
+	ns, err := StorageNamespace(cfg)
 	if err != nil {
 		return nil, err
 	}

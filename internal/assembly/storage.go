@@ -13,11 +13,11 @@ import (
 // loader when it is linked in.
 var loadHadoopConf = func(dir string) (fsys.MapConfig, error) { return fsys.MapConfig{}, nil }
 
-// storageNamespace builds the namespace every path of the system goes
+// StorageNamespace builds the namespace every path of the system goes
 // through: the site configuration's keys over those of the Hadoop
 // configuration directory (gozie.hadoop.conf.dir, else $HADOOP_CONF_DIR),
 // and the mount table of the gozie.fs.mount.* keys.
-func storageNamespace(cfg server.Config) (*fsys.Namespace, error) {
+func StorageNamespace(cfg server.Config) (*fsys.Namespace, error) {
 	dir := cfg["gozie.hadoop.conf.dir"]
 	if dir == "" {
 		dir = os.Getenv("HADOOP_CONF_DIR")

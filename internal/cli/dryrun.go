@@ -31,10 +31,11 @@ func runDryrun(args []string, stdout, stderr io.Writer) int {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	fs := newFlagSet("dryrun", "-config job.properties [-D name=value]... [-len N] [-json] [-now DATETIME]", stderr)
+	fs := newFlagSet("dryrun", "-config job.properties [-D name=value]... [-site gozie-site.xml] [-len N] [-json] [-now DATETIME]", stderr)
 	pf := addPropertyFlags(fs, "job properties (.properties or .xml); oozie.coord.application.path names the coordinator app")
 	n := fs.Int("len", 0, "materialize at most the first N actions (0: all, from start to end)")
 	asJSON := fs.Bool("json", false, `print {"coordJobName": ..., "actions": [...]} with the REST coordinator action keys`)
+	site := siteFlag(fs)
 	nowText := fs.String("now", "", "creation time of the actions, yyyy-MM-ddTHH:mmZ (default: the current time); coord:latest searches back from it")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -62,6 +63,9 @@ func runDryrun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	props, err := pf.load()
+	if err == nil {
+		err = useStores(*site)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
@@ -120,7 +124,7 @@ func runDryrun(args []string, stdout, stderr io.Writer) int {
 	} else {
 		coord.WriteDryRunHeader(out, app)
 	}
-	if _, _, err := coord.DryRunEach(props, opts, existsLocal, *n, false, onAction); err != nil {
+	if _, _, err := coord.DryRunEach(props, opts, existsOn(fsys.WithConf(context.Background(), props)), *n, false, onAction); err != nil {
 		out.Flush()
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitFail
@@ -151,13 +155,15 @@ func prepareCoordProps(props *conf.Config) error {
 	return absoluteAppPaths(props)
 }
 
-// existsLocal checks a dependency on the local file system; URIs of file
-// systems gozie cannot reach offline (hdfs://, s3a://) count as missing
-// rather than failing the whole dry run.
-func existsLocal(uri string) (bool, error) {
-	ok, err := fsys.Exists(context.Background(), uri)
-	if errors.Is(err, fsys.ErrUnsupported) {
-		return false, nil
+// existsOn checks dependencies through the namespace with the job's
+// store settings (ctx); a URI of a scheme this build does not serve counts
+// as missing rather than failing the whole dry run.
+func existsOn(ctx context.Context) func(uri string) (bool, error) {
+	return func(uri string) (bool, error) {
+		ok, err := fsys.Exists(ctx, uri)
+		if errors.Is(err, fsys.ErrUnsupported) {
+			return false, nil
+		}
+		return ok, err
 	}
-	return ok, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/gozie/gozie/internal/assembly"
 	"github.com/gozie/gozie/internal/client"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/launch"
 	restapi "github.com/gozie/gozie/internal/rest"
@@ -267,4 +269,26 @@ func dash(s string) string {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// siteFlag adds -site: the server configuration whose store settings
+// (gozie.fs.mount.*, gozie.hadoop.conf.dir, fs.s3a.*, ...) an offline
+// command uses.
+func siteFlag(fs *flag.FlagSet) *string {
+	return fs.String("site", "", "server configuration (gozie-site.xml): its mount table (gozie.fs.mount.*) and store settings (fs.s3a.*, ...) apply")
+}
+
+// useStores makes the process's namespace the one the site configuration
+// (and $HADOOP_CONF_DIR) describes, as a server would build it.
+func useStores(site string) error {
+	cfg, err := server.LoadConfig(site, os.Getenv)
+	if err != nil {
+		return err
+	}
+	ns, err := assembly.StorageNamespace(cfg)
+	if err != nil {
+		return err
+	}
+	fsys.SetDefault(ns)
+	return nil
 }

@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/gozie/gozie/internal/action/custom"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/vocab"
 )
 
@@ -17,9 +20,10 @@ import (
 var appFiles = []string{"workflow.xml", "coordinator.xml", "bundle.xml"}
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("validate", "[-config job.properties] [-D name=value]... FILE|DIR...", stderr)
+	fs := newFlagSet("validate", "[-config job.properties] [-D name=value]... [-site gozie-site.xml] FILE|DIR...", stderr)
 	pf := addPropertyFlags(fs, "job properties (.properties or .xml) whose settings apply, e.g. oozie.wf.validate.ForkJoin")
 	oozie := fs.String("oozie", "", "validate on this server instead of offline (one FILE)")
+	site := siteFlag(fs)
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
@@ -33,6 +37,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	props, err := pf.load()
+	if err == nil {
+		err = useStores(*site)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
@@ -77,11 +84,17 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 // holds; plain files pass through unchanged.
 func expandAppDirs(args []string) ([]string, error) {
 	var out []string
+	ctx := context.Background()
 	for _, a := range args {
-		a = strings.TrimPrefix(a, "file://")
-		info, err := os.Stat(a)
+		if fsys.Scheme(a) == "file" {
+			a = strings.TrimPrefix(strings.TrimPrefix(a, "file://"), "file:")
+		}
+		info, err := fsys.Stat(ctx, a)
 		if err != nil {
-			return nil, fmt.Errorf("file does not exist: %s", a)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("file does not exist: %s", a)
+			}
+			return nil, err
 		}
 		if !info.IsDir() {
 			out = append(out, a)
@@ -90,7 +103,10 @@ func expandAppDirs(args []string) ([]string, error) {
 		found := false
 		for _, name := range appFiles {
 			p := filepath.Join(a, name)
-			if _, err := os.Stat(p); err == nil {
+			if fsys.Scheme(a) != "" {
+				p = strings.TrimSuffix(a, "/") + "/" + name
+			}
+			if ok, _ := fsys.Exists(ctx, p); ok {
 				out = append(out, p)
 				found = true
 			}

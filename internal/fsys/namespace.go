@@ -64,12 +64,14 @@ func NewNamespace(c Config, mounts []Mount) (*Namespace, error) {
 	return n, nil
 }
 
-// MountsFromConfig reads the mount table from the keys of c that start
-// with MountKeyPrefix.
+// MountsFromConfig reads the mount table from the keys that start with
+// MountKeyPrefix and have a value.
 func MountsFromConfig(keys map[string]string) []Mount {
 	var out []Mount
 	for k, v := range keys {
-		if from, ok := strings.CutPrefix(k, MountKeyPrefix); ok && from != "" {
+		// An empty value leaves a prefix unmounted (a documentation
+		// placeholder such as gozie.fs.mount.<uri-prefix> has one).
+		if from, ok := strings.CutPrefix(k, MountKeyPrefix); ok && from != "" && strings.TrimSpace(v) != "" {
 			out = append(out, Mount{From: from, To: strings.TrimSpace(v)})
 		}
 	}
