@@ -1,7 +1,10 @@
 package launch
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -249,11 +252,15 @@ func classPath(dir string, a *action.Context, actionType, defaultShareLib string
 	if err != nil {
 		return nil, err
 	}
+	ctx := FilesContext(context.Background(), a)
 	if appDir != "" {
-		if fi, err := os.Stat(filepath.Join(appDir, "lib")); err == nil && fi.IsDir() {
-			if err := addLibDir(dir, filepath.Join(appDir, "lib"), addJar); err != nil {
+		lib, fi, err := stageLib(ctx, dir, childURI(appDir, "lib"))
+		if err == nil && fi.IsDir() {
+			if err := addLibDir(dir, lib, addJar); err != nil {
 				return nil, err
 			}
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, StagingError("application library", childURI(appDir, "lib"), err)
 		}
 	}
 
@@ -269,7 +276,7 @@ func classPath(dir string, a *action.Context, actionType, defaultShareLib string
 		if err != nil {
 			return nil, err
 		}
-		fi, err := os.Stat(p)
+		p, fi, err := stageLib(ctx, dir, p)
 		switch {
 		case err != nil:
 			return nil, action.Errorf(action.ErrorKindError, CodeFileNotFound, "library path [%s] (%s) does not exist: %v", lp, libPathProp, err)
@@ -293,8 +300,8 @@ func classPath(dir string, a *action.Context, actionType, defaultShareLib string
 	if root := opts.Setting(shareLibDirKey); shareLib && root != "" && useSystemLib(a, opts) {
 		names, explicit := shareLibNames(a, actionType, defaultShareLib, opts)
 		for _, name := range names {
-			sub := filepath.Join(root, name)
-			if fi, err := os.Stat(sub); err != nil || !fi.IsDir() {
+			sub, fi, err := stageLib(ctx, dir, childURI(root, name))
+			if err != nil || !fi.IsDir() {
 				if !explicit {
 					continue
 				}
@@ -307,8 +314,8 @@ func classPath(dir string, a *action.Context, actionType, defaultShareLib string
 		}
 		// Oozie adds its common share library to every action; gozie's
 		// programs do not need it, so a root without one is fine.
-		if fi, err := os.Stat(filepath.Join(root, commonShareLibName)); err == nil && fi.IsDir() && !contains(names, commonShareLibName) {
-			if err := addLibDir(dir, filepath.Join(root, commonShareLibName), addJar); err != nil {
+		if common, fi, err := stageLib(ctx, dir, childURI(root, commonShareLibName)); err == nil && fi.IsDir() && !contains(names, commonShareLibName) {
+			if err := addLibDir(dir, common, addJar); err != nil {
 				return nil, err
 			}
 		}
@@ -359,16 +366,44 @@ func IsJar(name string) bool { return strings.HasSuffix(strings.ToLower(name), "
 // system, an absolute path, or a path relative to the application.
 func localLibPath(appDir, p string) (string, error) {
 	if fsys.Scheme(p) != "" {
-		l, err := fsys.Local(p)
-		if err != nil {
+		if _, err := fsys.Default().Resolve(context.Background(), p); err != nil {
 			return "", action.Errorf(action.ErrorKindError, CodeUnsupportedFS, "%s entry [%s]: %v", libPathProp, p, err)
 		}
-		return l, nil
+		return p, nil
 	}
 	if !filepath.IsAbs(p) && appDir != "" {
-		return filepath.Join(appDir, p), nil
+		return childURI(appDir, p), nil
 	}
 	return p, nil
+}
+
+// childURI joins name to a local directory or a store URI.
+func childURI(dir, name string) string {
+	if fsys.Scheme(dir) != "" {
+		return strings.TrimSuffix(dir, "/") + "/" + name
+	}
+	return filepath.Join(dir, name)
+}
+
+// stageLib returns a local path holding library path p (a directory or
+// a file) and its description: p itself when it is local (a plain path,
+// file: URI or mounted prefix), else a copy fetched into dir's staging
+// area (Localize), as Oozie localizes libraries into the container.
+func stageLib(ctx context.Context, dir, p string) (string, os.FileInfo, error) {
+	l, local, err := fsys.Default().LocalPath(ctx, p)
+	if err != nil {
+		return "", nil, err
+	}
+	if local {
+		fi, err := os.Stat(l)
+		return l, fi, err
+	}
+	fi, err := fsys.Stat(ctx, p)
+	if err != nil {
+		return "", nil, err
+	}
+	l, err = Localize(ctx, dir, p)
+	return l, fi, err
 }
 
 // useSystemLib reads oozie.use.system.libpath: the action configuration

@@ -362,21 +362,31 @@ func (e emailExecutor) readAttachments(ctx context.Context, a *action.Context, p
 	}
 	// The files are opened with the job user's permission checks: the
 	// server must not mail out what the user could not read.
-	ctx = osuser.NewContext(ctx, runAs)
+	ctx = launch.FilesContext(osuser.NewContext(ctx, runAs), a)
 	var appDir string
 	var files []emailFile
 	for _, p := range paths {
-		local, err := fsys.Local(p)
-		if err != nil {
-			return nil, action.Errorf(action.ErrorKindError, CodeEmailAttachment, "cannot attach [%s]: %v", p, err)
+		local := p
+		if fsys.Scheme(p) == "file" {
+			if local, err = fsys.Local(p); err != nil {
+				return nil, action.Errorf(action.ErrorKindError, CodeEmailAttachment, "cannot attach [%s]: %v", p, err)
+			}
+		} else if fsys.Scheme(p) != "" {
+			if _, err := fsys.Default().Resolve(ctx, p); err != nil {
+				return nil, action.Errorf(action.ErrorKindError, CodeEmailAttachment, "cannot attach [%s]: %v", p, err)
+			}
 		}
-		if !filepath.IsAbs(local) {
+		if fsys.Scheme(local) == "" && !filepath.IsAbs(local) {
 			if appDir == "" {
 				if appDir, err = launch.AppDirOf(a.AppPath); err != nil || appDir == "" {
 					return nil, action.Errorf(action.ErrorKindError, CodeEmailAttachment, "cannot attach [%s]: a relative path needs the application directory", p)
 				}
 			}
-			local = filepath.Join(appDir, local)
+			if fsys.Scheme(appDir) != "" {
+				local = strings.TrimSuffix(appDir, "/") + "/" + local
+			} else {
+				local = filepath.Join(appDir, local)
+			}
 		}
 		// A limit of one byte more than what is left lets an empty file
 		// through when the budget is spent, and a bigger one is refused

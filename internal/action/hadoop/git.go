@@ -1,7 +1,9 @@
 package hadoop
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -60,7 +62,10 @@ func gitDestination(a *action.Context) (string, error) {
 	if d == "" {
 		return "", action.Errorf(action.ErrorKindError, CodeGitConf, "Action Configuration does not have [oozie.git.destination.uri] property: <destination-uri> is missing")
 	}
-	local, err := fsys.Local(d)
+	local, isLocal, err := fsys.Default().LocalPath(context.Background(), d)
+	if err == nil && !isLocal {
+		err = fmt.Errorf("gozie clones into local directories (a plain path, file:// or a mounted prefix, gozie.fs.mount.*) only")
+	}
 	if err != nil {
 		return "", action.Errorf(action.ErrorKindError, launch.CodeUnsupportedFS, "git destination [%s]: %v", d, err)
 	}
@@ -87,9 +92,16 @@ func gitEnv(dir string, a *action.Context) ([]string, error) {
 	if kp == "" {
 		return env, nil
 	}
-	src, err := fsys.Local(kp)
+	ctx := launch.FilesContext(context.Background(), a)
+	src, isLocal, err := fsys.Default().LocalPath(ctx, kp)
 	if err != nil {
 		return nil, action.Errorf(action.ErrorKindError, launch.CodeUnsupportedFS, "git key-path [%s]: %v", kp, err)
+	}
+	if !isLocal {
+		// A key on a store is fetched into the working directory.
+		if src, err = launch.Localize(ctx, dir, kp); err != nil {
+			return nil, err
+		}
 	}
 	if !filepath.IsAbs(src) {
 		// Relative to the application, like the action's other files.
