@@ -3,6 +3,7 @@ package azure
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -202,18 +203,21 @@ func (s *settings) emulated(host string, c fsys.Config) bool {
 // wasb does).
 func (s *settings) readCredentials(host string, c fsys.Config) error {
 	hosts := s.hosts(host)
-	auth := "SharedKey"
-	authSet := false
+	auth, authKey := "SharedKey", ""
 	for _, k := range append(suffixed(KeyAuthType, hosts), KeyAuthType) {
 		if v, ok := get(c, k); ok {
-			auth, authSet = v, true
+			auth, authKey = v, k
 			break
 		}
 	}
 	keyNames := suffixed(KeyAccountKey, hosts)
+	// wasb's per-container key is spelled with the blob host; the dfs
+	// spelling is accepted too.
 	var sasNames []string
-	for _, h := range hosts {
-		sasNames = append(sasNames, KeySAS+"."+s.container+"."+h)
+	for _, h := range []string{s.blobHost, s.dfsHost, host} {
+		if n := KeySAS + "." + s.container + "." + h; h != "" && !slices.Contains(sasNames, n) {
+			sasNames = append(sasNames, n)
+		}
 	}
 	sasNames = append(append(sasNames, suffixed(KeyFixedSAS, hosts)...), KeyFixedSAS)
 	switch strings.ToLower(auth) {
@@ -228,18 +232,18 @@ func (s *settings) readCredentials(host string, c fsys.Config) error {
 			s.key, s.credKeys = emulatorKey, KeyEmulator
 			return nil
 		}
-		if !authSet && s.readSAS(sasNames, c) {
+		if authKey == "" && s.readSAS(sasNames, c) {
 			return nil
 		}
 	case "sas":
 		if s.readSAS(sasNames, c) {
 			return nil
 		}
-		return fmt.Errorf("%w: no SAS token for container %q of Azure account %q: set %s (or %s.%s)",
-			fsys.ErrCredentials, s.container, s.account, sasNames[0], KeyFixedSAS, firstNonEmpty(hosts))
+		return fmt.Errorf("%w: %s=SAS but no SAS token for container %q of Azure account %q: set %s (or %s.%s)",
+			fsys.ErrCredentials, authKey, s.container, s.account, sasNames[0], KeyFixedSAS, host)
 	default:
 		return fmt.Errorf("%w: %s=%s is not supported: gozie authenticates to Azure with SharedKey or SAS",
-			fsys.ErrCredentials, KeyAuthType, auth)
+			fsys.ErrCredentials, authKey, auth)
 	}
 	return fmt.Errorf("%w: no credentials for Azure account %q: set %s (the account key), or a SAS token in %s",
 		fsys.ErrCredentials, s.account, keyNames[0], sasNames[0])
@@ -292,15 +296,6 @@ func suffixed(prefix string, hosts []string) []string {
 		out = append(out, prefix+"."+h)
 	}
 	return out
-}
-
-func firstNonEmpty(ss []string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // get returns the trimmed value of key, absent when empty.

@@ -126,6 +126,9 @@ func (f *azureFS) Delete(ctx context.Context, p string) error {
 	if err == nil {
 		err = f.deleteBlob(ctx, k)
 	}
+	if isNotFound(err) {
+		return nil // the container is missing, and p with it
+	}
 	return f.fail(ctx, "delete", p, err)
 }
 
