@@ -157,4 +157,5 @@ var _ interface {
 	fsys.FileSystem
 	fsys.Walker
 	fsys.Summarizer
+	fsys.Toucher
 } = (*azureFS)(nil)

@@ -334,6 +334,31 @@ func TestBackendDetails(t *testing.T) {
 	if n, err := namespace(t, a.Conf).BlockSize(ctx, p); err != nil || n != 32<<20 {
 		t.Fatalf("BlockSize by default = %d, %v", n, err)
 	}
+	// touchz of an existing file writes its metadata back: a new version
+	// (ETag), the same content and metadata, no earlier time.
+	cc, err := a.ContainerClient(a.Container)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cc.NewBlobClient("d/f").SetMetadata(ctx, map[string]*string{"owner": to.Ptr("etl")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before, err := cc.NewBlobClient("d/f").GetProperties(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Touchz(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	after, err := cc.NewBlobClient("d/f").GetProperties(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *after.ETag == *before.ETag || after.LastModified.Before(*before.LastModified) || *after.ContentLength != 1 ||
+		after.Metadata["Owner"] == nil && after.Metadata["owner"] == nil {
+		t.Fatalf("touchz: ETag %s -> %s, modified %v -> %v, length %d, metadata %v",
+			*before.ETag, *after.ETag, before.LastModified, after.LastModified, *after.ContentLength, after.Metadata)
+	}
 	// abfs and wasb spellings name the same blobs.
 	if b, err := ns.ReadFileLimit(ctx, a.ABFS("/d/f"), 0); err != nil || string(b) != "x" {
 		t.Fatalf("reading a wasb:// write through abfs:// = %q, %v", b, err)

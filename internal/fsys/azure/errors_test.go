@@ -124,6 +124,7 @@ func TestStoppedServer(t *testing.T) {
 			"read":    func() error { _, err := ns.ReadFileLimit(ctx, a.ABFS("/d/f"), 0); return err },
 			"write":   func() error { return ns.WriteFile(ctx, a.ABFS("/d/g"), []byte("y")) },
 			"mkdir":   func() error { return ns.MkdirAll(ctx, a.ABFS("/d/e")) },
+			"touchz":  func() error { return ns.Touchz(ctx, a.ABFS("/d/f")) },
 			"delete":  func() error { return ns.Delete(ctx, a.ABFS("/d")) },
 			"rename":  func() error { _, err := ns.Rename(ctx, a.ABFS("/d"), a.ABFS("/e")); return err },
 			"dirsize": func() error { _, err := ns.DirSize(ctx, a.ABFS("/d")); return err },
