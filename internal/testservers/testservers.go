@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -22,16 +23,34 @@ import (
 // t when it is not there.
 func Need(t testing.TB, program string) string {
 	t.Helper()
-	p, err := exec.LookPath(program)
-	if err == nil {
+	if p, err := exec.LookPath(program); err == nil {
 		return p
 	}
-	msg := fmt.Sprintf("%s is not on PATH: run `. .ci/tools.sh` (it installs the test store servers into ~/.cache/gozie-tools and puts them on PATH)", program)
+	for _, dir := range toolDirs() {
+		p := filepath.Join(dir, program)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	msg := fmt.Sprintf("%s is neither on PATH nor in %v: run `bash .ci/tools.sh` (it installs the test store servers into ~/.cache/gozie-tools/bin)", program, toolDirs())
 	if os.Getenv("CI") != "" {
 		t.Fatal(msg)
 	}
 	t.Skip(msg)
 	return ""
+}
+
+// toolDirs are where .ci/tools.sh installs the servers: $GOZIE_TOOLS/bin,
+// else ~/.cache/gozie-tools/bin.
+func toolDirs() []string {
+	var out []string
+	if d := os.Getenv("GOZIE_TOOLS"); d != "" {
+		out = append(out, filepath.Join(d, "bin"))
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		out = append(out, filepath.Join(home, ".cache", "gozie-tools", "bin"))
+	}
+	return out
 }
 
 // FreePort returns a loopback TCP port nothing listens on now.
