@@ -147,6 +147,9 @@ func (l lookup) duration(rest string) (time.Duration, error) {
 
 // parseBytes reads Hadoop's byte sizes ("32M", "64m", "134217728").
 func parseBytes(v string) (int64, error) {
+	if v == "" {
+		return 0, fmt.Errorf("not a size in bytes")
+	}
 	mult := int64(1)
 	if last := v[len(v)-1]; last < '0' || last > '9' {
 		shift, ok := map[byte]uint{'k': 10, 'm': 20, 'g': 30, 't': 40, 'p': 50, 'e': 60}[lower(last)]

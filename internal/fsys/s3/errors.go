@@ -69,9 +69,11 @@ func (e *storeError) Unwrap() []error { return []error{e.kind, e.err} }
 var (
 	notFoundCodes = codes("NoSuchKey", "NotFound", "NoSuchBucket")
 	// The credentials themselves were refused: the keys are wrong,
-	// unknown or expired.
+	// unknown or expired. versitygw answers an unknown access key with
+	// a 404 XAdminUserNotFound where S3 says 403 InvalidAccessKeyId.
 	credCodes = codes("InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken",
-		"TokenRefreshRequired", "InvalidSecurity", "InvalidClientTokenId", "UnrecognizedClientException")
+		"TokenRefreshRequired", "InvalidSecurity", "InvalidClientTokenId", "UnrecognizedClientException",
+		"XAdminUserNotFound")
 	deniedCodes = codes("AccessDenied", "AllAccessDisabled", "AccountProblem", "Forbidden",
 		"InvalidObjectState", "MethodNotAllowed")
 	// versitygw's POSIX backend refuses a file over a directory and the
@@ -136,13 +138,13 @@ func (s *store) fail(op, p string, err error) error {
 // classify sorts a store's error answer by its code and HTTP status.
 func (s *store) classify(code string, st int, err error) error {
 	switch {
+	case credCodes[code]:
+		return s.refusedCredentials(code, err)
 	case notFoundCodes[code] || st == 404:
 		if code == "NoSuchBucket" {
 			return &storeError{kind: fs.ErrNotExist, msg: fmt.Sprintf("bucket [%s] does not exist", s.cfg.bucket), err: err}
 		}
 		return fs.ErrNotExist
-	case credCodes[code]:
-		return s.refusedCredentials(code, err)
 	case deniedCodes[code] || st == 403:
 		return &storeError{kind: fs.ErrPermission, msg: "access denied: " + err.Error(), err: err}
 	case existCodes[code] || st == 409:

@@ -43,9 +43,9 @@ func (s *store) dirInfo(key string) *fsys.FileInfo {
 }
 
 // head returns the size and time of the object at key, nil when there is
-// none. A refusal without words (a HEAD's 403 has no body) is asked again
-// as a listing, whose answer says whether the credentials or the access
-// were refused.
+// none. A HEAD's answer has no body, so a refusal (400, 403) comes
+// without the code that says why: it is asked again as a listing, whose
+// answer tells wrong credentials from denied access or a wrong region.
 func (s *store) head(ctx context.Context, op, p, key string) (*fsys.FileInfo, error) {
 	out, err := s.client.HeadObject(ctx, &s3api.HeadObjectInput{Bucket: &s.cfg.bucket, Key: aws.String(key)})
 	if err == nil {
@@ -55,7 +55,7 @@ func (s *store) head(ctx context.Context, op, p, key string) (*fsys.FileInfo, er
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if status(err) == 403 && !errors.Is(err, fsys.ErrCredentials) {
+	if st := status(err); (st == 400 || st == 403) && !errors.Is(err, fsys.ErrCredentials) {
 		if _, lerr := s.client.ListObjectsV2(ctx, &s3api.ListObjectsV2Input{Bucket: &s.cfg.bucket, Prefix: aws.String(key), MaxKeys: aws.Int32(1)}); lerr != nil {
 			return nil, s.fail(op, p, lerr)
 		}
