@@ -210,7 +210,7 @@ type body struct {
 
 func (b *body) Read(buf []byte) (int, error) {
 	n, err := b.ReadCloser.Read(buf)
-	if err != nil && err != io.EOF {
+	if err != nil && err != io.EOF && !errors.Is(err, context.Canceled) {
 		err = &fs.PathError{Op: "read", Path: b.p, Err: &fsys.UnavailableError{Store: b.s.cfg.store, Err: err}}
 	}
 	return n, err

@@ -194,6 +194,17 @@ func TestWalkPaginates(t *testing.T) {
 	if !errors.Is(err, stop) || s3.Requests().Sub(before)["ListObjectsV2"] != 2 {
 		t.Fatalf("a Walk stopped by its function = %v after %v", err, s3.Requests().Sub(before))
 	}
+	// Deleting the tree deletes a page at a time while listing on.
+	before = s3.Requests()
+	if err := ns.Delete(ctx, root); err != nil {
+		t.Fatal(err)
+	}
+	if d := s3.Requests().Sub(before); d["ListObjectsV2"] != 11 || d["DeleteObjects"] != 11 || d["HeadObject"] != 1 {
+		t.Fatalf("deleting 1,001 keys in pages of 100 took %v", d)
+	}
+	if list, err := ns.List(ctx, "s3a://"+srv.Bucket); err != nil || len(list) != 0 {
+		t.Fatalf("after Delete the bucket holds %v, %v", list, err)
+	}
 }
 
 // randomBytes returns n random bytes.

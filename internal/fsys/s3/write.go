@@ -220,6 +220,9 @@ func (s *store) Rename(ctx context.Context, src, dst string) error {
 	} else if err := s.renameTree(ctx, src, ks, kd); err != nil {
 		return err
 	}
+	if parentKey(ks) == parentKey(kd) { // dst keeps the directory
+		return nil
+	}
 	return s.keepParent(ctx, "rename", src, ks)
 }
 
@@ -278,6 +281,10 @@ func (s *store) renameTree(ctx context.Context, src, ks, kd string) error {
 	)
 	for _, o := range objs {
 		slots <- struct{}{}
+		if ctx.Err() != nil { // a copy failed: start no more
+			<-slots
+			break
+		}
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
