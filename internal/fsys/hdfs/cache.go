@@ -12,10 +12,13 @@ import (
 // connection of its own). A client is made on first use; one that failed
 // to be made is not kept, so the next call tries again. Past max clients,
 // the least recently used idle ones are closed: each holds a NameNode
-// connection and a lease-renewal goroutine. A client whose credentials
-// expire (a ticket cache's ticket) is replaced on next use.
+// connection and a goroutine that renews leases with a call a second. A
+// client idle for idle is closed too, so that a quiet server does not keep
+// calling. A client whose credentials expire (a ticket cache's ticket) is
+// replaced on next use.
 type clientCache[T io.Closer] struct {
 	max   int
+	idle  time.Duration
 	open  func(user string) (T, time.Time, error)
 	now   func() time.Time
 	mu    sync.Mutex
@@ -31,10 +34,12 @@ type cacheItem[T io.Closer] struct {
 	refs    int       // callers between acquire and release
 	used    uint64
 	stale   bool // out of the map; closed when refs reaches 0
+	user    string
+	timer   *time.Timer // closes the client once idle long enough
 }
 
 func newClientCache[T io.Closer](max int, open func(string) (T, time.Time, error)) *clientCache[T] {
-	return &clientCache[T]{max: max, open: open, now: time.Now, items: map[string]*cacheItem[T]{}}
+	return &clientCache[T]{max: max, idle: 5 * time.Minute, open: open, now: time.Now, items: map[string]*cacheItem[T]{}}
 }
 
 // acquire returns user's client, made if need be, and the function that
@@ -52,7 +57,7 @@ func (cc *clientCache[T]) acquire(ctx context.Context, user string) (T, func(), 
 	}
 	made := it == nil
 	if made {
-		it = &cacheItem[T]{ready: make(chan struct{})}
+		it = &cacheItem[T]{ready: make(chan struct{}), user: user}
 		cc.items[user] = it
 	}
 	it.refs++
@@ -96,14 +101,33 @@ func (cc *clientCache[T]) release(it *cacheItem[T]) {
 	it.refs--
 	cc.tick++
 	it.used = cc.tick
-	if it.stale && it.refs == 0 && it.err == nil {
+	switch {
+	case it.stale && it.refs == 0 && it.err == nil:
 		closing = append(closing, it.c)
+	case it.refs == 0 && it.err == nil:
+		if it.timer != nil {
+			it.timer.Stop()
+		}
+		used := it.used
+		it.timer = time.AfterFunc(cc.idle, func() { cc.idleOut(it, used) })
 	}
 	closing = append(closing, cc.evict()...)
 	cc.mu.Unlock()
 	for _, c := range closing {
 		c.Close()
 	}
+}
+
+// idleOut closes it if nobody used it since use number used.
+func (cc *clientCache[T]) idleOut(it *cacheItem[T], used uint64) {
+	cc.mu.Lock()
+	if it.refs > 0 || it.used != used || it.stale {
+		cc.mu.Unlock()
+		return
+	}
+	cc.drop(it.user, it)
+	cc.mu.Unlock()
+	it.c.Close()
 }
 
 // evict takes the least recently used idle clients out while there are

@@ -203,3 +203,30 @@ func TestClientCacheConcurrentFirstUse(t *testing.T) {
 		t.Fatal(fmt.Sprint("made ", n, " clients"))
 	}
 }
+
+// A client idle for the cache's idle time is closed and made anew on the
+// next use; one in use is not.
+func TestClientCacheIdle(t *testing.T) {
+	ctx := context.Background()
+	o := &opener{}
+	cc := newClientCache(4, o.open)
+	cc.idle = time.Millisecond
+	c1, release, err := cc.acquire(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, releaseHeld, _ := cc.acquire(ctx, "bob")
+	release()
+	for c1.closes() == 0 { // until the idle timer fired
+		runtime.Gosched()
+	}
+	if held.closes() != 0 {
+		t.Fatal("a client in use was closed as idle")
+	}
+	c2, release, _ := cc.acquire(ctx, "alice")
+	release()
+	releaseHeld()
+	if c2 == c1 || o.count("alice") != 2 {
+		t.Fatal("an idle-closed client was handed out again")
+	}
+}

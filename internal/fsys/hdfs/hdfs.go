@@ -91,7 +91,17 @@ func (f *FS) newClient(user string) (*gohdfs.Client, time.Time, error) {
 		opts.KerberosClient, opts.KerberosServicePrincipleName, until = kc, f.set.spn, u
 	}
 	c, err := gohdfs.NewClient(opts)
-	return c, until, err
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	// The library fetches the server defaults on the first write and keeps
+	// them without a lock: fetching them now, before the client is shared,
+	// keeps concurrent first writes from racing.
+	if _, err := c.ServerDefaults(); err != nil {
+		c.Close()
+		return nil, time.Time{}, err
+	}
+	return c, until, nil
 }
 
 // kerberos returns the server's Kerberos client, logging in again when a
