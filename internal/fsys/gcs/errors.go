@@ -103,12 +103,13 @@ func (g *gcsFS) unavailable(err error) error {
 
 // refused is credentials the store (or its token service) turned down.
 func (g *gcsFS) refused(err error) error {
-	what := "the service-account key of " + g.set.keyFileKey
+	what := fmt.Sprintf("the service-account key file [%s] (%s) was refused", g.set.keyFile, g.set.keyFileKey)
 	if g.set.auth != authKeyFile {
-		what = "Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS)"
+		what = "Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud's, or the metadata server's) were refused"
 	}
 	return &credError{
-		msg:     fmt.Sprintf("gs: %s: %s refused: check %s (or %s) and the account's access to the bucket", g.store, what, KeyKeyFile, KeyKeyFileOld),
+		msg: fmt.Sprintf("gs: %s: %s: check the account's access to the bucket, or set %s (or %s) to another key file",
+			g.store, what, KeyKeyFile, KeyKeyFileOld),
 		cause:   err,
 		refused: true,
 	}

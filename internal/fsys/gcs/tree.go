@@ -50,6 +50,9 @@ func (g *gcsFS) Delete(ctx context.Context, p string) error {
 		if errors.Is(err, iterator.Done) {
 			break
 		}
+		if errors.Is(err, storage.ErrBucketNotExist) {
+			return nil // nothing there to delete, as for any missing path
+		}
 		if err != nil {
 			return g.mapErr("delete", p, err)
 		}
