@@ -58,7 +58,9 @@ func TestParseSettings(t *testing.T) {
 		{name: "root URL", conf: fsys.MapConfig{KeyRootURL: "http://127.0.0.1:4443"},
 			want: func(s *settings) { s.rootURL, s.apiRoot = "http://127.0.0.1:4443/", "http://127.0.0.1:4443/" }},
 		{name: "root URL over the emulator variable", env: "emu:1", conf: fsys.MapConfig{KeyRootURL: "https://gcs.example/api/"},
-			want: func(s *settings) { s.auth, s.rootURL, s.apiRoot = authNone, "https://gcs.example/api/", "https://gcs.example/api/" }},
+			want: func(s *settings) {
+				s.auth, s.rootURL, s.apiRoot = authNone, "https://gcs.example/api/", "https://gcs.example/api/"
+			}},
 		{name: "root URL not http", conf: fsys.MapConfig{KeyRootURL: "ftp://x/"}, err: []string{KeyRootURL}},
 		{name: "root URL without host", conf: fsys.MapConfig{KeyRootURL: "localhost:4443"}, err: []string{KeyRootURL}},
 		{name: "block size in bytes", conf: fsys.MapConfig{KeyBlockSize: "67108864"},
