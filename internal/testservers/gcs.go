@@ -38,11 +38,11 @@ func StartGCS(t testing.TB) *GCS {
 	port := FreePort(t)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	endpoint := "http://" + addr + "/"
-	// -public-host set to the address itself: the emulator routes
-	// path-style downloads (/bucket/object, what the client's reads use)
-	// only for requests to its public host.
+	// -external-url: the address resumable uploads are told to continue
+	// at. The public host is left alone: the backend reads through the
+	// JSON API, which the emulator serves on any host name.
 	cmd := exec.Command(bin, "-scheme", "http", "-host", "127.0.0.1", "-port", strconv.Itoa(port),
-		"-backend", "memory", "-public-host", addr, "-external-url", "http://"+addr, "-log-level", "warn")
+		"-backend", "memory", "-external-url", "http://"+addr, "-log-level", "warn")
 	Start(t, cmd, addr)
 	g := &GCS{
 		Endpoint: endpoint,

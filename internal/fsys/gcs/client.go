@@ -68,7 +68,9 @@ func (g *gcsFS) newClient() (*storage.Client, *http.Client, error) {
 	base.ResponseHeaderTimeout = g.set.readTimeout
 	base.MaxIdleConnsPerHost = 32 // the parallel copies and deletes
 	hc := &http.Client{Transport: base}
-	opts := []option.ClientOption{option.WithHTTPClient(hc)}
+	// JSON reads (/storage/v1/b/B/o/O?alt=media) rather than the XML
+	// API's /B/O: emulators serve those only to their "public host".
+	opts := []option.ClientOption{option.WithHTTPClient(hc), storage.WithJSONReads()}
 	if g.set.auth == authNone {
 		opts = append(opts, option.WithoutAuthentication())
 	} else {
