@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"testing"
@@ -28,6 +29,9 @@ type GCS struct {
 	// Stop kills the emulator and returns once its port refuses
 	// connections, for tests of an unavailable store.
 	Stop func()
+	// Process is the emulator's process, for tests that pause it
+	// (SIGSTOP) to see a store that accepts connections and never answers.
+	Process *os.Process
 }
 
 // StartGCS starts fake-gcs-server (in-memory backend) on a free loopback
@@ -45,6 +49,7 @@ func StartGCS(t testing.TB) *GCS {
 		"-backend", "memory", "-external-url", "http://"+addr, "-log-level", "warn")
 	Start(t, cmd, addr)
 	g := &GCS{
+		Process:  cmd.Process,
 		Endpoint: endpoint,
 		Bucket:   "gozie-test",
 		Conf: fsys.MapConfig{

@@ -486,3 +486,29 @@ func TestRefusals(t *testing.T) {
 		t.Error("a refused rename moved its source")
 	}
 }
+
+// Requester pays adds the billed project to every call, batch deletes
+// included; the emulator accepts it.
+func TestRequesterPays(t *testing.T) {
+	srv := testservers.StartGCS(t)
+	ns := newNS(t, with(srv.Conf, "fs.gs.requester.pays.mode", "ENABLED"))
+	ctx := context.Background()
+	d := "gs://" + srv.Bucket + "/rp"
+	for _, f := range []string{"a", "b", "sub/c"} {
+		if err := ns.WriteFile(ctx, d+"/"+f, []byte(f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l, err := ns.List(ctx, d); err != nil || len(l) != 3 {
+		t.Fatalf("List = %v, %v", l, err)
+	}
+	if _, err := ns.Rename(ctx, d+"/sub", d+"/moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Delete(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := ns.Exists(ctx, d+"/a"); ok || err != nil {
+		t.Fatalf("Exists after Delete = %v, %v", ok, err)
+	}
+}
