@@ -57,7 +57,8 @@ const (
 	// limit).
 	KeyListPage = "fs.gs.list.max.items.per.call"
 	// KeyRequesterPays (DISABLED or ENABLED) bills requests to a project
-	// of the caller's, for buckets that demand it.
+	// of the caller's, for buckets that demand it:
+	// KeyRequesterPaysProject, or KeyProjectID when that is unset.
 	KeyRequesterPays        = "fs.gs.requester.pays.mode"
 	KeyRequesterPaysProject = "fs.gs.requester.pays.project.id"
 )
