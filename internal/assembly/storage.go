@@ -5,13 +5,9 @@ import (
 	"os"
 
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/fsys/hdfs"
 	"github.com/gozie/gozie/internal/server"
 )
-
-// loadHadoopConf reads the store settings of a Hadoop configuration
-// directory (core-site.xml, hdfs-site.xml); set by the HDFS backend's
-// loader when it is linked in.
-var loadHadoopConf = func(dir string) (fsys.MapConfig, error) { return fsys.MapConfig{}, nil }
 
 // StorageNamespace builds the namespace every path of the system goes
 // through: the site configuration's keys over those of the Hadoop
@@ -24,7 +20,7 @@ func StorageNamespace(cfg server.Config) (*fsys.Namespace, error) {
 	}
 	settings := fsys.MapConfig{}
 	if dir != "" {
-		h, err := loadHadoopConf(dir)
+		h, err := hdfs.LoadConfDir(dir)
 		if err != nil {
 			return nil, fmt.Errorf("gozie.hadoop.conf.dir [%s]: %w", dir, err)
 		}

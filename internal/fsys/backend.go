@@ -44,9 +44,8 @@ type FileSystem interface {
 	Open(ctx context.Context, p string) (io.ReadCloser, error)
 	// Create writes regular file p with everything r gives, replacing a
 	// file already there and creating missing parent directories. Readers
-	// see the old content or the new, never a part, where the store
-	// allows it (every backend here but HDFS, which shows a file being
-	// written under its final name).
+	// see the old content or the new, never a part (HDFS and WebHDFS
+	// write "p._COPYING_" and rename it over p, as Hadoop's -put does).
 	Create(ctx context.Context, p string, r io.Reader) error
 	// MkdirAll creates directory p and its missing parents; an existing
 	// directory is not an error, an existing file is (fs.ErrExist).
