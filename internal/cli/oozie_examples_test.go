@@ -112,27 +112,6 @@ func (ex *oozieExamples) read(t *testing.T, rel string) string {
 	return string(b)
 }
 
-// streamingNameNodeBug is what the map-reduce action answers for a
-// streaming job whose name-node is hdfs://localhost:8020 when the
-// name-node's root is not served, although every path of the job is
-// under the mounted hdfs://localhost:8020/user (see skipStreamingBug).
-const streamingNameNodeBug = "is not file:// needs Hadoop"
-
-// skipStreamingBug skips a test blocked by the map-reduce action's check
-// of the name-node: internal/action/jvm/mapreduce.go, notLocal, asks
-// whether the namespace serves the name-node's root (served(nn + "/"))
-// rather than the job's paths, so with only hdfs://localhost:8020/user
-// mounted and no hdfs:// backend linked, a streaming job on mounted paths
-// is sent to Hadoop (JA008). The test runs for real once that is fixed.
-func skipStreamingBug(t *testing.T, report string) {
-	t.Helper()
-	if strings.Contains(report, streamingNameNodeBug) {
-		t.Skip("blocked by the map-reduce action's name-node check (internal/action/jvm/mapreduce.go notLocal: " +
-			"served(nn+\"/\") on the unmounted name-node root instead of the job's mounted paths): " +
-			"the streaming job was sent to Hadoop (JA008)")
-	}
-}
-
 // oozieRunJob is the part of `gozie run -json`'s report the tests read.
 type oozieRunJob struct {
 	Status  string `json:"status"`
@@ -145,14 +124,12 @@ type oozieRunJob struct {
 
 // runOozieWorkflow runs a workflow example with `gozie run -config
 // <its job.properties> -site <the mount>` and returns its report; a run
-// that does not succeed fails the test (or skips it when blocked by the
-// bug skipStreamingBug names).
+// that does not succeed fails the test.
 func runOozieWorkflow(t *testing.T, ex *oozieExamples, app string) *oozieRunJob {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := runRun([]string{"-config", ex.props(app), "-site", ex.site, "-data", t.TempDir(), "-json"}, &out, &errOut)
 	if code != 0 {
-		skipStreamingBug(t, out.String())
 		t.Fatalf("gozie run %s: exit %d\n%s\n%s", app, code, out.String(), errOut.String())
 	}
 	var job oozieRunJob
@@ -371,9 +348,6 @@ func oozieAggregator(t *testing.T, ex *oozieExamples, srv *gozietest.Server) {
 	j = waitOozieCoord(t, srv, id, func(j *restapi.CoordJob) bool { return coordEnded(j.Status) })
 	for _, a := range j.Actions {
 		if a.Status != "SUCCEEDED" {
-			if wf, _, err := srv.Engine.Job(t.Context(), string(a.ExternalID)); err == nil {
-				skipStreamingBug(t, wf.ErrorMessage)
-			}
 			t.Fatalf("aggregator action %d: %s\n%s", a.ActionNumber, a.Status, describeCoord(j))
 		}
 	}

@@ -136,16 +136,22 @@ func notLocal(body *workflow.Element, cfg *conf.Config) (why string, stageable b
 	if why != "" {
 		return why, false
 	}
-	if nn := body.ChildText("name-node"); nn != "" && fsys.Scheme(nn) != "file" {
+	nn := body.ChildText("name-node")
+	if nn != "" && fsys.Scheme(nn) != "file" {
 		why = "its name-node [" + nn + "] is not file://"
-		stageable = served(nn + "/")
 	}
 	var paths []string
 	for _, keys := range [][]string{inputDirKeys, outputDirKeys} {
 		v, _ := confFirst(cfg, keys...)
 		paths = append(paths, splitInputPaths(v)...)
 	}
+	// What must be served is where the job's data is: its paths, plain
+	// absolute ones on the name-node (a mount of hdfs://nn/user serves a
+	// job under it, though nothing serves hdfs://nn/ itself).
 	for _, p := range paths {
+		if fsys.Scheme(p) == "" && strings.HasPrefix(p, "/") && nn != "" && fsys.Scheme(nn) != "file" && fsys.Scheme(nn) != "" {
+			p = fsys.Scheme(nn) + "://" + fsys.Authority(nn) + p
+		}
 		if s := fsys.Scheme(p); s != "" && s != "file" {
 			if why == "" {
 				why = "its path [" + p + "] is not local"
