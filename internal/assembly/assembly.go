@@ -170,6 +170,10 @@ func New(ctx context.Context, o Options) (sys *System, err error) {
 		return sys, nil
 	}
 	o.Logf("gozie: action types this server runs: %s", strings.Join(sys.Registry.Types(), ", "))
+	o.Logf("gozie: stores this server reaches: %s", strings.Join(fsys.Schemes(), ", "))
+	for _, m := range ns.Mounts() {
+		o.Logf("gozie: mount %s -> %s", m.From, m.To)
+	}
 	opts := server.Options{Engine: sys.Jobs, Coordinators: sys.Coordinators, BaseURL: sys.BaseURL, DataDir: dir,
 		Auth: auth, Config: cfg, Version: o.Version, Logf: o.Logf, Log: o.Log, HTTP: o.HTTP,
 		AllowedHosts: cfg.List("gozie.http.allowed.hosts")}

@@ -2,6 +2,8 @@ package coord
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"path"
 	"strconv"
 	"strings"
@@ -68,6 +70,11 @@ func Submit(props *conf.Config, opts SubmitOptions) (*App, *conf.Config, error) 
 		if data, err = opts.ReadFile(file); err != nil {
 			if refused, ok := err.(*Error); ok {
 				return nil, nil, refused
+			}
+			if !errors.Is(err, fs.ErrNotExist) {
+				// An unknown scheme, a store that did not answer, a
+				// refusal: the reader's words say what to do.
+				return nil, nil, errorf(CodeReadApp, "Could not read %s: %v", file, err)
 			}
 			return nil, nil, errorf(CodeReadApp, "File does not exist, %s", file)
 		}
