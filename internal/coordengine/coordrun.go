@@ -314,7 +314,7 @@ func (e *Engine) coordStep(ctx context.Context, c *coordChange) error {
 	if running && !j.DoneMaterialization {
 		acts = e.materialize(c, app, props, acts, opts)
 	}
-	e.checkInputs(c, app, props, acts, opts)
+	e.checkInputs(ctx, c, app, props, acts, opts)
 	e.decide(c, app, props, acts)
 
 	// The job's status follows its actions.
@@ -519,60 +519,6 @@ func (e *Engine) materialize(c *coordChange, app *coord.App, props *conf.Config,
 		c.jobDirty = true
 	}
 	return acts
-}
-
-// checkInputs moves WAITING actions whose inputs are all there to READY,
-// those waiting past their timeout to TIMEDOUT, and records what the
-// others still miss.
-func (e *Engine) checkInputs(c *coordChange, app *coord.App, props *conf.Config, acts []*store.CoordAction, opts Options) {
-	for _, a := range acts {
-		if a.Status != store.CoordActionWaiting || a.NominalTime.After(c.now) {
-			// As in Oozie, an action materialized ahead of its nominal
-			// time is not checked (and so never starts) before it.
-			continue
-		}
-		if slices.Contains(c.extra.Cleaning, a.ID) {
-			continue // a rerun whose old outputs are not deleted yet
-		}
-		var p coord.ActionPlan
-		if err := json.Unmarshal([]byte(a.Plan), &p); err != nil {
-			e.logf("gozie: %s: bad plan: %v", a.ID, err)
-			continue
-		}
-		// Done-flags are probed with the coordinator user's rights when
-		// the server acts for its users.
-		var r *coord.CheckResult
-		err := e.wf.AsJobUser(c.job.User, func() (err error) {
-			r, err = app.CheckInputs(&p, props, opts.Exists, c.now)
-			return err
-		})
-		if err != nil {
-			if a.ErrorMessage != err.Error() {
-				a.ErrorCode, a.ErrorMessage = coord.ErrorCode(err), err.Error()
-				c.touch(a, a.Status)
-				c.log(a.ID, "WARN", "input check failed: %v", err)
-			}
-			continue
-		}
-		if r.Plan != nil {
-			if b, err := json.Marshal(r.Plan); err == nil && string(b) != a.Plan {
-				a.Plan = string(b)
-				c.touch(a, a.Status)
-			}
-		}
-		missing := r.MissingDependencies()
-		if missing != a.MissingDependencies {
-			a.MissingDependencies = missing
-			c.touch(a, a.Status)
-		}
-		switch {
-		case r.Ready:
-			a.MissingDependencies = ""
-			c.setActionStatus(e, a, store.CoordActionReady)
-		case r.TimedOut:
-			c.setActionStatus(e, a, store.CoordActionTimedOut)
-		}
-	}
 }
 
 // decide applies concurrency and the execution policy: READY actions the
