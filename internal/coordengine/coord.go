@@ -316,6 +316,13 @@ type coordExtra struct {
 	// FailedReruns maps an action rerun with failed=true to the workflow
 	// whose failed nodes its launch reruns.
 	FailedReruns map[string]string `json:"failedReruns,omitempty"`
+	// CheckedAt is the time of the job's last input check of every
+	// WAITING action; zero makes the next step check them all. Steps in
+	// between (a workflow ended, a command) check only the actions that
+	// became due since, so that a job with thousands of WAITING actions
+	// does not probe every done-flag again whenever one of its workflows
+	// ends.
+	CheckedAt time.Time `json:"checkedAt,omitempty"`
 }
 
 func decodeCoordExtra(s string) coordExtra {

@@ -30,7 +30,7 @@ type inputCheck struct {
 // checks of the actions then answer from what it found. Every question
 // carries the job's configuration and user.
 func (e *Engine) checkInputs(ctx context.Context, c *coordChange, app *coord.App, props *conf.Config, acts []*store.CoordAction, opts Options) {
-	checks := e.dueChecks(c, acts)
+	checks := e.dueChecks(c, acts, opts)
 	if len(checks) == 0 {
 		return
 	}
@@ -70,10 +70,23 @@ func (e *Engine) checkInputs(ctx context.Context, c *coordChange, app *coord.App
 	}
 }
 
-// dueChecks returns the actions of acts whose inputs are checked now.
-func (e *Engine) dueChecks(c *coordChange, acts []*store.CoordAction) []*inputCheck {
+// dueChecks returns the actions of acts whose inputs are checked now:
+// every WAITING action due, once an input check interval has passed since
+// the last such check (Oozie checks each action once per interval);
+// before, only those no check has seen — materialized or made WAITING by
+// this change, or nominally due since the last check.
+func (e *Engine) dueChecks(c *coordChange, acts []*store.CoordAction, opts Options) []*inputCheck {
+	last := c.extra.CheckedAt
+	all := last.IsZero() || !c.now.Before(last.Add(opts.InputCheckInterval))
+	if all {
+		c.extra.CheckedAt = c.now
+		c.jobDirty = true
+	}
 	var out []*inputCheck
 	for _, a := range acts {
+		if before, changed := c.before[a.ID]; !all && !a.NominalTime.After(last) && !(changed && before != store.CoordActionWaiting) {
+			continue
+		}
 		if a.Status != store.CoordActionWaiting || a.NominalTime.After(c.now) {
 			// As in Oozie, an action materialized ahead of its nominal
 			// time is not checked (and so never starts) before it.

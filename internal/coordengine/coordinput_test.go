@@ -323,3 +323,40 @@ func TestKnownAvailable(t *testing.T) {
 		t.Errorf("no dependencies: %v", k)
 	}
 }
+
+// The inputs of WAITING actions are checked once per interval: a step in
+// between (a workflow ended) checks only what became due since, instead
+// of asking for every flag again.
+func TestInputCheckOncePerInterval(t *testing.T) {
+	h := newProbeHarness(t, "interval", Options{})
+	id := h.run(h.props())
+	for n := range 3 {
+		probeStore.Put(h.flag("a", n), "")
+		probeStore.Put(h.flag("b", n), "")
+	}
+	h.advance(time.Minute, time.Minute, nil)
+	if c := h.countByStatus(id); found(c) != 3 {
+		t.Fatalf("%v, want 3 actions found", c)
+	}
+	for range 2 {
+		before := h.e.InputCheckCounts().Requests()
+		running := h.action(id, 1)
+		for _, n := range []int{1, 2, 3} {
+			if a := h.action(id, n); a.Status == store.CoordActionRunning {
+				running = a
+			}
+		}
+		h.finish(running.ExternalID)
+		if n := h.e.InputCheckCounts().Requests() - before; n != 0 {
+			t.Errorf("a workflow ending made %d input-check requests, want none before the interval", n)
+		}
+	}
+	if c := h.countByStatus(id); c[store.CoordActionSucceeded] != 2 || c[store.CoordActionRunning] != 1 {
+		t.Errorf("%v, want 2 SUCCEEDED and the third RUNNING", c)
+	}
+	before := h.e.InputCheckCounts().Requests()
+	h.advance(time.Minute, time.Minute, nil)
+	if n := h.e.InputCheckCounts().Requests() - before; n == 0 {
+		t.Error("no input check at the interval")
+	}
+}

@@ -150,6 +150,15 @@ func (c *coordChange) schedule(at time.Time) {
 	c.jobDirty = true
 }
 
+// checkSoon asks for a tick now that checks the inputs of every WAITING
+// action: actions were made WAITING (a rerun), or may be checked now (a
+// rerun's cleanup is done).
+func (c *coordChange) checkSoon() {
+	c.extra.CheckedAt = time.Time{}
+	c.jobDirty = true
+	c.stepSoon()
+}
+
 // stepSoon asks for a tick now: an action ended, so a concurrency slot is
 // free and the job's status may change. Workflows that end together share
 // one tick, instead of a step (which reads every active action) each.
@@ -343,16 +352,16 @@ func (e *Engine) coordStep(ctx context.Context, c *coordChange) error {
 		}
 	}
 
-	if next := nextTick(j, acts, now, opts); !next.IsZero() {
+	if next := nextTick(j, acts, now, c.extra.CheckedAt, opts); !next.IsZero() {
 		c.schedule(next)
 	}
 	return nil
 }
 
 // nextTick is when a job's next tick is due: the next materialization,
-// the next input check, or the pause time, whichever comes first; zero
-// for none.
-func nextTick(j *store.CoordJob, acts []*store.CoordAction, now time.Time, opts Options) time.Time {
+// the next input check (an interval after the last, checkedAt), or the
+// pause time, whichever comes first; zero for none.
+func nextTick(j *store.CoordJob, acts []*store.CoordAction, now, checkedAt time.Time, opts Options) time.Time {
 	var next time.Time
 	earlier := func(t time.Time) {
 		if next.IsZero() || t.Before(next) {
@@ -367,11 +376,17 @@ func nextTick(j *store.CoordJob, acts []*store.CoordAction, now time.Time, opts 
 		}
 		earlier(t)
 	}
+	check := checkedAt.Add(opts.InputCheckInterval)
+	if check.Before(now) {
+		check = now
+	}
 	for _, a := range acts {
 		switch {
 		case a.Status == store.CoordActionWaiting && a.NominalTime.After(now):
 			earlier(a.NominalTime)
-		case a.Status == store.CoordActionWaiting || a.Status == store.CoordActionReady:
+		case a.Status == store.CoordActionWaiting:
+			earlier(check)
+		case a.Status == store.CoordActionReady:
 			earlier(now.Add(opts.InputCheckInterval))
 		}
 	}
