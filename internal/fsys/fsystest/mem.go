@@ -26,8 +26,8 @@ type MemStore struct {
 
 	mu       sync.Mutex
 	objects  map[string]memObject // by canonical URI; "uri/" is a marker
-	counts   map[string]int    // requests by operation
-	users    map[string]int    // requests by fsys.UserFrom
+	counts   map[string]int       // requests by operation
+	users    map[string]int       // requests by fsys.UserFrom
 	opened   []fsys.Config
 	inFlight map[string]int // by authority
 	maxIn    map[string]int
