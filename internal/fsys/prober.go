@@ -21,9 +21,11 @@ const (
 	DefaultWalkBudget = 10000
 	// DefaultProbeTimeout bounds one request.
 	DefaultProbeTimeout = 30 * time.Second
-	// DefaultMinBackoff and DefaultMaxBackoff bound how long a store that
-	// did not answer is left alone.
+	// DefaultMinBackoff is how long a store that did not answer is left
+	// alone after its first failing cycle.
 	DefaultMinBackoff = time.Minute
+	// DefaultMaxBackoff is the longest a store that did not answer is
+	// left alone.
 	DefaultMaxBackoff = 10 * time.Minute
 )
 
