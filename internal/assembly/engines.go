@@ -68,6 +68,10 @@ func newEngines(st store.Store, reg *action.Registry, cfg server.Config, o Optio
 		InputCheckInterval:    time.Duration(cfg.Int("gozie.coord.input.check.interval.s", 60)) * time.Second,
 		BatchSize:             cfg.Int("gozie.coord.batch.size", 10000),
 		MinFrequencyMinutes:   cfg.Int("gozie.coord.min.frequency.minutes", 5),
+		InputCheckParallel:    cfg.Int("gozie.coord.input.check.parallel", fsys.DefaultProbeParallel),
+		InputCheckTimeout:     time.Duration(cfg.Int("gozie.coord.input.check.timeout.s", 30)) * time.Second,
+		InputCheckWalkBudget:  cfg.Int("gozie.coord.input.check.walk.budget", fsys.DefaultWalkBudget),
+		InputCheckMaxBackoff:  time.Duration(cfg.Int("gozie.coord.input.check.backoff.max.s", 600)) * time.Second,
 	}
 	if o.Tune != nil {
 		o.Tune(&eo, &co)

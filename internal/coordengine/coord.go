@@ -66,9 +66,33 @@ type Options struct {
 	// MinFrequencyMinutes is the smallest accepted frequency; 0 means 5,
 	// negative disables the check.
 	MinFrequencyMinutes int
-	// Exists reports whether a dependency URI is available; default
-	// fsys.Exists (file:// and plain paths).
-	Exists func(uri string) (bool, error)
+	// Exists, when set, answers every dependency check by itself, one
+	// call per URI (no prefetch, no bounds, no backoff): for embedders
+	// with a store of their own. ctx carries the coordinator job's
+	// configuration (fsys.WithConf) and user (fsys.WithUser). Unset,
+	// dependencies are probed through Namespace by the engine's prober.
+	Exists func(ctx context.Context, uri string) (bool, error)
+	// Namespace is where dependencies are probed; nil: the process's
+	// namespace (fsys.Default) at each check.
+	Namespace *fsys.Namespace
+	// InputCheckParallel bounds the requests the input check has in
+	// flight to one store (scheme://authority) across all jobs
+	// (gozie.coord.input.check.parallel); default 16.
+	InputCheckParallel int
+	// InputCheckTimeout bounds each request of the input check; a store
+	// that does not answer in time counts as unavailable
+	// (gozie.coord.input.check.timeout.s); default 30s.
+	InputCheckTimeout time.Duration
+	// InputCheckWalkBudget is the most entries one listing answering a
+	// group of done-flags may list before the prober asks for each flag
+	// instead (gozie.coord.input.check.walk.budget); default 10000,
+	// negative: never list.
+	InputCheckWalkBudget int
+	// InputCheckMaxBackoff caps how long a store that did not answer is
+	// left alone; the backoff starts at InputCheckInterval and doubles
+	// per failing cycle (gozie.coord.input.check.backoff.max.s); default
+	// 10m.
+	InputCheckMaxBackoff time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -80,9 +104,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.InputCheckInterval <= 0 {
 		o.InputCheckInterval = time.Minute
-	}
-	if o.Exists == nil {
-		o.Exists = func(uri string) (bool, error) { return fsys.Exists(context.TODO(), uri) }
 	}
 	return o
 }
@@ -142,6 +163,10 @@ type Engine struct {
 
 	locks effect.Locks // one writer per job, as for workflows
 
+	// prober answers the input checks of every job (Options.Exists
+	// unset).
+	prober *fsys.Prober
+
 	mu   sync.Mutex
 	apps map[string]*cachedApp // parsed apps by job id
 }
@@ -159,6 +184,11 @@ func New(wf Workflows, rt *effect.Runtime, opts Options) *Engine {
 		readFile: wf.CoordFileReader, maxAction: wf.MaxActionBytes(),
 		apps: map[string]*cachedApp{},
 	}
+	o := e.opts
+	e.prober = fsys.NewProber(o.Namespace, fsys.ProberOptions{
+		Parallel: o.InputCheckParallel, WalkBudget: o.InputCheckWalkBudget, Timeout: o.InputCheckTimeout,
+		MinBackoff: o.InputCheckInterval, MaxBackoff: o.InputCheckMaxBackoff, Clock: e.clock.Now,
+	})
 	h := effectHandler{e}
 	for _, kind := range []string{EffectCoordTick, EffectCoordKill, EffectCoordSuspend, EffectCoordResume, EffectCoordCleanup, effect.NotifyKind("C")} {
 		rt.Register(kind, h)
@@ -167,6 +197,23 @@ func New(wf Workflows, rt *effect.Runtime, opts Options) *Engine {
 	// execution policy ordered them.
 	rt.Register(EffectCoordSubmit, h, effect.InOrder())
 	return e
+}
+
+// InputCheckCounts returns what the input check's prober did since the
+// engine started: requests by kind, paths skipped for a store backing off.
+func (e *Engine) InputCheckCounts() fsys.ProbeCounts { return e.prober.Counts() }
+
+// exists answers one dependency outside the input check (dry run): with
+// Options.Exists, or from the namespace.
+func (e *Engine) exists(ctx context.Context, uri string) (bool, error) {
+	if e.opts.Exists != nil {
+		return e.opts.Exists(ctx, uri)
+	}
+	ns := e.opts.Namespace
+	if ns == nil {
+		ns = fsys.Default()
+	}
+	return ns.Exists(ctx, uri)
 }
 
 // effectHandler performs and quarantines the coordinator's effect kinds
@@ -269,6 +316,13 @@ type coordExtra struct {
 	// FailedReruns maps an action rerun with failed=true to the workflow
 	// whose failed nodes its launch reruns.
 	FailedReruns map[string]string `json:"failedReruns,omitempty"`
+	// CheckedAt is the time of the job's last input check of every
+	// WAITING action; zero makes the next step check them all. Steps in
+	// between (a workflow ended, a command) check only the actions that
+	// became due since, so that a job with thousands of WAITING actions
+	// does not probe every done-flag again whenever one of its workflows
+	// ends.
+	CheckedAt time.Time `json:"checkedAt,omitempty"`
 }
 
 func decodeCoordExtra(s string) coordExtra {

@@ -423,7 +423,7 @@ func (e *Engine) CoordRerun(ctx context.Context, id, rangeType, scope string, re
 	if err := c.clearErrorFlag(ctx, e); err != nil {
 		return nil, err
 	}
-	c.stepSoon()
+	c.checkSoon()
 	if err := e.commitCoord(ctx, c); err != nil {
 		return nil, err
 	}
@@ -549,7 +549,7 @@ func (e *Engine) performCoordCleanup(ctx context.Context, ef *store.Effect) erro
 		c.jobDirty = true
 	}
 	c.done = append(c.done, ef.ID)
-	c.stepSoon()
+	c.checkSoon()
 	return e.commitCoord(ctx, c)
 }
 

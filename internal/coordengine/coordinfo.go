@@ -9,6 +9,7 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/schedule"
 	"github.com/gozie/gozie/internal/store"
@@ -143,14 +144,15 @@ func (e *Engine) CoordDryrun(ctx context.Context, props *conf.Config) (string, e
 	if _, ok := props.Get(vocab.PropUser); !ok && e.defaultUser != "" {
 		props.Set(vocab.PropUser, e.defaultUser)
 	}
-	opts := e.opts
 	user, _ := props.Get(vocab.PropUser)
 	ctx, err := e.wf.JobUserContext(ctx, user)
 	if err != nil {
 		return "", err
 	}
+	// The submission's settings reach the stores, as the job's would.
+	pctx := fsys.WithConf(ctx, props)
 	exists := func(uri string) (ok bool, err error) {
-		err = e.wf.AsJobUser(user, func() (err error) { ok, err = opts.Exists(uri); return err })
+		err = e.wf.AsJobUser(user, func() (err error) { ok, err = e.exists(pctx, uri); return err })
 		return ok, err
 	}
 	res, err := coord.DryRun(props, coord.SubmitOptions{

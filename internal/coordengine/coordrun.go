@@ -150,6 +150,15 @@ func (c *coordChange) schedule(at time.Time) {
 	c.jobDirty = true
 }
 
+// checkSoon asks for a tick now that checks the inputs of every WAITING
+// action: actions were made WAITING (a rerun), or may be checked now (a
+// rerun's cleanup is done).
+func (c *coordChange) checkSoon() {
+	c.extra.CheckedAt = time.Time{}
+	c.jobDirty = true
+	c.stepSoon()
+}
+
 // stepSoon asks for a tick now: an action ended, so a concurrency slot is
 // free and the job's status may change. Workflows that end together share
 // one tick, instead of a step (which reads every active action) each.
@@ -314,7 +323,7 @@ func (e *Engine) coordStep(ctx context.Context, c *coordChange) error {
 	if running && !j.DoneMaterialization {
 		acts = e.materialize(c, app, props, acts, opts)
 	}
-	e.checkInputs(c, app, props, acts, opts)
+	e.checkInputs(ctx, c, app, props, acts, opts)
 	e.decide(c, app, props, acts)
 
 	// The job's status follows its actions.
@@ -343,16 +352,16 @@ func (e *Engine) coordStep(ctx context.Context, c *coordChange) error {
 		}
 	}
 
-	if next := nextTick(j, acts, now, opts); !next.IsZero() {
+	if next := nextTick(j, acts, now, c.extra.CheckedAt, opts); !next.IsZero() {
 		c.schedule(next)
 	}
 	return nil
 }
 
 // nextTick is when a job's next tick is due: the next materialization,
-// the next input check, or the pause time, whichever comes first; zero
-// for none.
-func nextTick(j *store.CoordJob, acts []*store.CoordAction, now time.Time, opts Options) time.Time {
+// the next input check (an interval after the last, checkedAt), or the
+// pause time, whichever comes first; zero for none.
+func nextTick(j *store.CoordJob, acts []*store.CoordAction, now, checkedAt time.Time, opts Options) time.Time {
 	var next time.Time
 	earlier := func(t time.Time) {
 		if next.IsZero() || t.Before(next) {
@@ -367,11 +376,17 @@ func nextTick(j *store.CoordJob, acts []*store.CoordAction, now time.Time, opts 
 		}
 		earlier(t)
 	}
+	check := checkedAt.Add(opts.InputCheckInterval)
+	if check.Before(now) {
+		check = now
+	}
 	for _, a := range acts {
 		switch {
 		case a.Status == store.CoordActionWaiting && a.NominalTime.After(now):
 			earlier(a.NominalTime)
-		case a.Status == store.CoordActionWaiting || a.Status == store.CoordActionReady:
+		case a.Status == store.CoordActionWaiting:
+			earlier(check)
+		case a.Status == store.CoordActionReady:
 			earlier(now.Add(opts.InputCheckInterval))
 		}
 	}
@@ -519,60 +534,6 @@ func (e *Engine) materialize(c *coordChange, app *coord.App, props *conf.Config,
 		c.jobDirty = true
 	}
 	return acts
-}
-
-// checkInputs moves WAITING actions whose inputs are all there to READY,
-// those waiting past their timeout to TIMEDOUT, and records what the
-// others still miss.
-func (e *Engine) checkInputs(c *coordChange, app *coord.App, props *conf.Config, acts []*store.CoordAction, opts Options) {
-	for _, a := range acts {
-		if a.Status != store.CoordActionWaiting || a.NominalTime.After(c.now) {
-			// As in Oozie, an action materialized ahead of its nominal
-			// time is not checked (and so never starts) before it.
-			continue
-		}
-		if slices.Contains(c.extra.Cleaning, a.ID) {
-			continue // a rerun whose old outputs are not deleted yet
-		}
-		var p coord.ActionPlan
-		if err := json.Unmarshal([]byte(a.Plan), &p); err != nil {
-			e.logf("gozie: %s: bad plan: %v", a.ID, err)
-			continue
-		}
-		// Done-flags are probed with the coordinator user's rights when
-		// the server acts for its users.
-		var r *coord.CheckResult
-		err := e.wf.AsJobUser(c.job.User, func() (err error) {
-			r, err = app.CheckInputs(&p, props, opts.Exists, c.now)
-			return err
-		})
-		if err != nil {
-			if a.ErrorMessage != err.Error() {
-				a.ErrorCode, a.ErrorMessage = coord.ErrorCode(err), err.Error()
-				c.touch(a, a.Status)
-				c.log(a.ID, "WARN", "input check failed: %v", err)
-			}
-			continue
-		}
-		if r.Plan != nil {
-			if b, err := json.Marshal(r.Plan); err == nil && string(b) != a.Plan {
-				a.Plan = string(b)
-				c.touch(a, a.Status)
-			}
-		}
-		missing := r.MissingDependencies()
-		if missing != a.MissingDependencies {
-			a.MissingDependencies = missing
-			c.touch(a, a.Status)
-		}
-		switch {
-		case r.Ready:
-			a.MissingDependencies = ""
-			c.setActionStatus(e, a, store.CoordActionReady)
-		case r.TimedOut:
-			c.setActionStatus(e, a, store.CoordActionTimedOut)
-		}
-	}
 }
 
 // decide applies concurrency and the execution policy: READY actions the
