@@ -90,8 +90,11 @@ type (
 		DirSize(ctx context.Context, p string) (int64, error)
 	}
 	// Walker lists every file below prefix p at every depth in one
-	// sweep, the way object stores list a prefix without a delimiter.
-	// The input check uses it to answer many done-flags with one listing.
+	// sweep, the way object stores list a prefix without a delimiter,
+	// and the directories it meets (an object store's markers, HDFS's
+	// directories) as entries with Dir set, so that an empty directory
+	// is seen. The input check uses it to answer many done-flags with
+	// one listing; DirSize sums the files' lengths.
 	Walker interface {
 		Walk(ctx context.Context, p string, fn func(*FileInfo) error) error
 	}

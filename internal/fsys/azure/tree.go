@@ -56,8 +56,9 @@ func prefixOf(k string) string {
 
 // Walk calls fn with every file below directory p, at every depth, from
 // a flat listing (one request per page of fs.azure.list.max.results
-// blobs); directory markers and folder blobs are skipped. Nothing below
-// p (a missing p) is no call and no error.
+// blobs); directory markers and folder blobs come as directories (an
+// empty directory exists). Nothing below p (a missing p) is no call and
+// no error.
 func (f *azureFS) Walk(ctx context.Context, p string, fn func(*fsys.FileInfo) error) error {
 	k, err := f.key("walk", p)
 	if err != nil {
@@ -67,7 +68,13 @@ func (f *azureFS) Walk(ctx context.Context, p string, fn func(*fsys.FileInfo) er
 	err = f.pages(ctx, prefixOf(k), func(items []*container.BlobItem) error {
 		for _, it := range items {
 			name := deref(it.Name)
-			if strings.HasSuffix(name, "/") || isFolder(it.Metadata) || it.Properties == nil {
+			if strings.HasSuffix(name, "/") || isFolder(it.Metadata) {
+				if stop = fn(&fsys.FileInfo{Path: f.path(strings.TrimSuffix(name, "/")), Dir: true}); stop != nil {
+					return stop
+				}
+				continue
+			}
+			if it.Properties == nil {
 				continue
 			}
 			if stop = fn(f.fileInfo(name, deref(it.Properties.ContentLength), deref(it.Properties.LastModified))); stop != nil {

@@ -141,15 +141,19 @@ func TestPagedListings(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := resolveWalker(t, ns, root)
-	var got []string
+	var got, dirs []string
 	if err := w.Walk(ctx, root, func(fi *fsys.FileInfo) error {
 		if fi.Dir {
-			t.Errorf("Walk gave a directory: %s", fi.Path)
+			dirs = append(dirs, fi.Path)
+			return nil
 		}
 		got = append(got, fi.Path)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Equal(dirs, []string{root + "/empty/dir"}) {
+		t.Errorf("Walk gave directories %q, want the empty directory's marker alone", dirs)
 	}
 	slices.Sort(got)
 	slices.Sort(want)

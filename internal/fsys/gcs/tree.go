@@ -293,6 +293,10 @@ func (g *gcsFS) Walk(ctx context.Context, p string, fn func(*fsys.FileInfo) erro
 			return g.mapErr("walk", p, err)
 		}
 		if strings.HasSuffix(a.Name, "/") {
+			// A directory marker: an empty directory exists.
+			if err := fn(&fsys.FileInfo{Path: g.pathOf(strings.TrimSuffix(a.Name, "/")), Dir: true}); err != nil {
+				return err
+			}
 			continue
 		}
 		if err := fn(g.fileInfo(g.pathOf(a.Name), a)); err != nil {

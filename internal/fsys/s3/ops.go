@@ -347,10 +347,13 @@ func (s *store) Walk(ctx context.Context, p string, fn func(*fsys.FileInfo) erro
 	return s.pages(ctx, "walk", p, dirPrefix(key), "", func(page *s3api.ListObjectsV2Output) error {
 		for _, o := range page.Contents {
 			k := aws.ToString(o.Key)
+			fi := s.fileInfo(k, aws.ToInt64(o.Size), o.LastModified)
 			if strings.HasSuffix(k, "/") {
-				continue
+				// A directory marker: an empty directory exists (an
+				// instance whose done-flag is the directory itself).
+				fi = s.dirInfo(strings.TrimSuffix(k, "/"))
 			}
-			if err := fn(s.fileInfo(k, aws.ToInt64(o.Size), o.LastModified)); err != nil {
+			if err := fn(fi); err != nil {
 				return err
 			}
 		}

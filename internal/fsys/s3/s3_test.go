@@ -158,7 +158,12 @@ func TestWalkPaginates(t *testing.T) {
 	seen := map[string]bool{}
 	var total int64
 	before := s3.Requests()
+	sawEmpty := false
 	err := walk(t, ns, root, func(fi *fsys.FileInfo) error {
+		if fi.Dir && fi.Path == root+"/empty" && !sawEmpty {
+			sawEmpty = true // the marker of an empty directory
+			return nil
+		}
 		if fi.Dir || !strings.HasPrefix(fi.Path, root+"/d") || seen[fi.Path] {
 			return fmt.Errorf("unexpected entry %+v", fi)
 		}
@@ -167,7 +172,7 @@ func TestWalkPaginates(t *testing.T) {
 		return nil
 	})
 	d := s3.Requests().Sub(before)
-	if err != nil || len(seen) != 1000 || total != want {
+	if err != nil || len(seen) != 1000 || total != want || !sawEmpty {
 		t.Fatalf("Walk (%v) saw %d files of %d bytes, want 1000 of %d", err, len(seen), total, want)
 	}
 	if d["ListObjectsV2"] != 11 || d.Total() != 11 {
