@@ -9,6 +9,8 @@
 #        go run ./bench/inputcheck -h             lists the flags
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# .ci/tools.sh puts versitygw there.
+export PATH="${GOZIE_TOOLS:-$HOME/.cache/gozie-tools}/bin:$PATH"
 
 work=$(mktemp -d)
 pid=
@@ -24,7 +26,7 @@ echo "== local file system"
 "$work/inputcheck" -root "$work/local" "$@"
 
 if ! command -v versitygw >/dev/null; then
-  echo "== S3: versitygw is not on PATH (run \`. .ci/tools.sh\`): skipped"
+  echo "== S3: versitygw is not on PATH (run \`bash .ci/tools.sh\`): skipped"
   exit 0
 fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

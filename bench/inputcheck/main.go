@@ -44,13 +44,8 @@ import (
 )
 
 // storeRequests, when set, returns the HTTP requests the store backends
-// sent so far per operation (HeadObject, ListObjectsV2, ...). With the
-// S3 backend (internal/fsys/s3) in the tree, a file of this package sets
-// it from that backend's counter:
-//
-//	func init() {
-//		storeRequests = func() map[string]int64 { return s3.Requests() }
-//	}
+// sent so far per operation (HeadObject, ListObjectsV2, ...): s3.go sets
+// it from the S3 backend's counter.
 var storeRequests func() map[string]int64
 
 // benchOptions are the command's flags.
