@@ -31,7 +31,7 @@ func external(t testing.TB, env, example string) string {
 	t.Helper()
 	v := os.Getenv(env)
 	if v == "" {
-		t.Skipf("no cluster to test against: set %s=%s (a directory the test user may write; HADOOP_CONF_DIR for HA or Kerberos settings) to run this suite; see docs/storage/", env, example)
+		t.Skipf("no cluster to test against: set %s=%s (a directory the test user may write; HADOOP_CONF_DIR for HA or Kerberos settings) to run this suite; see docs/storage.md", env, example)
 	}
 	return v
 }

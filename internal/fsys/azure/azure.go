@@ -10,7 +10,7 @@
 // hdi_isfolder=true, no trailing slash) are read as directories too.
 // Rename copies every blob and then deletes the source, so it is not
 // atomic, unlike rename on a hierarchical-namespace account through the
-// DFS API, which gozie does not use. docs/storage/azure.md is the user's
+// DFS API, which gozie does not use. docs/storage.md is the user's
 // description.
 package azure
 

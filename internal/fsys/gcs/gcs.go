@@ -1,7 +1,7 @@
 // Package gcs is gozie's Google Cloud Storage backend: it serves gs://
 // paths (gs://bucket/path/to/object) through the JSON API of Google's Go
 // client, configured by the Cloud Storage connector's keys
-// (docs/storage/gcs.md lists them). Importing the package registers it
+// (docs/storage.md lists them). Importing the package registers it
 // with fsys; internal/fsys/all imports it.
 //
 // Cloud Storage has objects, not directories. A directory here is a

@@ -19,7 +19,7 @@ import (
 	"github.com/gozie/gozie/internal/fsys"
 )
 
-// The configuration keys the backend reads. docs/storage/hdfs.md lists them
+// The configuration keys the backend reads. docs/storage.md lists them
 // with examples.
 const (
 	keyDefaultFS    = "fs.defaultFS"

@@ -8,7 +8,7 @@
 // one is down or standby. With simple authentication the client acts as
 // the user of the context (fsys.WithUser), one connection per user; with
 // Kerberos it acts as the server's own principal for every user, because
-// the library cannot send a proxy user (docs/storage/hdfs.md says what
+// the library cannot send a proxy user (docs/storage.md says what
 // that means). Importing the package registers the backend.
 package hdfs
 

@@ -24,7 +24,7 @@ import (
 
 // The behaviour suite against a real cluster: GOZIE_TEST_HDFS names a
 // directory on it, HADOOP_CONF_DIR its client settings (see
-// docs/storage/hdfs.md). Skipped when unset: no NameNode runs in CI.
+// docs/storage.md). Skipped when unset: no NameNode runs in CI.
 func TestHDFSSuite(t *testing.T) {
 	root := testservers.HDFS(t)
 	ctx := context.Background()

@@ -6,7 +6,7 @@
 // so that the settings users already have keep working.
 //
 // A directory is a prefix with objects below it or a zero-length marker
-// object "prefix/"; see docs/storage/s3.md for what each operation does
+// object "prefix/"; see docs/storage.md for what each operation does
 // on the store and what it costs in requests.
 package s3
 

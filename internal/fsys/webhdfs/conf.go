@@ -12,7 +12,7 @@ import (
 	"github.com/gozie/gozie/internal/fsys"
 )
 
-// The configuration keys the backend reads. docs/storage/webhdfs.md lists
+// The configuration keys the backend reads. docs/storage.md lists
 // them with examples.
 const (
 	keyNameservices   = "dfs.nameservices"

@@ -8,7 +8,7 @@
 // Authentication is "simple": user.name names the user, the job's by
 // default, or the server's with doas naming the job's when
 // gozie.webhdfs.doas is true. Kerberos (SPNEGO) and delegation tokens are
-// not spoken (docs/storage/webhdfs.md). Importing the package registers
+// not spoken (docs/storage.md). Importing the package registers
 // the backend.
 package webhdfs
 

@@ -19,7 +19,7 @@ import (
 
 // The behaviour suite through a real WebHDFS endpoint: GOZIE_TEST_WEBHDFS
 // names a directory on it, HADOOP_CONF_DIR the client settings (see
-// docs/storage/webhdfs.md). Skipped when unset: no NameNode runs in CI.
+// docs/storage.md). Skipped when unset: no NameNode runs in CI.
 func TestWebHDFSSuite(t *testing.T) {
 	root := testservers.WebHDFS(t)
 	ctx := context.Background()
