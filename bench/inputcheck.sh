@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The input check at scale (issue 25, docs/storage/inputcheck.md): one
+# The input check at scale (issue 25, docs/storage.md, "Input checks at scale"): one
 # input-check cycle of a coordinator with 10,000 WAITING actions x 3
 # datasets, on the local file system and, when versitygw is on PATH
 # (`. .ci/tools.sh` installs it), on a local S3 server started here.
