@@ -29,22 +29,10 @@ func TestCoordinatorOnS3(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: -short")
 	}
-	s3 := testservers.StartS3(t)
+	s3, srv, ns := serverOnS3(t)
 	b := "s3a://" + s3.Bucket
-	cfg := map[string]string{"gozie.coord.input.check.interval.s": "1"}
-	for k, v := range s3.Conf {
-		cfg[k] = v
-	}
-	// Steps are started by this test binary acting as `gozie launch`.
-	reg := action.NewRegistry()
-	launch.RegisterBuiltins(reg, launchtest.Launcher(t))
-	srv := gozietest.NewServer(t, gozietest.Options{Config: cfg, DefaultUser: "joe", Registry: reg})
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	ns, err := fsys.NewNamespace(s3.Conf, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	put := func(p, data string) {
 		t.Helper()
 		if err := ns.WriteFile(ctx, p, []byte(data)); err != nil {
@@ -156,6 +144,98 @@ func TestCoordinatorOnS3(t *testing.T) {
 	}
 	if ok, _ := ns.Exists(ctx, out+"/wc/_SUCCESS"); !ok {
 		t.Error("the streaming job wrote no _SUCCESS in the bucket")
+	}
+}
+
+// serverOnS3 starts an S3 server and a gozie server whose settings reach
+// it, and returns a namespace on it for the test's own reads and writes.
+func serverOnS3(t *testing.T) (*testservers.S3Server, *gozietest.Server, *fsys.Namespace) {
+	t.Helper()
+	s3 := testservers.StartS3(t)
+	cfg := map[string]string{"gozie.coord.input.check.interval.s": "1"}
+	for k, v := range s3.Conf {
+		cfg[k] = v
+	}
+	// Steps are started by this test binary acting as `gozie launch`.
+	reg := action.NewRegistry()
+	launch.RegisterBuiltins(reg, launchtest.Launcher(t))
+	srv := gozietest.NewServer(t, gozietest.Options{Config: cfg, DefaultUser: "joe", Registry: reg})
+	ns, err := fsys.NewNamespace(s3.Conf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s3, srv, ns
+}
+
+// distcp copies between a bucket and the local file system both ways, by
+// gozie's own copy (no hadoop is configured), and a workflow app in the
+// bucket runs it.
+func TestDistcpBetweenStores(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: -short")
+	}
+	s3, srv, ns := serverOnS3(t)
+	b := "s3a://" + s3.Bucket
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	local := t.TempDir()
+	for p, data := range map[string]string{
+		b + "/src/a.txt":     "alpha",
+		b + "/src/sub/b.txt": "beta",
+		local + "/up/c.txt":  "gamma",
+		b + "/app/workflow.xml": `<workflow-app name="copies" xmlns="uri:oozie:workflow:0.5">
+  <start to="down"/>
+  <action name="down">
+    <distcp xmlns="uri:oozie:distcp-action:0.2"><job-tracker>local</job-tracker><name-node>` + b + `</name-node>
+      <arg>/src</arg><arg>file://` + local + `/down</arg></distcp>
+    <ok to="up"/><error to="fail"/>
+  </action>
+  <action name="up">
+    <distcp xmlns="uri:oozie:distcp-action:0.2"><job-tracker>local</job-tracker><name-node>` + b + `</name-node>
+      <arg>file://` + local + `/up/*.txt</arg><arg>` + b + `/uploaded</arg></distcp>
+    <ok to="end"/><error to="fail"/>
+  </action>
+  <kill name="fail"><message>${wf:errorMessage(wf:lastErrorNode())}</message></kill>
+  <end name="end"/>
+</workflow-app>`,
+	} {
+		if err := ns.WriteFile(ctx, p, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ns.MkdirAll(ctx, b+"/uploaded"); err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(srv.URL, client.Options{User: "joe"})
+	cf := conf.New()
+	cf.Set("user.name", "joe")
+	cf.Set("oozie.wf.application.path", b+"/app")
+	id, _, err := c.Submit(ctx, cf, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		wf, raw, err := c.WorkflowInfo(ctx, id, client.InfoOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wf.Status == "SUCCEEDED" {
+			break
+		}
+		if wf.Status == "KILLED" || wf.Status == "FAILED" || ctx.Err() != nil {
+			t.Fatalf("workflow %s: %s", wf.Status, raw)
+		}
+		time.Sleep(50 * time.Millisecond) // polling a condition
+	}
+	for p, want := range map[string]string{
+		local + "/down/a.txt":     "alpha",
+		local + "/down/sub/b.txt": "beta",
+		b + "/uploaded/c.txt":     "gamma",
+	} {
+		data, err := ns.ReadFileLimit(ctx, p, 1<<20)
+		if err != nil || string(data) != want {
+			t.Errorf("%s = %q, %v; want %q", p, data, err, want)
+		}
 	}
 }
 
