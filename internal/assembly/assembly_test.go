@@ -51,3 +51,25 @@ func TestServerDefaults(t *testing.T) {
 		t.Errorf("mysql DSN: %v", err)
 	}
 }
+
+// TestActionDefaults: Oozie's server defaults of an action's name-node and
+// job-tracker reach the workflow engine, on a server and in a local run.
+func TestActionDefaults(t *testing.T) {
+	for _, local := range []bool{false, true} {
+		cfg := testConfig(t)
+		cfg["oozie.actions.default.name-node"] = "hdfs://nn:8020"
+		cfg["oozie.actions.default.job-tracker"] = "rm:8032"
+		o := Options{Config: cfg, Local: local}
+		if !local {
+			o.Addr = "127.0.0.1:0"
+		}
+		sys, err := New(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nn, jt := sys.Engine.ActionDefaults(); nn != "hdfs://nn:8020" || jt != "rm:8032" {
+			t.Errorf("local %v: engine defaults %q %q", local, nn, jt)
+		}
+		sys.Close()
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/workflow"
 )
 
 // newEngines builds the workflow engine and, for a server, the
@@ -32,6 +33,10 @@ func newEngines(st store.Store, reg *action.Registry, cfg server.Config, o Optio
 			CrashJournal:   filepath.Join(dir, engine.CrashJournalFile),
 			Logf:           o.Logf,
 			OnTransition:   o.OnTransition,
+			// gozie run has set its local defaults where the
+			// configuration sets none.
+			DefaultNameNode:   cfg[workflow.ServerPropDefaultNameNode],
+			DefaultJobTracker: cfg[workflow.ServerPropDefaultJobTrack],
 		}
 	} else {
 		setExpandLimits(cfg)
@@ -58,6 +63,8 @@ func newEngines(st store.Store, reg *action.Registry, cfg server.Config, o Optio
 			Host:                      place.host,
 			MaxRunningActions:         cfg.Int("gozie.actions.max.concurrent", 0),
 			StartSettle:               time.Duration(cfg.Int("gozie.actions.start.settle.ms", int(engine.DefaultStartSettle/time.Millisecond))) * time.Millisecond,
+			DefaultNameNode:           cfg[workflow.ServerPropDefaultNameNode],
+			DefaultJobTracker:         cfg[workflow.ServerPropDefaultJobTrack],
 		}
 		if member != nil {
 			eo.LeaseValid, eo.ServerID = member.LeaseValid, member.ID

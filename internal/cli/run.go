@@ -17,6 +17,7 @@ import (
 
 	"github.com/gozie/gozie/internal/assembly"
 	"github.com/gozie/gozie/internal/client"
+	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/jobs"
@@ -24,6 +25,7 @@ import (
 	restapi "github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/workflow"
 )
 
 // runRun is `gozie run`: it runs one workflow job in-process, like Oozie's
@@ -73,6 +75,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
 	}
+
+	localActionDefaults(cfg, props)
 
 	dir, temporary, err := runDataDir(*dataDir)
 	if err != nil {
@@ -146,6 +150,25 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	code := reportRun(stdout, stderr, e, s, id, *asJSON)
 	succeeded = code == exitOK
 	return code
+}
+
+// localActionDefaults sets the server defaults of an action's name-node
+// and job-tracker for a local run: the job properties' value (offline the
+// server switches come from the same properties, as in gozie validate),
+// else the -site file's, else the local file system and the local
+// runner. An Oozie workflow whose actions leave them to the server (shell
+// 0.3, no <global>) then runs as it is.
+func localActionDefaults(cfg server.Config, props *conf.Config) {
+	for key, local := range map[string]string{
+		workflow.ServerPropDefaultNameNode: workflow.LocalDefaultNameNode,
+		workflow.ServerPropDefaultJobTrack: workflow.LocalDefaultJobTracker,
+	} {
+		if v, _ := props.Get(key); strings.TrimSpace(v) != "" {
+			cfg[key] = strings.TrimSpace(v)
+		} else if strings.TrimSpace(cfg[key]) == "" {
+			cfg[key] = local
+		}
+	}
 }
 
 // runDataDir makes the data directory of a run: dir, or a temporary one

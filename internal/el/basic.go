@@ -226,7 +226,7 @@ func toJSONStr(c *Call) (any, error) {
 		writeJSONString(&b, m[k])
 	}
 	b.WriteByte('}')
-	return escapedResult("toJsonStr", b.String())
+	return escapedResult(c, "toJsonStr", b.String())
 }
 
 func writeJSONString(b *strings.Builder, s string) {
@@ -276,7 +276,7 @@ func toPropertiesStr(c *Call) (any, error) {
 		b.WriteString(escapeProperty(m[k], false))
 		b.WriteByte('\n')
 	}
-	return escapedResult("toPropertiesStr", b.String())
+	return escapedResult(c, "toPropertiesStr", b.String())
 }
 
 // escapeProperty applies the escaping of Properties.store: backslash,
@@ -336,7 +336,7 @@ func toConfigurationStr(c *Call) (any, error) {
 		b.WriteString("</value>\n  </property>\n")
 	}
 	b.WriteString("</configuration>\n")
-	return escapedResult("toConfigurationStr", b.String())
+	return escapedResult(c, "toConfigurationStr", b.String())
 }
 
 // EscapeXML replaces < > & " and ' with character entities (' as &#039;),
@@ -352,9 +352,13 @@ var xmlEscaper = strings.NewReplacer("<", "&lt;", ">", "&gt;", "&", "&amp;", `"`
 
 // escapedResult XML-escapes the result of a to*Str function, refusing it
 // over MaxStringLen before and after escaping (which can grow it sixfold).
-func escapedResult(what, s string) (any, error) {
+// An evaluator with NoXMLEscape gets the text as is (see there).
+func escapedResult(c *Call, what, s string) (any, error) {
 	if err := checkLen(what, len(s)); err != nil {
 		return nil, err
+	}
+	if c.ev != nil && c.ev.NoXMLEscape {
+		return s, nil
 	}
 	s = EscapeXML(s)
 	if err := checkLen(what, len(s)); err != nil {

@@ -180,3 +180,41 @@ func TestSplitJava(t *testing.T) {
 		}
 	}
 }
+
+// An evaluator with NoXMLEscape (one resolving into a parsed tree) gets
+// the to*Str texts as a program would after Oozie's second parse; the
+// same call without it keeps Oozie's escaping.
+func TestToStrNoXMLEscape(t *testing.T) {
+	data := map[string]string{"a": `x"y`, "b": "<&>"}
+	tests := []struct {
+		expr, escaped, plain string
+	}{
+		{"${toJsonStr(data)}", `{&quot;a&quot;:&quot;x\&quot;y&quot;,&quot;b&quot;:&quot;&lt;&amp;&gt;&quot;}`, `{"a":"x\"y","b":"<&>"}`},
+		{"${toPropertiesStr(data)}", "a=x&quot;y\nb=&lt;&amp;&gt;\n", "a=x\"y\nb=<&>\n"},
+		{"${toJsonStr(null)}", "null", "null"},
+	}
+	for _, tt := range tests {
+		for _, noEscape := range []bool{false, true} {
+			ev := &Evaluator{Funcs: Basic(), Vars: MapVars{"data": data}, NoXMLEscape: noEscape}
+			got, err := ev.EvalString(tt.expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tt.escaped
+			if noEscape {
+				want = tt.plain
+			}
+			if got != want {
+				t.Errorf("%s (NoXMLEscape %v) = %q, want %q", tt.expr, noEscape, got, want)
+			}
+		}
+	}
+	ev := &Evaluator{Funcs: Basic(), Vars: MapVars{"data": data}, NoXMLEscape: true}
+	doc, err := ev.EvalString("${toConfigurationStr(data)}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(doc, "<value>&lt;&amp;&gt;</value>") || !strings.HasPrefix(doc, "<?xml") {
+		t.Errorf("toConfigurationStr = %s, want the document itself, its values escaped once", doc)
+	}
+}

@@ -41,6 +41,14 @@ type Evaluator struct {
 	// Now is the clock functions read through Call.Now. Nil falls back to
 	// the system clock; tests and replays set it.
 	Now func() time.Time
+	// NoXMLEscape leaves the results of toJsonStr, toPropertiesStr and
+	// toConfigurationStr unescaped. Oozie escapes them because it
+	// evaluates EL in an action's XML text and parses that text once
+	// more, which takes the escaping off again: the program gets
+	// {"a":"b"}. An evaluator whose results are stored into an already
+	// parsed tree (the engine resolving an action body) is never
+	// re-parsed, so it sets this to give the program the same text.
+	NoXMLEscape bool
 }
 
 // Eval evaluates text. When text is exactly one ${} segment the result is

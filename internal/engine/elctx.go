@@ -245,6 +245,12 @@ var errActionTooLarge = errors.New("action too large")
 // instead of building 270 MB first. One text is itself bounded by
 // el.MaxStringLen, or is a variable's value passed along without a copy.
 func resolveAction(ev *el.Evaluator, body *workflow.Element, limit int) (*workflow.Element, string, error) {
+	// The values go into the parsed body as they are, where Oozie writes
+	// them into XML text it parses again: the XML escaping of the to*Str
+	// functions, which that parse takes off, must not be added here.
+	tree := *ev
+	tree.NoXMLEscape = true
+	ev = &tree
 	out := body.Clone()
 	used := 0
 	resolve := func(s string) (string, error) {

@@ -89,6 +89,12 @@ type Options struct {
 	// checked at submission (E1004); zero fields mean
 	// conf.DefaultExpandLimits.
 	Expand conf.ExpandLimits
+	// DefaultNameNode and DefaultJobTracker are Oozie's server defaults
+	// oozie.actions.default.name-node and oozie.actions.default.job-tracker:
+	// what an action that needs a cluster gets when neither it nor the
+	// workflow's <global> names one. Empty: such an action is refused
+	// (E0701 "No name-node defined"), as in Oozie.
+	DefaultNameNode, DefaultJobTracker string
 	// MaxActionBytes bounds an action after EL: the XML of its resolved
 	// body (arguments, its <configuration>, ...), which its record stores
 	// and show=info serves. An action over it fails with E1004 without

@@ -172,7 +172,7 @@ func (e *Engine) rerun(ctx context.Context, id string, props *conf.Config, ownCo
 	st.joinOf = joinCounts(app)
 	st.arrived = arrivals(app, st.actions)
 	st.extra.AppRoot = root
-	st.extra.LastErrorNode, st.extra.Deferred, st.extra.Held = "", nil, nil
+	st.extra.LastErrorNode, st.extra.Deferred, st.extra.Held, st.extra.Stopped = "", nil, nil, nil
 	st.extra.RerunSkip = slices.Sorted(func(yield func(string) bool) {
 		for k := range skip {
 			if !yield(k) {

@@ -71,8 +71,12 @@ func (st *jobState) startJob(e *Engine) error {
 
 // walk enters nodes starting at first, processing control nodes at once and
 // creating action records with start effects, until every path waits on an
-// action, a join, or the job has ended.
-func (st *jobState) walk(e *Engine, first ...string) {
+// action, a join, or the job has ended or stopped (oozie.suspend.on.nodes).
+func (st *jobState) walk(e *Engine, first ...string) { st.walkPast(e, nil, first) }
+
+// walkPast is walk entering the nodes counted in passed (a resume of a
+// stop, breakpoint.go) without stopping before them again.
+func (st *jobState) walkPast(e *Engine, passed map[string]int, first []string) {
 	queue := append([]string(nil), first...)
 	for len(queue) > 0 && st.job.Status == store.JobRunning {
 		name := queue[0]
@@ -80,6 +84,10 @@ func (st *jobState) walk(e *Engine, first ...string) {
 		n := st.app.Node(name)
 		if n == nil {
 			st.failJob(e, workflow.CodeInvalidTransition, "Invalid transition, node ["+name+"] does not exist")
+			return
+		}
+		if st.stopsAt(n, passed) {
+			st.stop(e, n, queue)
 			return
 		}
 		switch n.Kind {
@@ -120,7 +128,7 @@ func (st *jobState) walk(e *Engine, first ...string) {
 				st.failJob(e, workflow.CodeSchema, "action node ["+n.Name+"] has no action body")
 				return
 			}
-			st.enterAction(e, n)
+			st.enterAction(e, n, false)
 		}
 	}
 }
@@ -157,16 +165,28 @@ func (st *jobState) killNode(e *Engine, n *workflow.Node) {
 	st.finish(e, store.JobKilled, a.ErrorCode, a.ErrorMessage)
 }
 
-// enterAction creates an action's record and queues its start.
-func (st *jobState) enterAction(e *Engine, n *workflow.Node) {
-	if old := st.actions[n.Name]; old != nil && !actionTerminal(old.Status) {
+// enterAction creates an action's record and queues its start, or, with
+// hold, keeps the start for the resume (Held).
+func (st *jobState) enterAction(e *Engine, n *workflow.Node, hold bool) {
+	if st.onItsWay(n.Name) {
 		return // already on its way (a path reached it twice)
 	}
 	a := st.newRecord(e, n.Name, n.Action.Type)
 	a.Cred = n.Action.Cred
 	a.UserRetryMax = min(atoiOr(st.resolveAttr(e, n, n.Action.RetryMax), 0), e.opts.MaxUserRetries)
 	a.UserRetryInterval = atoiOr(st.resolveAttr(e, n, n.Action.RetryInterval), 10)
+	if hold {
+		st.extra.Held = append(st.extra.Held, a.Name)
+		return
+	}
 	st.addEffect(&store.Effect{ActionID: a.ID, Kind: store.EffectStart, Attempt: a.Attempt})
+}
+
+// onItsWay reports whether an action's record is active: entering it
+// again does nothing.
+func (st *jobState) onItsWay(name string) bool {
+	old := st.actions[name]
+	return old != nil && !actionTerminal(old.Status)
 }
 
 // resolveAttr evaluates EL in an action attribute such as retry-max; a
@@ -343,7 +363,7 @@ func (st *jobState) finish(e *Engine, status, code, msg string) {
 		st.job.ErrorCode, st.job.ErrorMessage = code, msg
 	}
 	st.jobDirty = true
-	st.extra.Deferred, st.extra.Held = nil, nil
+	st.extra.Deferred, st.extra.Held, st.extra.Stopped = nil, nil, nil
 	for _, a := range st.actions {
 		if actionTerminal(a.Status) {
 			continue
@@ -375,7 +395,9 @@ func (st *jobState) suspend() error {
 }
 
 // resume is the Resume event: SUSPENDED -> RUNNING, then what waited: held
-// starts, actions in START_MANUAL, deferred transitions.
+// starts, actions in START_MANUAL, the nodes a stop (oozie.suspend.on.nodes)
+// kept, deferred transitions. Entering those may stop the job again; what
+// it has not entered then waits for the next resume.
 func (st *jobState) resume(e *Engine) error {
 	if st.job.Status != store.JobSuspended {
 		return errorf(CodeNotSuspended, "Workflow not suspended, job [%s] status [%s]", st.job.ID, st.job.Status)
@@ -399,11 +421,18 @@ func (st *jobState) resume(e *Engine) error {
 			st.addEffect(&store.Effect{ActionID: a.ID, Kind: EffectCheck, Attempt: a.Attempt})
 		}
 	}
+	st.resumeStopped(e)
 	deferred := st.extra.Deferred
 	st.extra.Deferred = nil
 	for _, name := range deferred {
-		if a := st.actions[name]; a != nil && st.job.Status == store.JobRunning {
+		a := st.actions[name]
+		switch {
+		case a == nil:
+		case st.job.Status == store.JobRunning:
 			st.walk(e, a.Transition)
+		case st.job.Status == store.JobSuspended:
+			// Stopped again on the way: the rest waits, as it did.
+			st.extra.Deferred = append(st.extra.Deferred, name)
 		}
 	}
 	return nil

@@ -30,6 +30,11 @@ type jobExtra struct {
 	// Held lists actions whose start came due while the job was
 	// suspended; they are started on resume.
 	Held []string `json:"held,omitempty"`
+	// Stopped lists the nodes oozie.suspend.on.nodes suspended the job
+	// before (control nodes; an action stopped at is Held), with the
+	// nodes the same walk had still to enter: resume enters them, past
+	// their stop.
+	Stopped []string `json:"stopped,omitempty"`
 	// ParentAction and ParentAttempt identify the sub-workflow action that
 	// started this job, Depth its nesting (0 for a top-level job).
 	ParentAction  string `json:"parentAction,omitempty"`

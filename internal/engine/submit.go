@@ -32,6 +32,7 @@ func (e *Engine) parseOptions(props *conf.Config) workflow.Options {
 	opts := workflow.DefaultOptions()
 	opts.ExtensionActions = workflow.DefaultExtensionActions()
 	opts.MaxDefinitionLength = int(e.opts.MaxDefinitionBytes)
+	opts.DefaultNameNode, opts.DefaultJobTracker = e.ActionDefaults()
 	for _, t := range e.actions.Types() {
 		opts.ExtensionActions[t] = true
 	}
@@ -41,6 +42,13 @@ func (e *Engine) parseOptions(props *conf.Config) workflow.Options {
 		}
 	}
 	return opts
+}
+
+// ActionDefaults returns the server defaults of an action's name-node and
+// job-tracker (Options.DefaultNameNode, DefaultJobTracker), for
+// validation elsewhere.
+func (e *Engine) ActionDefaults() (nameNode, jobTracker string) {
+	return e.opts.DefaultNameNode, e.opts.DefaultJobTracker
 }
 
 // ActionTypes returns the action types this engine has executors for:

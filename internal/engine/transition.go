@@ -102,3 +102,23 @@ func actionEnd(a *store.Action, ok bool, code string, exponential bool, now time
 func exponentialRetry(policy string) bool {
 	return strings.EqualFold(strings.TrimSpace(policy), "exponential")
 }
+
+// suspendsBefore reports whether the job property oozie.suspend.on.nodes,
+// whose value is list, stops a job before it enters node: a comma list
+// of node names (each trimmed), or "*" alone for every node, as Oozie's
+// SignalXCommand reads it. An empty list stops nowhere.
+func suspendsBefore(list, node string) bool {
+	list = strings.TrimSpace(list)
+	if list == "" {
+		return false
+	}
+	if list == "*" {
+		return true
+	}
+	for _, name := range strings.Split(list, ",") {
+		if name = strings.TrimSpace(name); name != "" && name == node {
+			return true
+		}
+	}
+	return false
+}

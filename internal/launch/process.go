@@ -55,7 +55,8 @@ type Options struct {
 	// binary: [os.Executable(), "launch"].
 	Launcher []string
 	// MaxOutput bounds captured output (oozie.action.max.output.data);
-	// 0 means DefaultMaxOutput.
+	// 0 means the key's value in Site, else DefaultMaxOutput. An action's
+	// configuration may set its own (MaxOutputOf).
 	MaxOutput int
 	// KillGrace is how long Kill waits after SIGTERM before SIGKILL;
 	// 0 means 5 seconds.
@@ -188,7 +189,7 @@ func (s *processExecutor) PrepareDir(dir string) {
 	if MkdirAll(dir, 0o755) != nil {
 		return
 	}
-	_ = ReserveLauncherFiles(dir, s.Opts.MaxOutput, s.sup != nil)
+	_ = ReserveLauncherFiles(dir, s.Opts.MaxOutputOf(nil), s.sup != nil)
 }
 
 // takeDir waits for a PrepareDir of dir in progress and keeps any from
@@ -253,8 +254,10 @@ func (s *processExecutor) Start(ctx context.Context, a *action.Context) (action.
 	}
 	// Everything the launcher will write is allocated first: while a full
 	// disk can still fail the start cleanly (nothing has run), and, with
-	// RunAsUser, while the directory is still the server's.
-	if err := ReserveLauncherFiles(dir, s.Opts.MaxOutput, s.sup != nil); err != nil {
+	// RunAsUser, while the directory is still the server's. The status
+	// reserve is sized for this action's own output limit.
+	maxOut := s.Opts.MaxOutputOf(a.Conf)
+	if err := ReserveLauncherFiles(dir, maxOut, s.sup != nil); err != nil {
 		return action.Result{ExternalID: dir}, beforeLaunch(dir, "reserving the launcher's files", action.Errorf(action.Transient, CodeIO, "reserving the launcher's files: %v", err))
 	}
 	if runAs != nil {
@@ -275,6 +278,9 @@ func (s *processExecutor) Start(ctx context.Context, a *action.Context) (action.
 		return action.Result{ExternalID: dir}, beforeLaunch(dir, "preparing the action", err)
 	}
 	spec.RunAs = runAs
+	// The limit is the action's, whatever the family's Build set: the
+	// reserve above was made for it.
+	spec.MaxOutput = maxOut
 	writeLauncherNotes(dir, spec.Notes)
 	if err := s.launch(dir, spec, a.Notify); err != nil {
 		return action.Result{ExternalID: dir}, err

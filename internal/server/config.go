@@ -88,6 +88,8 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.conf.expand.total.max.bytes", "33554432", "largest sum of the expanded values of one job or action configuration, in bytes (E1004 above it)"},
 	{"gozie.fs.mount.<uri-prefix>", "", "mount table: every path under <uri-prefix> (a store URI such as hdfs://localhost:8020/user/me, or an absolute path) is read and written under the value instead (a local directory or another store's URI), as a ViewFs link; the longest matching prefix wins (docs/storage.md)"},
 	{"gozie.hadoop.conf.dir", "", "directory of core-site.xml and hdfs-site.xml whose keys (fs.defaultFS, dfs.nameservices, fs.s3a.*, ...) configure the stores; blank: $HADOOP_CONF_DIR, if set. Keys of this file override theirs"},
+	{"oozie.actions.default.name-node", "", "name-node of the actions that need one (shell, java, map-reduce, hive, ...) and set none, nor their workflow's <global> (Oozie's key); empty: such a workflow is refused with E0701 \"No name-node defined\""},
+	{"oozie.actions.default.job-tracker", "", "job-tracker of the actions that need one and set none (nor <resource-manager>), nor their workflow's <global> (Oozie's key); empty: such a workflow is refused with E0701"},
 	{"gozie.action.max.bytes", "2097152", "largest action after EL (its XML, as stored and shown by show=info) and largest coordinator action configuration, in bytes (E1004 above it: the action fails without starting)"},
 }
 

@@ -14,6 +14,11 @@ const (
 	PropRerunSkipNodes = "oozie.wf.rerun.skip.nodes"
 	PropRerunFailNodes = "oozie.wf.rerun.failnodes"
 
+	// PropSuspendOnNodes names the nodes a workflow job is suspended
+	// before (comma list, or "*" for every node): Oozie's debugging
+	// breakpoint, read from the job's configuration.
+	PropSuspendOnNodes = "oozie.suspend.on.nodes"
+
 	// PropWorkflowNotificationURL is notified on every status change of a
 	// workflow job; tokens $jobId, $status, $parentId (spec: wf 5).
 	PropWorkflowNotificationURL = "oozie.wf.workflow.notification.url"

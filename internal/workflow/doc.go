@@ -38,17 +38,23 @@
 //     EL in a node name is rejected (E0701 with schema checks, else E0724):
 //     the graph must be known at submission. EL in a transition target is an
 //     E0701 pattern violation with schema checks and an E0708 otherwise.
-//   - job-tracker/resource-manager and name-node are treated as optional in
-//     the structure checks of every version (schemas up to 0.4 require them)
-//     because <global> and server defaults may supply them; their presence is
-//     enforced after that resolution, as Oozie's parser does.
+//   - job-tracker/resource-manager and name-node of the built-in actions
+//     (map-reduce, pig, java) are treated as optional in the structure
+//     checks of every workflow version (schemas up to 0.4 require them)
+//     because <global> and server defaults may supply them; their presence
+//     is enforced after that resolution, as Oozie's parser does. Extension
+//     schemas that require them (shell 0.1, hive 0.2, ...) are kept as
+//     they are: there the body itself must name them.
 //   - fs <setrep> is accepted from schema 0.5 on: section 3.2.4 documents it
 //     although the appendix schemas omit it.
 //   - Extension action bodies (shell, email, ssh, hive, hive2, sqoop, spark,
-//     distcp) are checked for their required children and alternatives only,
-//     not for a full content model. Action elements in unknown namespaces are kept as
-//     generic actions; whether they may run is decided by
-//     Options.ExtensionActions (E0723), not by the schema check.
+//     distcp, git) are checked against the content model of their own
+//     namespace version (extschemas.go, from the XSDs Oozie ships; element
+//     values are not typed); a version of one of these types that no
+//     schema declares is E0701, as Xerces' strict wildcard refuses it.
+//     Action elements in other namespaces are kept as generic actions;
+//     whether they may run is decided by Options.ExtensionActions (E0723),
+//     not by the schema check.
 //   - E0744 (a fork listing a node twice) belongs to the fork/join rules and
 //     is switched off with them; duplicate paths to a join or kill node are
 //     tolerated.
@@ -57,6 +63,4 @@
 //     xs:string, so ${...} names (resolved at submission) are valid.
 //   - E0743 counts only nodes other than kill, join and end, as Oozie's
 //     validator does: several ok paths of a fork may reach one kill node.
-//   - Extension bodies whose schema offers alternatives (sqoop: <command>
-//     or <arg>s) may use one of them only (E0701).
 package workflow

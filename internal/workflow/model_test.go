@@ -149,7 +149,7 @@ func TestGitExtension(t *testing.T) {
 	if _, err := Parse([]byte(ok), DefaultOptions()); err != nil {
 		t.Errorf("git: %v", err)
 	}
-	bad := wfXML("0.5", `<start to="a"/><action name="a"><git xmlns="uri:oozie:git-action:1.0"><git-uri>u</git-uri></git><ok to="e"/><error to="e"/></action><end name="e"/>`)
+	bad := wfXML("0.5", `<start to="a"/><action name="a"><git xmlns="uri:oozie:git-action:1.0"><name-node>file:///</name-node><git-uri>u</git-uri></git><ok to="e"/><error to="e"/></action><end name="e"/>`)
 	if _, err := Parse([]byte(bad), DefaultOptions()); ErrorCode(err) != "E0701" || !strings.Contains(err.Error(), "destination-uri") {
 		t.Errorf("git without destination-uri: %v", err)
 	}

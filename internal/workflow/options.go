@@ -39,6 +39,15 @@ const (
 	ServerPropDefaultJobTrack  = "oozie.actions.default.job-tracker"
 )
 
+// What gozie run uses for oozie.actions.default.name-node and
+// oozie.actions.default.job-tracker when neither its -site file nor the
+// job properties set them: a local run has the local file system and no
+// cluster.
+const (
+	LocalDefaultNameNode   = "file:///"
+	LocalDefaultJobTracker = "local"
+)
+
 // DefaultMaxDefinitionLength is Oozie's default workflow.xml size limit.
 const DefaultMaxDefinitionLength = 100000
 

@@ -27,9 +27,6 @@ func Parse(data []byte, opts Options) (*App, error) {
 		if err := v.Check(root, appSchemas()[root.Name.Space]); err != nil {
 			return nil, treeError(err)
 		}
-		if err := checkExtensionBodies(root); err != nil {
-			return nil, err
-		}
 	}
 	app, err := build(root)
 	if err != nil {

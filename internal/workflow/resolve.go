@@ -83,11 +83,12 @@ func (a *App) resolveAction(n *Node, opts Options) error {
 			case opts.DefaultNameNode != "":
 				nn = opts.DefaultNameNode
 			default:
-				return schemaError(body.Line, body.Col, "No name-node defined")
+				return schemaError(body.Line, body.Col, "No name-node defined for action [%s]: %s", n.Name, missingHint("name-node", ServerPropDefaultNameNode))
 			}
 		}
 		if jtName == "-" {
-			return schemaError(body.Line, body.Col, "No job-tracker or resource-manager defined")
+			return schemaError(body.Line, body.Col, "No job-tracker or resource-manager defined for action [%s]: %s", n.Name,
+				missingHint("job-tracker", ServerPropDefaultJobTrack))
 		}
 		if jtName != "" {
 			appendText(body, jtName, jt)
@@ -161,6 +162,28 @@ func (a *App) resolveAction(n *Node, opts Options) error {
 	// still sees the action's own values on top.
 	conf.Children = append(added, conf.Children...)
 	return nil
+}
+
+// missingHint says where a cluster element an action needs may come from:
+// Oozie's rule (the action, <global>, the server default) with what to
+// write, so that a first workflow without a cluster gets past it.
+func missingHint(element, defaultKey string) string {
+	alt := ""
+	if element == "job-tracker" {
+		alt = " (or <resource-manager>, schema 1.0)"
+	}
+	return "add <" + element + ">" + alt + " to the action or to <global>, or set " + defaultKey +
+		" (gozie-site.xml on a server, -D with gozie validate; gozie run uses " + localDefault(defaultKey) + " unless told)"
+}
+
+// localDefault is what gozie run uses for a server default that neither
+// its -site file nor the job properties set: the local file system and
+// the local runner.
+func localDefault(key string) string {
+	if key == ServerPropDefaultNameNode {
+		return LocalDefaultNameNode
+	}
+	return LocalDefaultJobTracker
 }
 
 func appendText(parent *Element, local, text string) {

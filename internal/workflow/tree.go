@@ -28,6 +28,7 @@ var (
 	textType    = xmltree.TextType
 	emptyType   = xmltree.EmptyType
 	openType    = xmltree.OpenType
+	undeclared  = xmltree.Undeclared
 	req         = xmltree.Req
 	opt         = xmltree.Opt
 	reqID       = xmltree.ReqID

@@ -301,7 +301,7 @@ func TestSqoopCommandOrArgs(t *testing.T) {
 		{"args", "0.4", `<arg>import</arg><arg>--table</arg><arg>t</arg>`, ""},
 		{"command then arg", "0.2", `<command>import</command><arg>--table</arg>`, "starting with element 'arg'"},
 		{"arg then command", "0.4", `<arg>import</arg><command>import</command>`, "starting with element 'command'"},
-		{"both in 1.0", "1.0", `<command>import</command><arg>x</arg><file>f</file>`, "cannot both appear in 'sqoop'"},
+		{"both in 1.0", "1.0", `<command>import</command><arg>x</arg><file>f</file>`, "starting with element 'arg'"},
 		{"neither", "0.3", ``, "is not complete"},
 	}
 	for _, tt := range tests {

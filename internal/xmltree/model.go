@@ -46,6 +46,10 @@ type Type struct {
 	// open types accept any content; used where gozie does not model the
 	// structure (extension action bodies) so that nothing valid is rejected.
 	open bool
+	// undeclared types refuse their element: a strict wildcard matched an
+	// element no schema declares. hint is added to the message.
+	undeclared bool
+	hint       string
 }
 
 // AttrSpec declares one attribute of a Type.
@@ -97,6 +101,12 @@ func EmptyType(attrs ...AttrSpec) *Type { return &Type{attrs: attrs} }
 
 // OpenType accepts anything; used for content gozie keeps but does not model.
 var OpenType = &Type{open: true}
+
+// Undeclared is the type of an element that a strict wildcard matched but
+// that no schema declares (an action of a namespace version that does
+// not exist): Check refuses it as Xerces does, adding hint (what would be
+// declared) to the message when it is not empty.
+func Undeclared(hint string) *Type { return &Type{undeclared: true, hint: hint} }
 
 // Req declares a required attribute.
 func Req(name string) AttrSpec { return AttrSpec{name: name, required: true} }
@@ -309,6 +319,13 @@ func quoteAll(nss []string, own string) []string {
 func (v *Validator) Check(e *Element, t *Type) *DocError {
 	if t == nil || t.open {
 		return nil
+	}
+	if t.undeclared {
+		msg := "cvc-complex-type.2.4.c: The matching wildcard is strict, but no declaration can be found for element '%s'."
+		if t.hint != "" {
+			msg += " " + strings.ReplaceAll(t.hint, "%", "%%")
+		}
+		return invalid(e.Line, e.Col, msg, e.Name.Local)
 	}
 	if err := v.checkAttrs(e, t); err != nil {
 		return err

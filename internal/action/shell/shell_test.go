@@ -338,3 +338,42 @@ func TestUnpackArchive(t *testing.T) {
 		t.Error("an entry escaped")
 	}
 }
+
+// oozie.action.max.output.data raises (or lowers) the capture limit from
+// the server's configuration and from the action's own configuration, the
+// action's winning, as in Oozie; 2048 bytes when neither sets it.
+func TestShellMaxOutputData(t *testing.T) {
+	app := t.TempDir()
+	// About 3.9 KB of properties.
+	body := `<exec>sh</exec><argument>-c</argument><argument>i=0; while [ $i -lt 300 ]; do echo k$i=0123456789; i=$((i+1)); done</argument><capture-output/>`
+	tests := []struct {
+		name, site, action string
+		code, msg          string
+	}{
+		{name: "default", code: "JA018", msg: "Output data exceeds its limit [2048]"},
+		{name: "server raises it", site: "8192"},
+		{name: "action raises it", action: "8192"},
+		{name: "action lowers the server's", site: "8192", action: "1000", code: "JA018", msg: "Output data exceeds its limit [1000]"},
+		{name: "action not a number", site: "8192", action: "big"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := launchtest.Launcher(t)
+			opts.Site = map[string]string{launch.MaxOutputKey: tt.site}
+			a, notified := launchtest.ShellAction(t, app, body)
+			if tt.action != "" {
+				a.Conf.Set(launch.MaxOutputKey, tt.action)
+			}
+			res := launchtest.RunToEnd(t, NewShell(opts), a, notified)
+			if tt.code == "" {
+				if res.Status != action.OK || res.Data["k299"] != "0123456789" {
+					t.Errorf("result = %s %s %q, %d properties; want OK with all 300", res.Status, res.ErrorCode, res.ErrorMessage, len(res.Data))
+				}
+				return
+			}
+			if res.Status != action.Error || res.ErrorCode != tt.code || !strings.Contains(res.ErrorMessage, tt.msg) {
+				t.Errorf("result = %s %s %q; want ERROR %s %q", res.Status, res.ErrorCode, res.ErrorMessage, tt.code, tt.msg)
+			}
+		})
+	}
+}

@@ -224,12 +224,9 @@ func (s *sshExecutor) scriptHead(dir string, capture bool) string {
 		"D=" + shQuote(dir) + "\nCAPTURE=" + c + "\nMAX=" + strconv.Itoa(s.maxOutput()) + "\n" + sshReport
 }
 
-func (s *sshExecutor) maxOutput() int {
-	if s.opts.MaxOutput > 0 {
-		return s.opts.MaxOutput
-	}
-	return launch.DefaultMaxOutput
-}
+// maxOutput is the server's oozie.action.max.output.data: an ssh action
+// has no configuration of its own to set it, as in Oozie.
+func (s *sshExecutor) maxOutput() int { return s.opts.MaxOutputOf(nil) }
 
 // startScript claims the directory and launches the wrapper, waits for
 // it to claim the run (giving up on it after sshClaimWait) and reports.
