@@ -160,9 +160,11 @@ func New(opts Options) (*Console, error) {
 
 // Redirect returns where a request outside the console should go to reach
 // it, or "" when it is not a console request: / always, /oozie?job=<id>
-// (the consoleUrl of jobs and actions) to that job's page, and /oozie or
-// /oozie/ when a browser asks for HTML. Oozie clients asking /oozie/ for
-// anything else keep the REST API's answer.
+// and /oozie/?job=<id> (the consoleUrl of jobs and actions) to that job's
+// page, and /oozie, whatever the client accepts, to the jobs page (Oozie's
+// servlet container sends /oozie on to its console at /oozie/). /oozie/
+// itself is the console (ServeRoot) where the server mounts it; here it is
+// sent to the jobs page too, for a server that does not.
 func Redirect(r *http.Request) string {
 	if r.URL.Path == "/" {
 		return Prefix
@@ -171,15 +173,31 @@ func Redirect(r *http.Request) string {
 		return ""
 	}
 	switch r.URL.Path {
-	case "/oozie", "/oozie/":
-		if id := r.URL.Query().Get("job"); id != "" && r.URL.Path == "/oozie" {
+	case "/oozie", RootPath:
+		if id := r.URL.Query().Get("job"); id != "" {
 			return jobURL(id)
 		}
-		if strings.Contains(r.Header.Get("Accept"), "text/html") {
-			return Prefix
-		}
+		return Prefix
 	}
 	return ""
+}
+
+// RootPath is where Oozie serves its web console to every client, browser
+// or not: GET /oozie/ answers the console's jobs page, not an error.
+const RootPath = "/oozie/"
+
+// ServeRoot answers GET or HEAD /oozie/ (RootPath) with the jobs page, as
+// Oozie answers its console there whatever the client accepts; a job id
+// in ?job= (the consoleUrl form) opens that job's page. The caller has
+// authenticated the request.
+func (c *Console) ServeRoot(w http.ResponseWriter, r *http.Request) {
+	if id := r.URL.Query().Get("job"); id != "" {
+		http.Redirect(w, r, jobURL(id), http.StatusFound)
+		return
+	}
+	root := r.Clone(r.Context())
+	root.URL.Path, root.URL.RawPath = Prefix, ""
+	c.ServeHTTP(w, root)
 }
 
 // jobURL is the console page of a job or action id.

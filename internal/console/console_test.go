@@ -16,16 +16,19 @@ func TestRedirect(t *testing.T) {
 	}{
 		{"GET", "/", "", Prefix},
 		{"POST", "/", "", Prefix},
-		{"GET", "/oozie", "", ""},
-		{"GET", "/oozie/", "", ""},
-		{"GET", "/oozie/", "application/json", ""},
+		// Oozie answers its console at /oozie whatever the client accepts.
+		{"GET", "/oozie", "", Prefix},
+		{"GET", "/oozie", "application/json", Prefix},
+		{"GET", "/oozie/", "", Prefix},
+		{"GET", "/oozie/", "application/json", Prefix},
 		{"GET", "/oozie/", "text/html,application/xhtml+xml,*/*;q=0.8", Prefix},
 		{"HEAD", "/oozie", "text/html", Prefix},
 		{"PUT", "/oozie/", "text/html", ""},
+		{"POST", "/oozie", "", ""},
 		{"GET", "/oozie?job=0000001-260101000000000-oozie-x-W", "", Prefix + "job/0000001-260101000000000-oozie-x-W"},
 		{"GET", "/oozie?job=0000001-260101000000000-oozie-x-C@3", "", Prefix + "job/0000001-260101000000000-oozie-x-C@3"},
 		{"GET", "/oozie?job=a/b", "", Prefix + "job/a%2Fb"},
-		{"GET", "/oozie/?job=x", "", ""},
+		{"GET", "/oozie/?job=x", "", Prefix + "job/x"},
 		{"GET", "/oozie/v2/jobs", "text/html", ""},
 	} {
 		r := httptest.NewRequest(tc.method, tc.target, nil)

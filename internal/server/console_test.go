@@ -61,11 +61,14 @@ func TestConsoleRoutes(t *testing.T) {
 		location     string
 	}{
 		{"/", "", 302, "/oozie/console/"},
-		{"/oozie/", "text/html,application/xhtml+xml", 302, "/oozie/console/"},
+		// /oozie/ is the console for every client, as in Oozie.
+		{"/oozie/", "text/html,application/xhtml+xml", 200, ""},
+		{"/oozie/", "", 200, ""},
+		{"/oozie/", "application/json", 200, ""},
+		{"/oozie/?job=0000001-260101000000000-oozie-test-W", "", 302, "/oozie/console/job/0000001-260101000000000-oozie-test-W"},
 		{"/oozie", "text/html", 302, "/oozie/console/"},
+		{"/oozie", "", 302, "/oozie/console/"},
 		{"/oozie?job=0000001-260101000000000-oozie-test-W", "", 302, "/oozie/console/job/0000001-260101000000000-oozie-test-W"},
-		{"/oozie/", "", 404, ""},
-		{"/oozie/", "application/json", 404, ""},
 		{"/oozie/versions", "text/html", 200, ""},
 		{"/oozie/console/", "", 200, ""},
 		{"/oozie/console/system", "", 200, ""},
@@ -87,9 +90,15 @@ func TestConsoleRoutes(t *testing.T) {
 				res.Header.Get("Location"), tc.status, tc.location)
 		}
 	}
-	// An Oozie client's /oozie/ keeps Jetty's JSON 404.
-	if r := e.do("GET", "/oozie/", "", ""); !strings.Contains(string(r.body), `"errorMessage":"Not Found"`) {
-		t.Errorf("GET /oozie/: %s", r.body)
+	// A client that does not ask for HTML (curl, a script) gets the
+	// console's jobs page at /oozie/ too, with the console's headers; other
+	// methods keep the JSON 404 of a path no servlet serves.
+	if r := e.do("GET", "/oozie/", "", ""); r.status != 200 || !strings.Contains(string(r.body), "<h1>Jobs</h1>") ||
+		!strings.HasPrefix(r.header.Get("Content-Type"), "text/html") || !strings.Contains(r.header.Get("Content-Security-Policy"), "script-src 'self'") {
+		t.Errorf("GET /oozie/: %d %v %.200s", r.status, r.header, r.body)
+	}
+	if r := e.do("POST", "/oozie/", "", ""); r.status != 404 || !strings.Contains(string(r.body), `"errorMessage":"Not Found"`) {
+		t.Errorf("POST /oozie/: %d %s", r.status, r.body)
 	}
 	// The consoleUrl of a job opens its page.
 	id := e.submit("joe", "start", "oozie.wf.application.path", e.app("fj"))
