@@ -1,0 +1,152 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/redact"
+	"github.com/gozie/gozie/internal/store"
+)
+
+// wfData is the workflow job page.
+type wfData struct {
+	Job       *store.Job
+	Nodes     []node
+	Children  []*store.Job
+	Parent    string // console URL of the parent job, if any
+	ParentID  string
+	Conf      [][2]string
+	ConfRaw   string
+	Log       string
+	GraphURL  string
+	Terminal  bool
+	Controls  []string
+	Failed    []node
+	ConsoleID string
+	// Rerun lists the nodes a rerun may skip (a finished job only):
+	// those that succeeded are ticked.
+	Rerun []rerunNode
+	// Path is the transitions taken, in the order the nodes were
+	// reached: the graph colours the nodes, this names the edges.
+	Path [][2]string
+}
+
+// rerunNode is a checkbox of the rerun form.
+type rerunNode struct {
+	Name string
+	Skip bool
+}
+
+// node is one row of the node table.
+type node struct {
+	*store.Action
+	Output   bool
+	ChildURL string
+}
+
+func (c *Console) workflow(w http.ResponseWriter, r *http.Request, id string) {
+	j, acts, err := c.opts.Engine.Job(ctxOf(r), id)
+	if err != nil {
+		c.engineFail(w, r, err)
+		return
+	}
+	m := c.jobMasker(r, j, acts)
+	if m != nil {
+		// The page's copies: the engine's records stay whole.
+		mj := *j
+		mj.Definition, mj.ErrorMessage = m.XML(j.Definition), m.Text(j.ErrorMessage)
+		j = &mj
+		masked := make([]*store.Action, len(acts))
+		for i, a := range acts {
+			ma := *a
+			ma.ErrorMessage = m.Text(a.ErrorMessage)
+			masked[i] = &ma
+		}
+		acts = masked
+	}
+	d := &wfData{Job: j, Terminal: store.Terminal(j.Status),
+		GraphURL: "/oozie/v2/job/" + url.PathEscape(id) + "?show=graph&show-kill=true&format=svg"}
+	for _, a := range acts {
+		n := node{Action: a, Output: c.hasOutput(a)}
+		if a.Type == "sub-workflow" && a.ExternalID != "" {
+			n.ChildURL = jobURL(a.ExternalID)
+		}
+		d.Nodes = append(d.Nodes, n)
+		if a.Transition != "" {
+			d.Path = append(d.Path, [2]string{a.Name, a.Transition})
+		}
+		if a.ErrorCode != "" || a.ErrorMessage != "" || a.Status == "ERROR" || a.Status == "FAILED" || a.Status == "KILLED" {
+			d.Failed = append(d.Failed, n)
+		}
+	}
+	if j.ParentID != "" {
+		d.ParentID = j.ParentID
+		d.Parent = jobURL(j.ParentID)
+	}
+	if d.Children, _, err = c.opts.Engine.Jobs(ctxOf(r), store.JobFilter{ParentID: id, Brief: true, Limit: 200}); err != nil {
+		c.engineFail(w, r, err)
+		return
+	}
+	d.Conf, d.ConfRaw = confTable(j.Conf, m)
+	if logs, err := c.opts.Engine.Logs(ctxOf(r), id); err == nil {
+		var b strings.Builder
+		for _, l := range logs {
+			if l.Level == engine.LevelAudit {
+				continue
+			}
+			b.WriteString(m.Text(engine.FormatLogLine(j.User, j.Group, j.AppName, l)))
+			b.WriteByte('\n')
+		}
+		d.Log = b.String()
+	}
+	d.Controls = controls(j.Status)
+	if j.Status == "FAILED" || j.Status == "KILLED" {
+		d.Controls = []string{"rerun-failed"}
+	}
+	if d.Terminal {
+		for _, a := range acts {
+			switch a.Type {
+			case engine.TypeStart, engine.TypeEnd, engine.TypeKill, engine.TypeFork, engine.TypeJoin:
+				continue // control nodes: nothing to skip
+			}
+			d.Rerun = append(d.Rerun, rerunNode{Name: a.Name, Skip: a.Status == "OK" || a.Status == "DONE"})
+		}
+	}
+	c.render(w, http.StatusOK, "workflow", page{Title: j.AppName + " " + id, Nav: "jobs", Live: !d.Terminal, Data: d})
+}
+
+// controls are the changes that make sense in a status.
+func controls(status string) []string {
+	switch status {
+	case "RUNNING", "PREP", "RUNNINGWITHERROR":
+		return []string{"suspend", "kill"}
+	case "SUSPENDED", "PREPSUSPENDED", "SUSPENDEDWITHERROR", "PAUSED", "PREPPAUSED", "PAUSEDWITHERROR":
+		return []string{"resume", "kill"}
+	}
+	return nil
+}
+
+// confTable lists a configuration XML's properties sorted by name, their
+// values masked by m (nil: shown); the raw text, masked, when it does not
+// parse.
+func confTable(x string, m *redact.Masker) ([][2]string, string) {
+	if strings.TrimSpace(x) == "" {
+		return nil, ""
+	}
+	cfg, err := conf.ParseXML(strings.NewReader(x), "job configuration")
+	if err != nil {
+		return nil, m.XML(x)
+	}
+	names := cfg.Names()
+	sort.Strings(names)
+	out := make([][2]string, 0, len(names))
+	for _, n := range names {
+		v, _ := cfg.Raw(n)
+		out = append(out, [2]string{n, m.Value(n, v)})
+	}
+	return out, ""
+}
