@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -14,18 +15,22 @@ import (
 
 // wfData is the workflow job page.
 type wfData struct {
-	Job       *store.Job
-	Nodes     []node
-	Children  []*store.Job
-	Parent    string // console URL of the parent job, if any
-	ParentID  string
-	Conf      [][2]string
-	ConfRaw   string
-	Log       string
-	GraphURL  string
-	Terminal  bool
-	Controls  []string
-	Failed    []node
+	Job      *store.Job
+	Nodes    []node
+	Children []*store.Job
+	Parent   string // console URL of the parent job, if any
+	ParentID string
+	Conf     [][2]string
+	ConfRaw  string
+	Log      string
+	GraphURL string
+	Terminal bool
+	Controls []string
+	// Failed are the nodes that failed, each with its stderr's last
+	// lines; End is the node where the job's path ended (an end or a
+	// kill node), nil while it runs.
+	Failed    []failedNode
+	End       *store.Action
 	ConsoleID string
 	// Rerun lists the nodes a rerun may skip (a finished job only):
 	// those that succeeded are ticked.
@@ -46,6 +51,19 @@ type node struct {
 	*store.Action
 	Output   bool
 	ChildURL string
+	// End marks the end or kill node the job's path ended at.
+	End bool
+}
+
+// failedNode is a node in the failed nodes' list: its error and the last
+// lines of its stderr, as `gozie run` prints them.
+type failedNode struct {
+	node
+	// Stderr is the last engine.StderrTailLines lines of the program's
+	// stderr (masked); StderrEmpty tells an empty stderr from an action
+	// that ran no program (no file at all, nothing said).
+	Stderr      string
+	StderrEmpty bool
 }
 
 func (c *Console) workflow(w http.ResponseWriter, r *http.Request, id string) {
@@ -70,19 +88,7 @@ func (c *Console) workflow(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	d := &wfData{Job: j, Terminal: store.Terminal(j.Status),
 		GraphURL: "/oozie/v2/job/" + url.PathEscape(id) + "?show=graph&show-kill=true&format=svg"}
-	for _, a := range acts {
-		n := node{Action: a, Output: c.hasOutput(a)}
-		if a.Type == "sub-workflow" && a.ExternalID != "" {
-			n.ChildURL = jobURL(a.ExternalID)
-		}
-		d.Nodes = append(d.Nodes, n)
-		if a.Transition != "" {
-			d.Path = append(d.Path, [2]string{a.Name, a.Transition})
-		}
-		if a.ErrorCode != "" || a.ErrorMessage != "" || a.Status == "ERROR" || a.Status == "FAILED" || a.Status == "KILLED" {
-			d.Failed = append(d.Failed, n)
-		}
-	}
+	c.nodeRows(d, acts, m)
 	if j.ParentID != "" {
 		d.ParentID = j.ParentID
 		d.Parent = jobURL(j.ParentID)
@@ -117,6 +123,48 @@ func (c *Console) workflow(w http.ResponseWriter, r *http.Request, id string) {
 		}
 	}
 	c.render(w, http.StatusOK, "workflow", page{Title: j.AppName + " " + id, Nav: "jobs", Live: !d.Terminal, Data: d})
+}
+
+// nodeRows fills the node table, the path taken, its end and the failed
+// nodes (with their stderr tails, masked by m) of a workflow page.
+func (c *Console) nodeRows(d *wfData, acts []*store.Action, m *redact.Masker) {
+	for _, a := range acts {
+		n := node{Action: a, Output: c.hasOutput(a)}
+		if a.Type == "sub-workflow" && a.ExternalID != "" {
+			n.ChildURL = jobURL(a.ExternalID)
+		}
+		if a.Transition != "" {
+			d.Path = append(d.Path, [2]string{a.Name, a.Transition})
+		}
+		switch {
+		case a.Type == engine.TypeEnd || a.Type == engine.TypeKill:
+			// The path's end. A kill node's record is OK with the kill
+			// message as its error: the job failed, not the node.
+			n.End, d.End = true, a
+		case nodeFailed(a):
+			f := failedNode{node: n}
+			if c.opts.ActionDir != nil {
+				if tail, err := engine.TailFile(filepath.Join(c.opts.ActionDir(a), "stderr"), engine.StderrTailLines); err == nil {
+					f.Stderr, f.StderrEmpty = m.Text(tail), tail == ""
+				}
+			}
+			d.Failed = append(d.Failed, f)
+		}
+		d.Nodes = append(d.Nodes, n)
+	}
+}
+
+// nodeFailed tells whether an action node's record is a failure worth
+// listing: an error, or a status that ends or stalls it in error.
+func nodeFailed(a *store.Action) bool {
+	if a.ErrorCode != "" || a.ErrorMessage != "" {
+		return true
+	}
+	switch a.Status {
+	case store.ActionError, store.ActionFailed, store.ActionKilled, store.ActionStartManual, store.ActionEndManual:
+		return true
+	}
+	return false
 }
 
 // controls are the changes that make sense in a status.

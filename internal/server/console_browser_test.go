@@ -307,6 +307,10 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.run(`document.querySelector('a[href$="` + bad + `"]').click()`)
 	b.waitTrue("failed workflow page", "document.location.pathname.endsWith("+jsString(bad)+") && "+text("Failed nodes"))
 	b.waitTrue("failed node and error", "document.querySelector('.failed').innerText.includes('step') && document.querySelector('.failed').innerText.includes('exit code [3]')")
+	// Its stderr's last lines without a click, and the kill node as the
+	// path's end, not as a failed node with an OK badge.
+	b.waitTrue("stderr tail in the failed view", "document.querySelector('.failed [data-node=step] .stderr-tail pre').innerText.includes('disk on fire')")
+	b.waitTrue("kill node is the path's end", "!document.querySelector('.failed [data-node=fail]') && document.getElementById('path-end').innerText.includes('Ended at kill node fail')")
 	b.waitTrue("graph image", "document.getElementById('graph').complete && document.getElementById('graph').naturalWidth > 0")
 	b.screenshot("workflow-failed")
 	b.run(`document.querySelector('button.tail[data-src$="/stderr"]').click()`)

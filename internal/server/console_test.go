@@ -207,6 +207,36 @@ func TestConsolePages(t *testing.T) {
 			`SUCCEEDED</span></th><td>2</td>`, `KILLED</span></th><td>1</td>`, `id="coord-by-status"`, `RUNNING</span></th><td>1</td>`,
 			`<th scope="row">jobs.submitted</th><td>3</td>`, "webservices.requests"}, nil},
 	})
+	// The failed view: each failed node with its error and its stderr's
+	// last lines, as `gozie run` prints them; the kill node the job
+	// reached is where its path ended, not a failed node with an OK badge.
+	_, body := e.page("/oozie/console/job/" + bad)
+	failed := body
+	if i := strings.Index(failed, `<section class="failed"`); i >= 0 {
+		failed = failed[i:]
+		failed = failed[:strings.Index(failed, "</section>")]
+	} else {
+		t.Errorf("failed workflow page has no failed nodes' section")
+	}
+	for _, w := range []string{`data-node="step"`, "JA018", "exit code [3]", "Last lines of stderr", "<pre>disk on fire</pre>", "/oozie/console/action/" + bad + "@step/stderr"} {
+		if !strings.Contains(failed, w) {
+			t.Errorf("failed nodes' section lacks %q:\n%s", w, failed)
+		}
+	}
+	for _, w := range []string{`data-node="fail"`, "working"} {
+		if strings.Contains(failed, w) {
+			t.Errorf("failed nodes' section has %q (the kill node, or stdout):\n%s", w, failed)
+		}
+	}
+	for _, w := range []string{`<p class="path-end" id="path-end">Ended at kill node <a href="#n-fail">fail</a>: <span class="error">step failed:`,
+		`killed at <a href="#n-fail">fail</a>`, "<em>job killed here</em>"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("failed workflow page lacks %q", w)
+		}
+	}
+	if _, body := e.page("/oozie/console/job/" + ok); !strings.Contains(body, `ended at <a href="#n-end">end</a>`) || strings.Contains(body, "path-end") {
+		t.Errorf("succeeded workflow page: the path's end is not end, or is shown as a kill")
+	}
 	// The output viewer's tail.
 	if r := e.do("GET", "/oozie/console/tail/"+bad+"@step/stderr", "", ""); r.status != 200 || !strings.Contains(string(r.body), "disk on fire") {
 		t.Errorf("stderr tail: %d %q", r.status, r.body)
