@@ -25,6 +25,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
@@ -78,6 +79,9 @@ type Options struct {
 	// owned by owner with group and acl: nil to show them, else the
 	// masker that hides them. nil shows them to everyone.
 	Masker func(r *http.Request, owner, group, acl string) *redact.Masker
+	// Now is the clock the durations of running jobs are measured
+	// against; nil is time.Now.
+	Now func() time.Time
 }
 
 // Coordinators is what the console reads of the coordinator engine;
@@ -139,11 +143,14 @@ func New(opts Options) (*Console, error) {
 	if opts.Coordinators == nil {
 		opts.Coordinators = noCoordinators{}
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	if opts.Mode == nil {
 		opts.Mode = func() string { return "NORMAL" }
 	}
 	c := &Console{opts: opts, pages: map[string]*template.Template{}}
-	for _, p := range []string{"jobs", "workflow", "coordinator", "system", "error"} {
+	for _, p := range []string{"jobs", "workflow", "coordinator", "runs", "system", "error"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+p+".html")
 		if err != nil {
 			return nil, err
@@ -223,6 +230,8 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.jobs(w, r)
 	case rest == "system":
 		c.system(w, r)
+	case rest == "runs":
+		c.runs(w, r)
 	case strings.HasPrefix(rest, "job/"):
 		c.job(w, r, strings.TrimPrefix(rest, "job/"))
 	case strings.HasPrefix(rest, "tail/"):
@@ -238,11 +247,14 @@ type page struct {
 	Nav      string
 	ReadOnly bool
 	Live     bool // the page refreshes itself while true
-	Data     any
+	// Now is when the page is rendered: running jobs' durations end
+	// there.
+	Now  time.Time
+	Data any
 }
 
 func (c *Console) render(w http.ResponseWriter, status int, name string, p page) {
-	p.ReadOnly = c.opts.ReadOnly
+	p.ReadOnly, p.Now = c.opts.ReadOnly, c.opts.Now()
 	var b bytes.Buffer
 	if err := c.pages[name].Execute(&b, p); err != nil {
 		f := failf(http.StatusInternalServerError, codeRuntime, "Runtime error [console page %s: %v]", name, err)

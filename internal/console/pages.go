@@ -15,9 +15,12 @@ import (
 
 // jobsData is the jobs page.
 type jobsData struct {
-	Tab                 string // "wf" or "coord"
-	Status, User, Name  string
-	Text                string // free text: id, name, app path or user
+	Tab                string // "wf" or "coord"
+	Status, User, Name string
+	Text               string // free text: id, name, app path or user
+	// Parent keeps the workflows launched by one coordinator (its id),
+	// one coordinator action or one workflow (sub-workflows).
+	Parent              string
 	From, To            string // created between these days (UTC, inclusive)
 	Offset, Len, Total  int
 	First, Last         int
@@ -55,6 +58,19 @@ func intParam(q url.Values, name string, def, max int) int {
 	return min(n, max)
 }
 
+// parentFilter is the store filter of the jobs page's parent: a
+// coordinator's id selects the workflows of all its actions (a prefix),
+// any other id (a coordinator action, a workflow) its own children.
+func parentFilter(parent string) (id, prefix string) {
+	if parent == "" {
+		return "", ""
+	}
+	if vocab.IsCoordJob(parent) && !strings.Contains(parent, "@") {
+		return "", parent + "@"
+	}
+	return parent, ""
+}
+
 // jobs renders the jobs page: one paged, filtered store query per view.
 func (c *Console) jobs(w http.ResponseWriter, r *http.Request) {
 	d := c.jobsPage(r)
@@ -64,13 +80,16 @@ func (c *Console) jobs(w http.ResponseWriter, r *http.Request) {
 func (c *Console) jobsPage(r *http.Request) *jobsData {
 	q := r.URL.Query()
 	d := &jobsData{Tab: "wf", Status: strings.ToUpper(strings.TrimSpace(q.Get("status"))), User: strings.TrimSpace(q.Get("user")),
-		Name: strings.TrimSpace(q.Get("name")), Text: strings.TrimSpace(q.Get("text")), Offset: intParam(q, "offset", 1, 1<<30), Len: intParam(q, "len", jobsPageLen, 1000),
+		Name: strings.TrimSpace(q.Get("name")), Text: strings.TrimSpace(q.Get("text")), Parent: strings.TrimSpace(q.Get("parent")), Offset: intParam(q, "offset", 1, 1<<30), Len: intParam(q, "len", jobsPageLen, 1000),
 		WfStatuses: wfStatuses, CoStats: coordStatuses}
 	if q.Get("tab") == "coord" {
 		d.Tab = "coord"
 	}
 	f := store.JobFilter{Statuses: splitList(d.Status), Users: splitList(d.User), Names: splitList(d.Name), Text: d.Text,
 		Offset: d.Offset - 1, Limit: d.Len, Brief: true}
+	if d.Tab == "wf" {
+		f.ParentID, f.ParentPrefix = parentFilter(d.Parent)
+	}
 	d.From, d.To = strings.TrimSpace(q.Get("from")), strings.TrimSpace(q.Get("to"))
 	var err error
 	if d.From != "" {
@@ -98,7 +117,7 @@ func (c *Console) jobsPage(r *http.Request) *jobsData {
 	link := func(tab string, offset int) string {
 		v := url.Values{}
 		v.Set("tab", tab)
-		for k, s := range map[string]string{"status": d.Status, "user": d.User, "name": d.Name, "text": d.Text, "from": d.From, "to": d.To} {
+		for k, s := range map[string]string{"status": d.Status, "user": d.User, "name": d.Name, "text": d.Text, "parent": d.Parent, "from": d.From, "to": d.To} {
 			if s != "" {
 				v.Set(k, s)
 			}
@@ -159,19 +178,26 @@ type systemData struct {
 
 // serverRow is one live server on the system page.
 type serverRow struct {
-	Name, URL, Version, Heartbeat string
-	Load                          int
-	Self                          bool
+	Name, URL, Version string
+	Heartbeat          time.Time
+	Load               int
+	Self               bool
 }
 
 func (c *Console) system(w http.ResponseWriter, r *http.Request) {
 	d := &systemData{Version: c.opts.Version, Mode: c.opts.Mode(), Store: c.opts.StoreKind, ReadOnly: c.opts.ReadOnly}
-	for _, s := range []string{"", "RUNNING", "SUSPENDED", "FAILED"} {
-		f := store.JobFilter{Limit: 1, Brief: true}
-		label := "workflows"
-		if s != "" {
-			f.Statuses, label = []string{s}, "workflows "+s
-		}
+	// Failed counts the KILLED with the FAILED, as Oozie's console
+	// does: a workflow that ends at a kill node is KILLED, and FAILED
+	// alone would count almost none of the failures.
+	for _, s := range []struct {
+		label    string
+		statuses []string
+	}{
+		{"workflows", nil}, {"workflows RUNNING", []string{"RUNNING"}}, {"workflows SUSPENDED", []string{"SUSPENDED"}},
+		{"workflows FAILED or KILLED", []string{"FAILED", "KILLED"}},
+	} {
+		f := store.JobFilter{Limit: 1, Brief: true, Statuses: s.statuses}
+		label := s.label
 		_, n, err := c.opts.Engine.Jobs(ctxOf(r), f)
 		if err != nil {
 			d.Err = err.Error()
@@ -216,7 +242,7 @@ func (c *Console) system(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, s := range live {
 			d.Servers = append(d.Servers, serverRow{Name: s.Name, URL: s.URL, Version: s.Version, Load: s.Load,
-				Heartbeat: s.Heartbeat.UTC().Format("2006-01-02 15:04:05 MST"), Self: s.ID == self})
+				Heartbeat: s.Heartbeat, Self: s.ID == self})
 		}
 	}
 	c.render(w, http.StatusOK, "system", page{Title: "System", Nav: "system", Data: d})

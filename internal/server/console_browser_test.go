@@ -291,6 +291,14 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.waitTrue("jobs page", "document.location.pathname === '/oozie/console/' && "+text(ok)+" && "+text(bad)+" && "+text(running))
 	b.waitTrue("status text", text("SUCCEEDED")+" && "+text("KILLED")+" && "+text("RUNNING"))
 	b.screenshot("jobs")
+	// The lists: ids never wrap inside (each one line box), one date
+	// format (UTC, to the second) and a duration column.
+	noWrap := "document.querySelectorAll('.id').length > 0 && [...document.querySelectorAll('.id')].every(e => e.getClientRects().length === 1)"
+	oneDate := "document.querySelectorAll('time').length > 0 && [...document.querySelectorAll('time')].every(e => /^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$/.test(e.innerText)) && !document.body.innerText.includes('GMT')"
+	b.waitTrue("coordinator's workflow listed", text(coord+"@1"))
+	b.waitTrue("ids on one line", noWrap)
+	b.waitTrue("one date format", oneDate)
+	b.waitTrue("duration column", "[...document.querySelectorAll('th')].some(e => e.innerText === 'Duration') && document.querySelector('td.dur').innerText !== ''")
 	// Live refresh: a job submitted now appears without a page load (the
 	// marker set in this page survives).
 	b.run(`window.sameLoad = true`)
@@ -321,6 +329,14 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.open(e.ts.URL + "/oozie/console/job/" + coord)
 	b.waitTrue("waiting action", "document.getElementById('a2') && document.getElementById('a2').innerText.includes('WAITING') && document.getElementById('a2').innerText.includes('/data/2026/01/01/02/_SUCCESS')")
 	b.screenshot("coordinator")
+	b.waitTrue("coordinator: ids on one line", noWrap)
+	b.waitTrue("coordinator: one date format", oneDate)
+	// Its workflows, from its page, and its run-history grid.
+	b.run(`document.getElementById('coord-workflows').click()`)
+	b.waitTrue("workflows of the coordinator", "document.location.search.includes('parent=') && document.getElementById('parent-filter') && "+text(coord+"@1")+" && !"+text(bad))
+	b.open(e.ts.URL + "/oozie/console/runs?coord=" + coord)
+	b.waitTrue("coordinator grid", "document.querySelectorAll('#run-grid th.run').length >= 2 && document.querySelector('#run-grid a.sq[href*=\"#n-count\"]')")
+	b.screenshot("runs-coordinator")
 
 	// A kill refused: bob does not own the job; the Oozie error shows.
 	b.open(e.ts.URL + "/oozie/console/job/" + running + "?user.name=bob")
@@ -376,7 +392,16 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.waitTrue("ignore refused", "!document.getElementById('confirm-error').hidden && document.getElementById('confirm-error').textContent.includes('Refused: E')")
 	b.run(`document.getElementById('confirm-cancel').click()`)
 
+	// The run history of a repeated workflow, from its page.
+	b.open(e.ts.URL + "/oozie/console/job/" + ok)
+	b.run(`document.getElementById('runs-link').click()`)
+	b.waitTrue("workflow grid", "document.location.pathname === '/oozie/console/runs' && document.querySelectorAll('#run-grid a.sq[data-status=OK]').length >= 3")
+	b.screenshot("runs-workflow")
+
 	b.open(e.ts.URL + "/oozie/console/system")
 	b.waitTrue("system page", text("NORMAL")+" && "+text("postgres")+" && "+text("Workflows by status")+" && "+text("jobs.submitted"))
+	// KILLED counts with FAILED, as in Oozie's console: breaks and the
+	// job killed from the page.
+	b.waitTrue("failures counted", "[...document.querySelectorAll('tr')].some(r => r.innerText.replace(/\\s+/g, ' ').trim() === 'workflows FAILED or KILLED 2')")
 	b.screenshot("system")
 }

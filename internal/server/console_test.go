@@ -200,10 +200,27 @@ func TestConsolePages(t *testing.T) {
 			[]string{"Failed nodes", `data-action="kill"`, `data-action="suspend"`, `data-action="rerun-failed"`}},
 		{"failed workflow", "/oozie/console/job/" + bad, []string{"Failed nodes", `href="#n-step"`, "ERROR", "exit code [3]", "/oozie/console/tail/" + bad + "@step/stderr", `data-action="rerun-failed"`}, []string{`data-action="kill"`}},
 		{"coordinator", "/oozie/console/job/" + coord, []string{"coord-hourly", "#2", "WAITING", "waiting for", "raw", "/data/2026/01/01/02/_SUCCESS", `data-action="suspend"`, `data-action="kill"`,
-			`<a href="/oozie/console/job/` + wf1 + `">`}, nil},
+			`<a class="id" href="/oozie/console/job/` + wf1 + `"`}, nil},
 		{"coordinator paging", "/oozie/console/job/" + coord + "?len=2&offset=3", []string{`id="a3"`, `id="a4"`, "3–4 of 6", `rel="prev"`, `rel="next"`}, []string{`id="a2"`, `id="a5"`}},
 		{"coordinator newest first", "/oozie/console/job/" + coord + "?len=1&order=desc", []string{`id="a6"`, "1–1 of 6"}, []string{`id="a1"`}},
+		// One date format: UTC to the second in a <time>, nowhere Oozie's
+		// bean dates (GMT) or a zone name.
+		{"coordinator dates", "/oozie/console/job/" + coord, []string{`<time datetime="2026-01-01T02:00:00Z"><span class="nw">2026-01-01</span> <span class="nw">02:00:00</span></time>`}, []string{"GMT", "Thu, 01 Jan"}},
+		{"coordinators' dates", "/oozie/console/?tab=coord", []string{`<time datetime="2026-01-01T01:00:00Z">`}, []string{"GMT"}},
+		{"durations", "/oozie/console/", []string{`<th scope="col">Duration</th>`, `<td class="dur nw">`}, nil},
+		{"node durations", "/oozie/console/job/" + ok, []string{`<th scope="col">Duration</th>`, `<th scope="row">Duration</th><td class="dur">`}, nil},
+		// Ids are one token: classed so as never to wrap.
+		{"ids", "/oozie/console/", []string{`<a class="id" href="/oozie/console/job/` + wf1 + `">`, `<a class="id" href="/oozie/console/job/` + coord + `@1">`}, []string{`class="ext"`}},
+		// The workflows of one coordinator: by its id (all its actions)
+		// or one action's id; the list links each row to its group.
+		{"by coordinator", "/oozie/console/?parent=" + coord, []string{wf1, "1–1 of 1", `id="parent-filter"`, `name="parent" value="` + coord + `"`}, []string{ok, bad}},
+		{"by coordinator action", "/oozie/console/?parent=" + coord + "@1", []string{wf1, "1–1 of 1"}, []string{ok, bad}},
+		{"by another coordinator action", "/oozie/console/?parent=" + coord + "@2", []string{"No jobs"}, []string{wf1}},
+		{"group link", "/oozie/console/", []string{`href="/oozie/console/?parent=` + coord + `"`}, nil},
+		{"coordinator's workflows link", "/oozie/console/job/" + coord, []string{`id="coord-workflows"`, `href="/oozie/console/runs?coord=` + coord + `"`}, nil},
 		{"system", "/oozie/console/system", []string{"test", "postgres", "NORMAL", "read-write",
+			// Failures count KILLED with FAILED, as Oozie's console.
+			`<th scope="row">workflows FAILED or KILLED</th><td>1</td>`,
 			`SUCCEEDED</span></th><td>2</td>`, `KILLED</span></th><td>1</td>`, `id="coord-by-status"`, `RUNNING</span></th><td>1</td>`,
 			`<th scope="row">jobs.submitted</th><td>3</td>`, "webservices.requests"}, nil},
 	})
@@ -404,12 +421,12 @@ func TestConsoleSubWorkflows(t *testing.T) {
 		t.Fatalf("no child of %s in %v", parent, kids)
 	}
 	_, body := e.page("/oozie/console/job/" + parent)
-	for _, w := range []string{`class="child">` + child + "</a>", "Sub-workflows", `href="/oozie/console/job/` + child + `"`} {
+	for _, w := range []string{`class="child id">` + child + "</a>", "Sub-workflows", `href="/oozie/console/job/` + child + `"`} {
 		if !strings.Contains(body, w) {
 			t.Errorf("parent page lacks %q", w)
 		}
 	}
-	if _, body := e.page("/oozie/console/job/" + child); !strings.Contains(body, `<a href="/oozie/console/job/`+parent+`" id="parent-link">`) {
+	if _, body := e.page("/oozie/console/job/" + child); !strings.Contains(body, `<a class="id" href="/oozie/console/job/`+parent+`" id="parent-link">`) {
 		t.Errorf("child page lacks the link back to %s", parent)
 	}
 }
