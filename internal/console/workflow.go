@@ -24,6 +24,10 @@ type wfData struct {
 	ConfRaw  string
 	Log      string
 	GraphURL string
+	// Layout is the graph's layout (auto, wrap, down), chosen with the
+	// page's layout parameter; Layouts are the choices' links.
+	Layout   string
+	Layouts  []layoutChoice
 	Terminal bool
 	Controls []string
 	// Failed are the nodes that failed, each with its stderr's last
@@ -38,6 +42,29 @@ type wfData struct {
 	// Path is the transitions taken, in the order the nodes were
 	// reached: the graph colours the nodes, this names the edges.
 	Path [][2]string
+}
+
+// graphLayouts are the graph layouts a page offers, the default first:
+// auto folds a long workflow into columns (a 40-step chain is not a
+// 3,600-pixel column), wrap always does, down is one column as Oozie
+// draws it.
+var graphLayouts = [][2]string{{"auto", "auto"}, {"wrap", "columns"}, {"down", "one column"}}
+
+// graphLayout is the page's layout parameter, auto when unset or unknown.
+func graphLayout(v string) string {
+	v = strings.ToLower(strings.TrimSpace(v))
+	for _, l := range graphLayouts {
+		if l[0] == v {
+			return v
+		}
+	}
+	return graphLayouts[0][0]
+}
+
+// layoutChoice is a link of the graph's layout choice.
+type layoutChoice struct {
+	Name, Label, URL string
+	Current          bool
 }
 
 // rerunNode is a checkbox of the rerun form.
@@ -87,7 +114,11 @@ func (c *Console) workflow(w http.ResponseWriter, r *http.Request, id string) {
 		acts = masked
 	}
 	d := &wfData{Job: j, Terminal: store.Terminal(j.Status),
-		GraphURL: "/oozie/v2/job/" + url.PathEscape(id) + "?show=graph&show-kill=true&format=svg"}
+		Layout: graphLayout(r.URL.Query().Get("layout"))}
+	d.GraphURL = "/oozie/v2/job/" + url.PathEscape(id) + "?show=graph&show-kill=true&format=svg&layout=" + d.Layout
+	for _, l := range graphLayouts {
+		d.Layouts = append(d.Layouts, layoutChoice{Name: l[0], Label: l[1], URL: jobURL(id) + "?layout=" + l[0] + "#graph-h", Current: l[0] == d.Layout})
+	}
 	c.nodeRows(d, acts, m)
 	if j.ParentID != "" {
 		d.ParentID = j.ParentID

@@ -196,8 +196,11 @@ func TestConsolePages(t *testing.T) {
 
 	check([]pageCase{
 		{"coordinators", "/oozie/console/?tab=coord", []string{coord, "coord-hourly"}, []string{ok}},
-		{"succeeded workflow", "/oozie/console/job/" + ok, []string{"fj", "left", "right", "merge", `src="/oozie/v2/job/` + ok + `?show=graph&amp;show-kill=true&amp;format=svg"`, "Job log"},
+		{"succeeded workflow", "/oozie/console/job/" + ok, []string{"fj", "left", "right", "merge", `src="/oozie/v2/job/` + ok + `?show=graph&amp;show-kill=true&amp;format=svg&amp;layout=auto"`, `id="graph-box"`, `data-layout="down"`, "Job log"},
 			[]string{"Failed nodes", `data-action="kill"`, `data-action="suspend"`, `data-action="rerun-failed"`}},
+		// The graph's layout is the page's choice; auto when unknown.
+		{"graph in one column", "/oozie/console/job/" + ok + "?layout=down", []string{`format=svg&amp;layout=down"`, `data-layout="down" aria-current="true"`}, []string{`layout=auto"`}},
+		{"graph layout unknown", "/oozie/console/job/" + ok + "?layout=sideways", []string{`format=svg&amp;layout=auto"`, `data-layout="auto" aria-current="true"`}, []string{"sideways"}},
 		{"failed workflow", "/oozie/console/job/" + bad, []string{"Failed nodes", `href="#n-step"`, "ERROR", "exit code [3]", "/oozie/console/tail/" + bad + "@step/stderr", `data-action="rerun-failed"`}, []string{`data-action="kill"`}},
 		{"coordinator", "/oozie/console/job/" + coord, []string{"coord-hourly", "#2", "WAITING", "waiting for", "raw", "/data/2026/01/01/02/_SUCCESS", `data-action="suspend"`, `data-action="kill"`,
 			`<a class="id" href="/oozie/console/job/` + wf1 + `"`}, nil},
