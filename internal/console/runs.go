@@ -40,13 +40,14 @@ type runsData struct {
 // gridRun is one column: a workflow job, or a coordinator action and the
 // workflow it launched (none yet while it waits).
 type gridRun struct {
-	Label  string // short: a coordinator action's number, else the creation time
-	Status string
-	URL    string // the run's page
-	Title  string // what a pointer shows: id, status, times, duration
-	WfID   string
-	nodes  map[string]*store.Action
-	order  []string // the nodes in the order the run reached them
+	Label   string    // a coordinator action's number
+	Created time.Time // a workflow job's creation, its label else
+	Status  string
+	URL     string // the run's page
+	Title   string // what a pointer shows: id, status, times, duration
+	WfID    string
+	nodes   map[string]*store.Action
+	order   []string // the nodes in the order the run reached them
 }
 
 // gridRow is one node's statuses across the runs.
@@ -123,7 +124,7 @@ func (c *Console) appRuns(r *http.Request, d *runsData) error {
 	}
 	d.Total = total
 	for _, j := range jobs {
-		run := gridRun{Label: j.CreatedTime.UTC().Format("01-02 15:04"), Status: j.Status, URL: jobURL(j.ID), WfID: j.ID,
+		run := gridRun{Created: j.CreatedTime, Status: j.Status, URL: jobURL(j.ID), WfID: j.ID,
 			Title: j.ID + " " + j.Status + ", created " + stamp(j.CreatedTime) + ", took " + duration(j.StartTime, j.EndTime, c.opts.Now())}
 		c.readNodes(r, &run)
 		d.Runs = append(d.Runs, run)

@@ -438,6 +438,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.open(e.ts.URL + "/oozie/console/job/" + ok)
 	b.run(`document.getElementById('runs-link').click()`)
 	b.waitTrue("workflow grid", "document.location.pathname === '/oozie/console/runs' && document.querySelectorAll('#run-grid a.sq[data-status=OK]').length >= 3")
+	b.waitTrue("runs: one date format", oneDate)
 	b.screenshot("runs-workflow")
 
 	b.open(e.ts.URL + "/oozie/console/system")
