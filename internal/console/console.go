@@ -25,6 +25,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
@@ -78,6 +79,9 @@ type Options struct {
 	// owned by owner with group and acl: nil to show them, else the
 	// masker that hides them. nil shows them to everyone.
 	Masker func(r *http.Request, owner, group, acl string) *redact.Masker
+	// Now is the clock the durations of running jobs are measured
+	// against; nil is time.Now.
+	Now func() time.Time
 }
 
 // Coordinators is what the console reads of the coordinator engine;
@@ -139,11 +143,14 @@ func New(opts Options) (*Console, error) {
 	if opts.Coordinators == nil {
 		opts.Coordinators = noCoordinators{}
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	if opts.Mode == nil {
 		opts.Mode = func() string { return "NORMAL" }
 	}
 	c := &Console{opts: opts, pages: map[string]*template.Template{}}
-	for _, p := range []string{"jobs", "workflow", "coordinator", "system", "error"} {
+	for _, p := range []string{"jobs", "workflow", "coordinator", "runs", "system", "error"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+p+".html")
 		if err != nil {
 			return nil, err
@@ -160,9 +167,11 @@ func New(opts Options) (*Console, error) {
 
 // Redirect returns where a request outside the console should go to reach
 // it, or "" when it is not a console request: / always, /oozie?job=<id>
-// (the consoleUrl of jobs and actions) to that job's page, and /oozie or
-// /oozie/ when a browser asks for HTML. Oozie clients asking /oozie/ for
-// anything else keep the REST API's answer.
+// and /oozie/?job=<id> (the consoleUrl of jobs and actions) to that job's
+// page, and /oozie, whatever the client accepts, to the jobs page (Oozie's
+// servlet container sends /oozie on to its console at /oozie/). /oozie/
+// itself is the console (ServeRoot) where the server mounts it; here it is
+// sent to the jobs page too, for a server that does not.
 func Redirect(r *http.Request) string {
 	if r.URL.Path == "/" {
 		return Prefix
@@ -171,15 +180,31 @@ func Redirect(r *http.Request) string {
 		return ""
 	}
 	switch r.URL.Path {
-	case "/oozie", "/oozie/":
-		if id := r.URL.Query().Get("job"); id != "" && r.URL.Path == "/oozie" {
+	case "/oozie", RootPath:
+		if id := r.URL.Query().Get("job"); id != "" {
 			return jobURL(id)
 		}
-		if strings.Contains(r.Header.Get("Accept"), "text/html") {
-			return Prefix
-		}
+		return Prefix
 	}
 	return ""
+}
+
+// RootPath is where Oozie serves its web console to every client, browser
+// or not: GET /oozie/ answers the console's jobs page, not an error.
+const RootPath = "/oozie/"
+
+// ServeRoot answers GET or HEAD /oozie/ (RootPath) with the jobs page, as
+// Oozie answers its console there whatever the client accepts; a job id
+// in ?job= (the consoleUrl form) opens that job's page. The caller has
+// authenticated the request.
+func (c *Console) ServeRoot(w http.ResponseWriter, r *http.Request) {
+	if id := r.URL.Query().Get("job"); id != "" {
+		http.Redirect(w, r, jobURL(id), http.StatusFound)
+		return
+	}
+	root := r.Clone(r.Context())
+	root.URL.Path, root.URL.RawPath = Prefix, ""
+	c.ServeHTTP(w, root)
 }
 
 // jobURL is the console page of a job or action id.
@@ -205,6 +230,8 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.jobs(w, r)
 	case rest == "system":
 		c.system(w, r)
+	case rest == "runs":
+		c.runs(w, r)
 	case strings.HasPrefix(rest, "job/"):
 		c.job(w, r, strings.TrimPrefix(rest, "job/"))
 	case strings.HasPrefix(rest, "tail/"):
@@ -220,11 +247,14 @@ type page struct {
 	Nav      string
 	ReadOnly bool
 	Live     bool // the page refreshes itself while true
-	Data     any
+	// Now is when the page is rendered: running jobs' durations end
+	// there.
+	Now  time.Time
+	Data any
 }
 
 func (c *Console) render(w http.ResponseWriter, status int, name string, p page) {
-	p.ReadOnly = c.opts.ReadOnly
+	p.ReadOnly, p.Now = c.opts.ReadOnly, c.opts.Now()
 	var b bytes.Buffer
 	if err := c.pages[name].Execute(&b, p); err != nil {
 		f := failf(http.StatusInternalServerError, codeRuntime, "Runtime error [console page %s: %v]", name, err)

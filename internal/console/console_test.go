@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gozie/gozie/internal/conf"
 )
@@ -16,16 +17,19 @@ func TestRedirect(t *testing.T) {
 	}{
 		{"GET", "/", "", Prefix},
 		{"POST", "/", "", Prefix},
-		{"GET", "/oozie", "", ""},
-		{"GET", "/oozie/", "", ""},
-		{"GET", "/oozie/", "application/json", ""},
+		// Oozie answers its console at /oozie whatever the client accepts.
+		{"GET", "/oozie", "", Prefix},
+		{"GET", "/oozie", "application/json", Prefix},
+		{"GET", "/oozie/", "", Prefix},
+		{"GET", "/oozie/", "application/json", Prefix},
 		{"GET", "/oozie/", "text/html,application/xhtml+xml,*/*;q=0.8", Prefix},
 		{"HEAD", "/oozie", "text/html", Prefix},
 		{"PUT", "/oozie/", "text/html", ""},
+		{"POST", "/oozie", "", ""},
 		{"GET", "/oozie?job=0000001-260101000000000-oozie-x-W", "", Prefix + "job/0000001-260101000000000-oozie-x-W"},
 		{"GET", "/oozie?job=0000001-260101000000000-oozie-x-C@3", "", Prefix + "job/0000001-260101000000000-oozie-x-C@3"},
 		{"GET", "/oozie?job=a/b", "", Prefix + "job/a%2Fb"},
-		{"GET", "/oozie/?job=x", "", ""},
+		{"GET", "/oozie/?job=x", "", Prefix + "job/x"},
 		{"GET", "/oozie/v2/jobs", "text/html", ""},
 	} {
 		r := httptest.NewRequest(tc.method, tc.target, nil)
@@ -94,6 +98,65 @@ func TestConfXML(t *testing.T) {
 			if v, ok := cfg.Raw(tc.kv[i]); !ok || v != tc.kv[i+1] {
 				t.Errorf("%s: %s = %q %v, want %q", tc.name, tc.kv[i], v, ok, tc.kv[i+1])
 			}
+		}
+	}
+}
+
+// TestDuration checks the duration column's short form, and that a job
+// still running is measured to now.
+func TestDuration(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name       string
+		start, end time.Time
+		want       string
+	}{
+		{"not started", time.Time{}, time.Time{}, "-"},
+		{"instant", t0, t0.Add(300 * time.Millisecond), "<1s"},
+		{"seconds", t0, t0.Add(42 * time.Second), "42s"},
+		{"minutes", t0, t0.Add(3*time.Minute + 5*time.Second), "3m 05s"},
+		{"hours", t0, t0.Add(2*time.Hour + 4*time.Minute + 59*time.Second), "2h 04m"},
+		{"days", t0, t0.Add(75 * time.Hour), "3d 03h"},
+		{"running: until now", t0, time.Time{}, "1h 00m"},
+		{"clock behind the start", t0.Add(2 * time.Hour), time.Time{}, "-"},
+	} {
+		if got := duration(tc.start, tc.end, t0.Add(time.Hour)); got != tc.want {
+			t.Errorf("%s: duration = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestWhen checks the one date format of the console: UTC whatever the
+// zone given, in a <time> with the instant.
+func TestWhen(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, tc := range []struct {
+		t    time.Time
+		want string
+	}{
+		{time.Time{}, "-"},
+		{time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC), `<time datetime="2026-01-01T02:00:00Z"><span class="nw">2026-01-01</span> <span class="nw">02:00:00</span></time>`},
+		{time.Date(2026, 7, 1, 2, 0, 0, 0, paris), `<time datetime="2026-07-01T00:00:00Z"><span class="nw">2026-07-01</span> <span class="nw">00:00:00</span></time>`},
+	} {
+		if got := string(when(tc.t)); got != tc.want {
+			t.Errorf("when(%v) = %s, want %s", tc.t, got, tc.want)
+		}
+	}
+}
+
+// TestParentFilter checks which jobs the jobs page's parent filter keeps.
+func TestParentFilter(t *testing.T) {
+	for _, tc := range []struct{ parent, id, prefix string }{
+		{"", "", ""},
+		{"0000001-260101000000000-oozie-x-C", "", "0000001-260101000000000-oozie-x-C@"},
+		{"0000001-260101000000000-oozie-x-C@3", "0000001-260101000000000-oozie-x-C@3", ""},
+		{"0000002-260101000000000-oozie-x-W", "0000002-260101000000000-oozie-x-W", ""},
+	} {
+		if id, prefix := parentFilter(tc.parent); id != tc.id || prefix != tc.prefix {
+			t.Errorf("parentFilter(%q) = %q, %q, want %q, %q", tc.parent, id, prefix, tc.id, tc.prefix)
 		}
 	}
 }

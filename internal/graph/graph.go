@@ -33,6 +33,17 @@ type Options struct {
 	// job reached is drawn all the same, with the transitions into it from
 	// reached nodes: it is where the job ended.
 	HideKill bool
+	// Layout arranges the drawing of a PNG or SVG (DOT leaves layout to
+	// Graphviz): LayoutDown ("down", the default: one column, top to
+	// bottom), LayoutWrap ("wrap": the column cut into columns of
+	// WrapRows layers side by side, read like a newspaper's) or
+	// LayoutAuto ("auto": wrap a column that would be taller than 1,200
+	// pixels and than twice its width). A long linear workflow of 40
+	// steps is then a few columns instead of a 3,600-pixel column.
+	Layout string
+	// WrapRows is how many layers a wrapped column holds; 0 picks the
+	// number that makes the drawing about 1.6 times as wide as tall.
+	WrapRows int
 }
 
 // Graph renders app as an image of its nodes and transitions, each node
@@ -50,15 +61,23 @@ func Render(app *workflow.App, status map[string]string, opts Options) ([]byte, 
 	if app == nil {
 		return nil, formatError("Runtime error [no workflow to draw]")
 	}
+	mode := strings.ToLower(opts.Layout)
+	switch mode {
+	case "", LayoutDown, LayoutWrap, LayoutAuto:
+	default:
+		return nil, formatError("Runtime error [graph layout [%s] is not supported, use down, wrap or auto]", opts.Layout)
+	}
 	switch strings.ToLower(opts.Format) {
 	case "dot":
 		return []byte(dot(app, status, true, opts.HideKill)), nil
 	case "svg":
 		g := buildGraph(app, status, opts.HideKill)
+		g.mode, g.rows = mode, opts.WrapRows
 		g.layout()
 		return g.svg(), nil
 	case "png":
 		g := buildGraph(app, status, opts.HideKill)
+		g.mode, g.rows = mode, opts.WrapRows
 		g.layout()
 		return g.png()
 	}

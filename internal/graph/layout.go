@@ -15,6 +15,9 @@ func (g *graph) layout() {
 	g.assignLayers(order)
 	g.orderLayers()
 	g.place()
+	if g.wantsWrap(g.mode) {
+		g.wrap(g.wrapRows(g.rows))
+	}
 	g.route()
 }
 

@@ -34,13 +34,15 @@ const (
 type gnode struct {
 	name    string
 	kind    workflow.NodeKind
-	missing bool // the target of a transition that names no node
-	failed  bool // ERROR or FAILED: drawn with a thick outline
+	missing bool   // the target of a transition that names no node
+	failed  bool   // ERROR or FAILED: drawn with a thick outline
+	status  string // the node's status in the run, "" when not reached
 	lines   []string
 	title   string
 	colour  colour
 	disc    int // depth-first discovery order, the initial order in a layer
 	layer   int
+	band    int     // the column of a wrapped layout
 	x, y    float64 // centre
 	w, h    float64
 	in, out []int // edge indices
@@ -62,6 +64,17 @@ type graph struct {
 	routes        []route // by edge index, set by layout
 	other         bool    // some status is not in the fixed legend
 	width, height float64
+	// mode and rows are Options.Layout and Options.WrapRows. A wrapped
+	// layout has its columns in bands, the room above its first row for
+	// the top lanes in wrapTop, one top lane per target of a transition
+	// between columns in topLanes, and those transitions' routes in
+	// cross (by edge index).
+	mode     string
+	rows     int
+	bands    []band
+	wrapTop  float64
+	topLanes map[int]int
+	cross    map[int]crossRoute
 }
 
 // buildGraph collects the vertices and edges: one vertex per node name (the
@@ -94,6 +107,7 @@ func buildGraph(app *workflow.App, status map[string]string, hideKill bool) *gra
 		v.title = strings.Join(v.lines, " ") + " [" + n.Kind.String() + "]"
 		if s, ok := status[n.Name]; ok {
 			v.title += " " + s
+			v.status = s
 		}
 		add(v)
 	}
@@ -273,8 +287,13 @@ func (r route) labelBox() [4]float64 {
 // the drawing for the lanes it uses.
 func (g *graph) route() {
 	lanes := g.lanes()
+	g.spreadBands(lanes)
 	g.routes = make([]route, len(g.edges))
 	for i := range g.edges {
+		if _, ok := g.cross[i]; ok {
+			g.routes[i] = g.crossEdgeRoute(i)
+			continue
+		}
 		g.routes[i] = g.edgeRoute(i, lanes)
 	}
 	g.placeLabels()
@@ -298,8 +317,8 @@ func (g *graph) lanes() []float64 {
 	var used []use
 	for i, e := range g.edges {
 		s, t := g.nodes[e.from], g.nodes[e.to]
-		if t.layer <= s.layer {
-			continue
+		if t.layer <= s.layer || s.band != t.band {
+			continue // a transition between columns runs in the gutters
 		}
 		lo, hi := min(s.x, t.x)-8, max(s.x, t.x)+8
 		lane, blocked := t.x+t.w/2, false
@@ -534,7 +553,14 @@ func svgNode(w *svgWriter, n *gnode) {
 	}
 	w.printf(` data-name="`)
 	w.text(n.name)
-	w.printf("\"><title>")
+	w.printf(`"`)
+	if n.status != "" {
+		// For a viewer to find the node that failed or runs.
+		w.printf(` data-status="`)
+		w.text(n.status)
+		w.printf(`"`)
+	}
+	w.printf("><title>")
 	w.text(n.title)
 	w.printf("</title>")
 	width := "1.5"

@@ -291,6 +291,14 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.waitTrue("jobs page", "document.location.pathname === '/oozie/console/' && "+text(ok)+" && "+text(bad)+" && "+text(running))
 	b.waitTrue("status text", text("SUCCEEDED")+" && "+text("KILLED")+" && "+text("RUNNING"))
 	b.screenshot("jobs")
+	// The lists: ids never wrap inside (each one line box), one date
+	// format (UTC, to the second) and a duration column.
+	noWrap := "document.querySelectorAll('.id').length > 0 && [...document.querySelectorAll('.id')].every(e => e.getClientRects().length === 1)"
+	oneDate := "document.querySelectorAll('time').length > 0 && [...document.querySelectorAll('time')].every(e => /^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$/.test(e.innerText)) && !document.body.innerText.includes('GMT')"
+	b.waitTrue("coordinator's workflow listed", text(coord+"@1"))
+	b.waitTrue("ids on one line", noWrap)
+	b.waitTrue("one date format", oneDate)
+	b.waitTrue("duration column", "[...document.querySelectorAll('th')].some(e => e.innerText === 'Duration') && document.querySelector('td.dur').innerText !== ''")
 	// Live refresh: a job submitted now appears without a page load (the
 	// marker set in this page survives).
 	b.run(`window.sameLoad = true`)
@@ -307,19 +315,73 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.run(`document.querySelector('a[href$="` + bad + `"]').click()`)
 	b.waitTrue("failed workflow page", "document.location.pathname.endsWith("+jsString(bad)+") && "+text("Failed nodes"))
 	b.waitTrue("failed node and error", "document.querySelector('.failed').innerText.includes('step') && document.querySelector('.failed').innerText.includes('exit code [3]')")
-	b.waitTrue("graph image", "document.getElementById('graph').complete && document.getElementById('graph').naturalWidth > 0")
+	// Its stderr's last lines without a click, and the kill node as the
+	// path's end, not as a failed node with an OK badge.
+	b.waitTrue("stderr tail in the failed view", "document.querySelector('.failed [data-node=step] .stderr-tail pre').innerText.includes('disk on fire')")
+	b.waitTrue("kill node is the path's end", "!document.querySelector('.failed [data-node=fail]') && document.getElementById('path-end').innerText.includes('Ended at kill node fail')")
+	b.waitTrue("graph drawn in the page", "document.getElementById('graph-box').dataset.ready === '1' && document.getElementById('graph-svg').querySelector('g.node[data-name=step]')")
 	b.screenshot("workflow-failed")
 	b.run(`document.querySelector('button.tail[data-src$="/stderr"]').click()`)
 	b.waitTrue("stderr shown", "document.getElementById('output-text').textContent.includes('disk on fire')")
 	b.screenshot("workflow-stderr")
 
+	// The graph of a long linear workflow that failed at its 26th step:
+	// folded into columns by default, it fits its box whole, the failed
+	// node marked.
+	chain := e.submit("joe", "start", "oozie.wf.application.path", e.chainApp("chain", 30, 25))
+	e.waitStatus(chain, "KILLED")
+	b.open(e.ts.URL + "/oozie/console/job/" + chain)
+	box := "document.getElementById('graph-box')"
+	b.waitTrue("chain graph drawn", box+".dataset.ready === '1'")
+	b.waitTrue("chain wrapped", "document.getElementById('graph-svg').viewBox.baseVal.height < 1200 && document.querySelector('.layouts a[aria-current]').dataset.layout === 'auto'")
+	b.waitTrue("graph fits its box", box+".scrollWidth <= "+box+".clientWidth + 1 && "+box+".scrollHeight <= "+box+".clientHeight + 1 && "+box+".clientHeight <= window.innerHeight * 0.6 + 4")
+	b.waitTrue("failed node marked", "document.querySelector('#graph-svg g.node.focus').dataset.name === 's25'")
+	b.screenshot("graph-wrapped")
+	// One column, as Oozie draws it, is a 2,600-pixel column: shown at a
+	// readable size, scrolled to the node that failed.
+	b.run(`document.querySelector('.layouts a[data-layout=down]').click()`)
+	b.waitTrue("one column", "document.location.search === '?layout=down' && "+box+".dataset.ready === '1' && document.getElementById('graph-svg').viewBox.baseVal.height > 2000")
+	inBox := func(sel string) string {
+		return "(() => { const n = document.querySelector(" + jsString(sel) + ").getBoundingClientRect(), b = " + box + ".getBoundingClientRect(); return n.top >= b.top && n.bottom <= b.bottom && n.left >= b.left && n.right <= b.right; })()"
+	}
+	b.waitTrue("scrolled to the failed node", box+".scrollTop > 1000 && "+inBox("#graph-svg g.node[data-name=s25]")+" && !"+inBox("#graph-svg g.node[data-name=s02]"))
+	b.screenshot("graph-column")
+	// Zoom: buttons and the wheel; move: drag; fit; full screen.
+	b.run(`window.s0 = +` + box + `.dataset.scale; document.querySelector('#graph-tools [data-zoom=in]').click()`)
+	b.waitTrue("zoomed in", "+"+box+".dataset.scale > window.s0 * 1.2")
+	b.run(`window.s1 = +` + box + `.dataset.scale; const r = ` + box + `.getBoundingClientRect(); ` + box + `.dispatchEvent(new WheelEvent('wheel', {deltaY: 120, clientX: r.left + 50, clientY: r.top + 50, bubbles: true, cancelable: true}))`)
+	b.waitTrue("wheel zooms out", "+"+box+".dataset.scale < window.s1")
+	b.run(`window.t0 = ` + box + `.scrollTop; const r2 = ` + box + `.getBoundingClientRect(); const o = {bubbles: true, button: 0, pointerId: 1, clientX: r2.left + 60, clientY: r2.top + 200};
+		` + box + `.dispatchEvent(new PointerEvent('pointerdown', o)); ` + box + `.dispatchEvent(new PointerEvent('pointermove', {...o, clientY: r2.top + 50})); ` + box + `.dispatchEvent(new PointerEvent('pointerup', o))`)
+	b.waitTrue("dragged", box+".scrollTop > window.t0 + 100")
+	b.run(`document.querySelector('#graph-tools [data-zoom=fit]').click()`)
+	b.waitTrue("fit", box+".scrollHeight <= "+box+".clientHeight + 1 && "+box+".scrollWidth <= "+box+".clientWidth + 1")
+	b.run(`document.getElementById('graph-full').click()`)
+	b.waitTrue("full screen", "document.getElementById('graph-view').classList.contains('full') && "+box+".getBoundingClientRect().height > window.innerHeight * 0.8 && document.getElementById('graph-full').getAttribute('aria-pressed') === 'true'")
+	b.screenshot("graph-full")
+	b.run(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`)
+	b.waitTrue("full screen closed", "!document.getElementById('graph-view').classList.contains('full')")
+	if r := e.do("GET", "/oozie/v2/job/"+chain+"?show=graph&format=svg&show-kill=true&layout=down", "", ""); !strings.Contains(string(r.body), `data-name="s25" data-status="ERROR"`) {
+		t.Errorf("graph of the chain lacks the failed node's status")
+	}
+
 	// The coordinator: a WAITING action and what it waits for.
 	b.open(e.ts.URL + "/oozie/console/job/" + coord)
 	b.waitTrue("waiting action", "document.getElementById('a2') && document.getElementById('a2').innerText.includes('WAITING') && document.getElementById('a2').innerText.includes('/data/2026/01/01/02/_SUCCESS')")
 	b.screenshot("coordinator")
+	b.waitTrue("coordinator: ids on one line", noWrap)
+	b.waitTrue("coordinator: one date format", oneDate)
+	// Its workflows, from its page, and its run-history grid.
+	b.run(`document.getElementById('coord-workflows').click()`)
+	b.waitTrue("workflows of the coordinator", "document.location.search.includes('parent=') && document.getElementById('parent-filter') && "+text(coord+"@1")+" && !"+text(bad))
+	b.open(e.ts.URL + "/oozie/console/runs?coord=" + coord)
+	b.waitTrue("coordinator grid", "document.querySelectorAll('#run-grid th.run').length >= 2 && document.querySelector('#run-grid a.sq[href*=\"#n-count\"]')")
+	b.screenshot("runs-coordinator")
 
 	// A kill refused: bob does not own the job; the Oozie error shows.
+	// Its graph marks the node that runs.
 	b.open(e.ts.URL + "/oozie/console/job/" + running + "?user.name=bob")
+	b.waitTrue("running node marked", "document.querySelector('#graph-svg g.node.focus') && document.querySelector('#graph-svg g.node.focus').dataset.name === 'step'")
 	b.run(`document.querySelector('button.act[data-action=kill]').click()`)
 	b.waitTrue("confirmation", "document.getElementById('confirm').open")
 	b.screenshot("confirm")
@@ -372,7 +434,17 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.waitTrue("ignore refused", "!document.getElementById('confirm-error').hidden && document.getElementById('confirm-error').textContent.includes('Refused: E')")
 	b.run(`document.getElementById('confirm-cancel').click()`)
 
+	// The run history of a repeated workflow, from its page.
+	b.open(e.ts.URL + "/oozie/console/job/" + ok)
+	b.run(`document.getElementById('runs-link').click()`)
+	b.waitTrue("workflow grid", "document.location.pathname === '/oozie/console/runs' && document.querySelectorAll('#run-grid a.sq[data-status=OK]').length >= 3")
+	b.waitTrue("runs: one date format", oneDate)
+	b.screenshot("runs-workflow")
+
 	b.open(e.ts.URL + "/oozie/console/system")
 	b.waitTrue("system page", text("NORMAL")+" && "+text("postgres")+" && "+text("Workflows by status")+" && "+text("jobs.submitted"))
+	// KILLED counts with FAILED, as in Oozie's console: breaks, chain
+	// and the job killed from the page.
+	b.waitTrue("failures counted", "[...document.querySelectorAll('tr')].some(r => r.innerText.replace(/\\s+/g, ' ').trim() === 'workflows FAILED or KILLED 3')")
 	b.screenshot("system")
 }

@@ -61,11 +61,14 @@ func TestConsoleRoutes(t *testing.T) {
 		location     string
 	}{
 		{"/", "", 302, "/oozie/console/"},
-		{"/oozie/", "text/html,application/xhtml+xml", 302, "/oozie/console/"},
+		// /oozie/ is the console for every client, as in Oozie.
+		{"/oozie/", "text/html,application/xhtml+xml", 200, ""},
+		{"/oozie/", "", 200, ""},
+		{"/oozie/", "application/json", 200, ""},
+		{"/oozie/?job=0000001-260101000000000-oozie-test-W", "", 302, "/oozie/console/job/0000001-260101000000000-oozie-test-W"},
 		{"/oozie", "text/html", 302, "/oozie/console/"},
+		{"/oozie", "", 302, "/oozie/console/"},
 		{"/oozie?job=0000001-260101000000000-oozie-test-W", "", 302, "/oozie/console/job/0000001-260101000000000-oozie-test-W"},
-		{"/oozie/", "", 404, ""},
-		{"/oozie/", "application/json", 404, ""},
 		{"/oozie/versions", "text/html", 200, ""},
 		{"/oozie/console/", "", 200, ""},
 		{"/oozie/console/system", "", 200, ""},
@@ -87,9 +90,15 @@ func TestConsoleRoutes(t *testing.T) {
 				res.Header.Get("Location"), tc.status, tc.location)
 		}
 	}
-	// An Oozie client's /oozie/ keeps Jetty's JSON 404.
-	if r := e.do("GET", "/oozie/", "", ""); !strings.Contains(string(r.body), `"errorMessage":"Not Found"`) {
-		t.Errorf("GET /oozie/: %s", r.body)
+	// A client that does not ask for HTML (curl, a script) gets the
+	// console's jobs page at /oozie/ too, with the console's headers; other
+	// methods keep the JSON 404 of a path no servlet serves.
+	if r := e.do("GET", "/oozie/", "", ""); r.status != 200 || !strings.Contains(string(r.body), "<h1>Jobs</h1>") ||
+		!strings.HasPrefix(r.header.Get("Content-Type"), "text/html") || !strings.Contains(r.header.Get("Content-Security-Policy"), "script-src 'self'") {
+		t.Errorf("GET /oozie/: %d %v %.200s", r.status, r.header, r.body)
+	}
+	if r := e.do("POST", "/oozie/", "", ""); r.status != 404 || !strings.Contains(string(r.body), `"errorMessage":"Not Found"`) {
+		t.Errorf("POST /oozie/: %d %s", r.status, r.body)
 	}
 	// The consoleUrl of a job opens its page.
 	id := e.submit("joe", "start", "oozie.wf.application.path", e.app("fj"))
@@ -187,17 +196,67 @@ func TestConsolePages(t *testing.T) {
 
 	check([]pageCase{
 		{"coordinators", "/oozie/console/?tab=coord", []string{coord, "coord-hourly"}, []string{ok}},
-		{"succeeded workflow", "/oozie/console/job/" + ok, []string{"fj", "left", "right", "merge", `src="/oozie/v2/job/` + ok + `?show=graph&amp;show-kill=true&amp;format=svg"`, "Job log"},
+		{"succeeded workflow", "/oozie/console/job/" + ok, []string{"fj", "left", "right", "merge", `src="/oozie/v2/job/` + ok + `?show=graph&amp;show-kill=true&amp;format=svg&amp;layout=auto"`, `id="graph-box"`, `data-layout="down"`, "Job log"},
 			[]string{"Failed nodes", `data-action="kill"`, `data-action="suspend"`, `data-action="rerun-failed"`}},
+		// The graph's layout is the page's choice; auto when unknown.
+		{"graph in one column", "/oozie/console/job/" + ok + "?layout=down", []string{`format=svg&amp;layout=down"`, `data-layout="down" aria-current="true"`}, []string{`layout=auto"`}},
+		{"graph layout unknown", "/oozie/console/job/" + ok + "?layout=sideways", []string{`format=svg&amp;layout=auto"`, `data-layout="auto" aria-current="true"`}, []string{"sideways"}},
 		{"failed workflow", "/oozie/console/job/" + bad, []string{"Failed nodes", `href="#n-step"`, "ERROR", "exit code [3]", "/oozie/console/tail/" + bad + "@step/stderr", `data-action="rerun-failed"`}, []string{`data-action="kill"`}},
 		{"coordinator", "/oozie/console/job/" + coord, []string{"coord-hourly", "#2", "WAITING", "waiting for", "raw", "/data/2026/01/01/02/_SUCCESS", `data-action="suspend"`, `data-action="kill"`,
-			`<a href="/oozie/console/job/` + wf1 + `">`}, nil},
+			`<a class="id" href="/oozie/console/job/` + wf1 + `"`}, nil},
 		{"coordinator paging", "/oozie/console/job/" + coord + "?len=2&offset=3", []string{`id="a3"`, `id="a4"`, "3–4 of 6", `rel="prev"`, `rel="next"`}, []string{`id="a2"`, `id="a5"`}},
 		{"coordinator newest first", "/oozie/console/job/" + coord + "?len=1&order=desc", []string{`id="a6"`, "1–1 of 6"}, []string{`id="a1"`}},
+		// One date format: UTC to the second in a <time>, nowhere Oozie's
+		// bean dates (GMT) or a zone name.
+		{"coordinator dates", "/oozie/console/job/" + coord, []string{`<time datetime="2026-01-01T02:00:00Z"><span class="nw">2026-01-01</span> <span class="nw">02:00:00</span></time>`}, []string{"GMT", "Thu, 01 Jan"}},
+		{"coordinators' dates", "/oozie/console/?tab=coord", []string{`<time datetime="2026-01-01T01:00:00Z">`}, []string{"GMT"}},
+		{"durations", "/oozie/console/", []string{`<th scope="col">Duration</th>`, `<td class="dur nw">`}, nil},
+		{"node durations", "/oozie/console/job/" + ok, []string{`<th scope="col">Duration</th>`, `<th scope="row">Duration</th><td class="dur">`}, nil},
+		// Ids are one token: classed so as never to wrap.
+		{"ids", "/oozie/console/", []string{`<a class="id" href="/oozie/console/job/` + wf1 + `">`, `<a class="id" href="/oozie/console/job/` + coord + `@1">`}, []string{`class="ext"`}},
+		// The workflows of one coordinator: by its id (all its actions)
+		// or one action's id; the list links each row to its group.
+		{"by coordinator", "/oozie/console/?parent=" + coord, []string{wf1, "1–1 of 1", `id="parent-filter"`, `name="parent" value="` + coord + `"`}, []string{ok, bad}},
+		{"by coordinator action", "/oozie/console/?parent=" + coord + "@1", []string{wf1, "1–1 of 1"}, []string{ok, bad}},
+		{"by another coordinator action", "/oozie/console/?parent=" + coord + "@2", []string{"No jobs"}, []string{wf1}},
+		{"group link", "/oozie/console/", []string{`href="/oozie/console/?parent=` + coord + `"`}, nil},
+		{"coordinator's workflows link", "/oozie/console/job/" + coord, []string{`id="coord-workflows"`, `href="/oozie/console/runs?coord=` + coord + `"`}, nil},
 		{"system", "/oozie/console/system", []string{"test", "postgres", "NORMAL", "read-write",
+			// Failures count KILLED with FAILED, as Oozie's console.
+			`<th scope="row">workflows FAILED or KILLED</th><td>1</td>`,
 			`SUCCEEDED</span></th><td>2</td>`, `KILLED</span></th><td>1</td>`, `id="coord-by-status"`, `RUNNING</span></th><td>1</td>`,
 			`<th scope="row">jobs.submitted</th><td>3</td>`, "webservices.requests"}, nil},
 	})
+	// The failed view: each failed node with its error and its stderr's
+	// last lines, as `gozie run` prints them; the kill node the job
+	// reached is where its path ended, not a failed node with an OK badge.
+	_, body := e.page("/oozie/console/job/" + bad)
+	failed := body
+	if i := strings.Index(failed, `<section class="failed"`); i >= 0 {
+		failed = failed[i:]
+		failed = failed[:strings.Index(failed, "</section>")]
+	} else {
+		t.Errorf("failed workflow page has no failed nodes' section")
+	}
+	for _, w := range []string{`data-node="step"`, "JA018", "exit code [3]", "Last lines of stderr", "<pre>disk on fire</pre>", "/oozie/console/action/" + bad + "@step/stderr"} {
+		if !strings.Contains(failed, w) {
+			t.Errorf("failed nodes' section lacks %q:\n%s", w, failed)
+		}
+	}
+	for _, w := range []string{`data-node="fail"`, "working"} {
+		if strings.Contains(failed, w) {
+			t.Errorf("failed nodes' section has %q (the kill node, or stdout):\n%s", w, failed)
+		}
+	}
+	for _, w := range []string{`<p class="path-end" id="path-end">Ended at kill node <a href="#n-fail">fail</a>: <span class="error">step failed:`,
+		`killed at <a href="#n-fail">fail</a>`, "<em>job killed here</em>"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("failed workflow page lacks %q", w)
+		}
+	}
+	if _, body := e.page("/oozie/console/job/" + ok); !strings.Contains(body, `ended at <a href="#n-end">end</a>`) || strings.Contains(body, "path-end") {
+		t.Errorf("succeeded workflow page: the path's end is not end, or is shown as a kill")
+	}
 	// The output viewer's tail.
 	if r := e.do("GET", "/oozie/console/tail/"+bad+"@step/stderr", "", ""); r.status != 200 || !strings.Contains(string(r.body), "disk on fire") {
 		t.Errorf("stderr tail: %d %q", r.status, r.body)
@@ -365,12 +424,12 @@ func TestConsoleSubWorkflows(t *testing.T) {
 		t.Fatalf("no child of %s in %v", parent, kids)
 	}
 	_, body := e.page("/oozie/console/job/" + parent)
-	for _, w := range []string{`class="child">` + child + "</a>", "Sub-workflows", `href="/oozie/console/job/` + child + `"`} {
+	for _, w := range []string{`class="child id">` + child + "</a>", "Sub-workflows", `href="/oozie/console/job/` + child + `"`} {
 		if !strings.Contains(body, w) {
 			t.Errorf("parent page lacks %q", w)
 		}
 	}
-	if _, body := e.page("/oozie/console/job/" + child); !strings.Contains(body, `<a href="/oozie/console/job/`+parent+`" id="parent-link">`) {
+	if _, body := e.page("/oozie/console/job/" + child); !strings.Contains(body, `<a class="id" href="/oozie/console/job/`+parent+`" id="parent-link">`) {
 		t.Errorf("child page lacks the link back to %s", parent)
 	}
 }

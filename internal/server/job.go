@@ -701,7 +701,9 @@ func (s *Server) showGraph(w http.ResponseWriter, r *http.Request, id string) er
 		status[a.Name] = a.Status
 	}
 	showKill := r.URL.Query().Get("show-kill")
-	img, err := renderGraph(app, status, format, showKill == "true" || showKill == "yes" || showKill == "1")
+	// layout (down, wrap, auto) is gozie's: how a long workflow is laid
+	// out; Oozie's clients never send it and get one column.
+	img, err := renderGraph(app, status, format, showKill == "true" || showKill == "yes" || showKill == "1", r.URL.Query().Get("layout"))
 	if err != nil {
 		return &apiError{status: http.StatusNotFound, code: "E0307", msg: "E0307: Runtime error [" + err.Error() + "]"}
 	}
@@ -718,6 +720,6 @@ func (s *Server) showGraph(w http.ResponseWriter, r *http.Request, id string) er
 }
 
 // renderGraph is the one place the server calls the workflow renderer.
-func renderGraph(app *workflow.App, status map[string]string, format string, showKill bool) ([]byte, error) {
-	return graph.Render(app, status, graph.Options{Format: format, HideKill: !showKill})
+func renderGraph(app *workflow.App, status map[string]string, format string, showKill bool, layout string) ([]byte, error) {
+	return graph.Render(app, status, graph.Options{Format: format, HideKill: !showKill, Layout: layout})
 }

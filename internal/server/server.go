@@ -273,19 +273,29 @@ func (s *Server) routes() http.Handler {
 			cons.ServeHTTP(w, withReader(r, c.user))
 			return nil
 		}))
+		// Oozie serves its console at /oozie/ to any client, not only to
+		// one asking for HTML: so does gozie (other methods keep the 404).
+		mux.HandleFunc("GET "+console.RootPath+"{$}", s.api(false, func(w http.ResponseWriter, r *http.Request, c *call) error {
+			cons.ServeRoot(w, withReader(r, c.user))
+			return nil
+		}))
 	} else {
 		s.opts.Logf("gozie: web console disabled: %v", err)
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		// The web console: / and a browser's /oozie/, and the consoleUrl
-		// form /oozie?job=<id>.
+	rest := func(w http.ResponseWriter, r *http.Request) {
+		// The web console: / and /oozie, and the consoleUrl form
+		// /oozie?job=<id>.
 		if to := console.Redirect(r); to != "" {
 			http.Redirect(w, r, to, http.StatusFound)
 			return
 		}
 		// Outside Oozie's servlets Jetty answers a bare 404 error page.
 		writeError(w, &apiError{status: http.StatusNotFound, msg: "Not Found"})
-	})
+	}
+	mux.HandleFunc("/", rest)
+	// Straight to the console, not through the mux's own redirect to
+	// /oozie/ that its pattern there would otherwise cause.
+	mux.HandleFunc("GET /oozie", rest)
 	return s.guard(mux)
 }
 

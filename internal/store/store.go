@@ -161,12 +161,16 @@ type Effect struct {
 type JobFilter struct {
 	Statuses []string
 	ParentID string
-	AppName  string
-	User     string
-	Names    []string
-	Users    []string
-	Groups   []string
-	IDs      []string
+	// ParentPrefix matches the jobs whose parent id starts with it: a
+	// coordinator's id and "@" selects the workflows its actions
+	// launched (the console's filter by coordinator).
+	ParentPrefix string
+	AppName      string
+	User         string
+	Names        []string
+	Users        []string
+	Groups       []string
+	IDs          []string
 	// ExternalID matches oozie.wf.external.id (GET /jobs?external-id=).
 	ExternalID string
 	// Text matches jobs whose id, name, app path or user contains it,

@@ -179,6 +179,10 @@ func jobWhere(f store.JobFilter) (string, []any) {
 			args = append(args, c.val)
 		}
 	}
+	if f.ParentPrefix != "" {
+		where = append(where, `parent_id LIKE ? ESCAPE '\'`)
+		args = append(args, likeEscaper.Replace(f.ParentPrefix)+"%")
+	}
 	if f.Text != "" {
 		// A substring match: no index helps, but it only scans the rows
 		// the other conditions left, once per page.

@@ -116,8 +116,11 @@ func testJobFilter(t *testing.T, s store.Store) {
 			j := sampleJob(fmt.Sprintf("job-%d", i))
 			j.Status = st
 			j.CreatedTime = at(i)
-			if i == 2 {
+			switch i {
+			case 2:
 				j.ParentID = "job-0"
+			case 3:
+				j.ParentID = "coord_1-C@2" // a wildcard of LIKE in the id
 			}
 			if err := tx.PutJob(ctx, j); err != nil {
 				return err
@@ -147,6 +150,10 @@ func testJobFilter(t *testing.T, s store.Store) {
 		{store.JobFilter{Statuses: []string{store.JobRunning}}, []string{"job-2", "job-0"}},
 		{store.JobFilter{Statuses: []string{store.JobKilled, store.JobSucceeded}}, []string{"job-3", "job-1"}},
 		{store.JobFilter{ParentID: "job-0"}, []string{"job-2"}},
+		{store.JobFilter{ParentPrefix: "coord_1-C@"}, []string{"job-3"}},
+		{store.JobFilter{ParentPrefix: "coord%"}, nil},
+		{store.JobFilter{ParentPrefix: "coordx1-C@"}, nil},
+		{store.JobFilter{ParentPrefix: "job-"}, []string{"job-2"}},
 		{store.JobFilter{Limit: 2}, []string{"job-3", "job-2"}},
 		{store.JobFilter{Limit: 2, Offset: 2}, []string{"job-1", "job-0"}},
 		{store.JobFilter{User: "nobody"}, nil},

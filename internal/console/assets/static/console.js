@@ -21,6 +21,7 @@
         });
         var g = document.getElementById("graph");
         if (g) g.src = g.src.replace(/&t=\d+$/, "") + "&t=" + Date.now();
+        document.dispatchEvent(new Event("gozie:refreshed")); // graph.js redraws
         live = doc.body.hasAttribute("data-live");
         body.dataset.refreshed = String(Date.now());
       })
