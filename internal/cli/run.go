@@ -81,11 +81,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	// A temporary data directory goes away after a successful run; one
 	// that failed keeps it, since the progress lines point into it (the
-	// failed step's stdout and stderr).
-	succeeded := false
+	// failed step's stdout and stderr). A job refused at submission ran
+	// nothing: its directory holds nothing to read and goes too.
+	succeeded, refused := false, false
 	if temporary {
 		defer func() {
-			if *keep || !succeeded {
+			if *keep || (!succeeded && !refused) {
 				fmt.Fprintf(stderr, "data kept in %s\n", dir)
 				return
 			}
@@ -133,12 +134,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	id, err := jobs.New(e, nil).Run(ctx, props)
 	if err != nil {
 		// Refused submissions carry the Oozie code in their text.
+		// with the place in workflow.xml, as gozie validate prints it.
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "Error: interrupted while submitting the job")
 		} else {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
+			fmt.Fprintf(stderr, "Error: %v\n", withLocation(err))
 		}
 		if id == "" {
+			refused = true
 			return exitFail
 		}
 	}
