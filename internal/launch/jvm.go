@@ -180,7 +180,7 @@ func (o Options) NewJVM(dir string, a *action.Context, req JvmRequest) (*jvmComm
 }
 
 // javaBinary locates java: gozie.java.home, else $JAVA_HOME, else java on
-// the server's PATH. A java that is not there is CodeToolMissing naming
+// PATH. A java that is not there is CodeToolMissing naming
 // where gozie looked.
 func (o Options) javaBinary() (string, error) {
 	if o.Setting(javaHomeKey) != "" {
