@@ -106,7 +106,7 @@ func refuseUnsupported(args []string, stderr io.Writer) (int, bool) {
 				value = args[i+1]
 			}
 			if strings.EqualFold(value, "KERBEROS") {
-				fmt.Fprintln(stderr, "Error: -auth KERBEROS is not supported by gozie: use -auth SIMPLE (the default; -doas for a proxy user), -auth BASIC with -username/-password, or -auth TOKEN with -token")
+				fmt.Fprintln(stderr, "Error: -auth KERBEROS is not supported by gozie: use -auth SIMPLE (the default), -auth BASIC with -username/-password, or -auth TOKEN with -token")
 				return exitRemote, true
 			}
 		}
@@ -363,7 +363,7 @@ func (j *jobCmd) explainUserRefusal(err error, cf *conf.Config) error {
 		where = j.f.props.config
 	}
 	return userError(fmt.Sprintf("%s : %s\nThe configuration names %s [%s] but the server authenticated you as %s, and it refuses a job for another user.\n"+
-		"Fix: remove %s from %s (the server then takes the authenticated user), or submit as %s: USER=%s for SIMPLE authentication, or -doas %s if the server lets you act for others.",
+		"Fix: remove %s from %s (the server then takes the authenticated user), or submit as %s: USER=%s for SIMPLE authentication, or %s's own credentials for BASIC or TOKEN.",
 		e.Code, e.Message, key, named, authed, key, where, named, named, named))
 }
 

@@ -446,7 +446,7 @@ func TestRemoteAuth(t *testing.T) {
 		{"bad-auth", []string{"-auth", "digest"}, "", "", 255,
 			"Error: Invalid options provided for auth: DIGEST, (SIMPLE, BASIC or TOKEN expected.)\n"},
 		{"kerberos", []string{"-auth", "kerberos"}, "", "", 255,
-			"Error: -auth KERBEROS is not supported by gozie: use -auth SIMPLE (the default; -doas for a proxy user), -auth BASIC with -username/-password, or -auth TOKEN with -token\n"},
+			"Error: -auth KERBEROS is not supported by gozie: use -auth SIMPLE (the default), -auth BASIC with -username/-password, or -auth TOKEN with -token\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

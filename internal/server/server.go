@@ -359,6 +359,11 @@ func (s *Server) api(admin bool, h apiHandler) http.HandlerFunc {
 			w.WriteHeader(http.StatusOK)
 			return
 		}
+		if err := refuseDoAs(r, user); err != nil {
+			s.metrics.errors.Add(1)
+			writeError(w, err)
+			return
+		}
 		if !admin && r.Method != http.MethodGet && s.SystemMode() != ModeNormal {
 			s.metrics.errors.Add(1)
 			writeError(w, errSafeMode)
