@@ -151,6 +151,9 @@ type Server struct {
 	mu       sync.Mutex
 	http     *http.Server
 	listener *limitListener // nil without a connection cap
+	// shareLibDir is the share library directory the last
+	// admin/update_sharelib found (sharelib.go).
+	shareLibDir string
 }
 
 // New returns a server for the engine. It does not listen until Serve.
