@@ -33,7 +33,7 @@ var jobActionUsage = map[string]string{
 	"change":        "change a coordinator or bundle: -value endtime=..;concurrency=..;pausetime=..",
 	"rerun":         "rerun a job (workflow: -config/-D; coordinator: -action or -date; bundle: -coordinator, -date)",
 	"info":          "show a job, a coordinator action (ID@N) or a workflow action (ID@node)",
-	"log":           "show a job's log (-logfilter; coordinators: -action, -date)",
+	"log":           "show a job's log (-logfilter; coordinators: -action, -date); of a workflow action (ID@node): its log lines, then its stdout and stderr (-stream for one of them)",
 	"errorlog":      "show a job's WARN and ERROR log lines",
 	"auditlog":      "show a job's audit log",
 	"definition":    "show a job's application XML",
@@ -121,7 +121,7 @@ type jobFlags struct {
 	ids                                       map[string]*string
 	submit, run, dryrun                       bool
 	value, action, date, coordinator, filter  string
-	order, logfilter, format, diff            string
+	order, logfilter, format, diff, stream    string
 	refresh, nocleanup, failed, allruns, kill bool
 	offset, length                            int
 	interval, timeout                         *time.Duration
@@ -153,6 +153,7 @@ func runJob(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.order, "order", "", "-info of a coordinator: asc or desc")
 	fs.BoolVar(&f.allruns, "allruns", false, "-info of a coordinator action: every workflow run")
 	fs.StringVar(&f.logfilter, "logfilter", "", "-log: recent=..;start=..;end=..;loglevel=..;text=..;limit=..")
+	fs.StringVar(&f.stream, "stream", "", "-log of a workflow action (ID@node): print only its stdout or its stderr, as written")
 	fs.StringVar(&f.format, "format", "svg", "-graph: svg, png or dot")
 	fs.BoolVar(&f.kill, "showkill", false, "-graph: include kill nodes")
 	fs.StringVar(&f.diff, "diff", "", "-update: report the definition changes (true or false)")
@@ -509,6 +510,12 @@ func (j *jobCmd) log(show, id string) error {
 			return userError("Invalid options provided for log retrieval. -action and -date are valid only for coordinator job log retrieval")
 		}
 		o = client.LogOptions{Type: typ, Scope: scope, LogFilter: j.f.logfilter}
+	}
+	if j.f.stream != "" && (show != "log" || client.KindOf(id) != client.KindWorkflowAction) {
+		return userError("-stream is for -log of a workflow action (ID@node)")
+	}
+	if show == "log" && client.KindOf(id) == client.KindWorkflowAction {
+		return j.actionLog(id, o)
 	}
 	text, err := j.c.JobLog(j.ctx, id, show, o)
 	if err == nil {

@@ -30,13 +30,15 @@ import (
 // LocalOozie, on an embedded store in a data directory, waits for it to
 // end and reports it. The exit status is 0 only when the job SUCCEEDED.
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", "-config job.properties [-D name=value]... [-site gozie-site.xml] [-json] [-data DIR [-keep]]", stderr)
+	fs := newFlagSet("run", "-config job.properties [-D name=value]... [-site gozie-site.xml] [-json] [-data DIR [-keep]] [-v]", stderr)
 	pf := addPropertyFlags(fs, "job properties (.properties or .xml); oozie.wf.application.path names the app")
 	asJSON := fs.Bool("json", false, "print the workflow job JSON object of the REST API instead of the summary")
 	dataDir := fs.String("data", "", "data directory for the store and action work directories (default: a temporary one)")
 	keep := fs.Bool("keep", false, "keep the temporary data directory (a run that did not succeed always keeps it)")
 	timeout := minutesVar(fs, "timeout", 0, "kill the job if it has not ended after this long (0: wait for ever)")
 	site := fs.String("site", "", "server configuration (gozie-site.xml, as for 'gozie server -config'): Java, Hadoop, share library, tools, mail server")
+	verbose := fs.Bool("v", false, "print each step's stdout and stderr lines on stderr as the step writes them, after its node name")
+	fs.BoolVar(verbose, "verbose", false, "same as -v")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
@@ -118,6 +120,17 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		_ = launch.StopSupervisor(supDir, 10*time.Second)
 	}()
 	prog := newProgress(stderr, dir)
+	if prog.verbose = *verbose; prog.verbose {
+		stopFollow := make(chan struct{})
+		followed := make(chan struct{})
+		go func() {
+			defer close(followed)
+			prog.followOutput(stopFollow)
+		}()
+		// Each step's last lines are printed at its end line (note),
+		// so by the time the job has ended nothing is left to read.
+		defer func() { close(stopFollow); <-followed }()
+	}
 	cfg["gozie.data.dir"] = dir
 	sys, err := assembly.New(ctx, assembly.Options{Config: cfg, Local: true, Registry: runRegistry(cfg, supDir),
 		DefaultUser: currentUser(), Logf: logf, OnTransition: prog.note})
