@@ -68,6 +68,22 @@ func (p *progress) unfollowStep(key string) {
 	}
 }
 
+// follow turns -v on: steps are followed from now on, and their output
+// read every followInterval until the returned function is called. Each
+// step's last lines are printed at its end line (note), so by the time
+// the job has ended nothing is left to read.
+func (p *progress) follow() (stop func()) {
+	p.mu.Lock()
+	p.verbose = true
+	p.mu.Unlock()
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		p.followOutput(quit)
+	}()
+	return func() { close(quit); <-done }
+}
+
 // followOutput reads the followed steps' output every followInterval
 // until stop is closed.
 func (p *progress) followOutput(stop <-chan struct{}) {

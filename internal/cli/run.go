@@ -120,16 +120,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		_ = launch.StopSupervisor(supDir, 10*time.Second)
 	}()
 	prog := newProgress(stderr, dir)
-	if prog.verbose = *verbose; prog.verbose {
-		stopFollow := make(chan struct{})
-		followed := make(chan struct{})
-		go func() {
-			defer close(followed)
-			prog.followOutput(stopFollow)
-		}()
-		// Each step's last lines are printed at its end line (note),
-		// so by the time the job has ended nothing is left to read.
-		defer func() { close(stopFollow); <-followed }()
+	if *verbose {
+		defer prog.follow()()
 	}
 	cfg["gozie.data.dir"] = dir
 	sys, err := assembly.New(ctx, assembly.Options{Config: cfg, Local: true, Registry: runRegistry(cfg, supDir),
@@ -146,13 +138,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 	id, err := jobs.New(e, nil).Run(ctx, props)
 	if err != nil {
-		// Refused submissions carry the Oozie code in their text.
-		// with the place in workflow.xml, as gozie validate prints it.
-		if ctx.Err() != nil {
-			fmt.Fprintln(stderr, "Error: interrupted while submitting the job")
-		} else {
-			fmt.Fprintf(stderr, "Error: %v\n", withLocation(err))
-		}
+		reportSubmitError(ctx, stderr, err)
 		if id == "" {
 			refused = true
 			return exitFail
@@ -162,6 +148,17 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	code := reportRun(stdout, stderr, e, s, id, *asJSON)
 	succeeded = code == exitOK
 	return code
+}
+
+// reportSubmitError prints why the job could not be submitted: a refused
+// submission carries the Oozie code in its text, and the place in
+// workflow.xml, as gozie validate prints it.
+func reportSubmitError(ctx context.Context, stderr io.Writer, err error) {
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "Error: interrupted while submitting the job")
+		return
+	}
+	fmt.Fprintf(stderr, "Error: %v\n", withLocation(err))
 }
 
 // runDataDir makes the data directory of a run: dir, or a temporary one
