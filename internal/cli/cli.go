@@ -101,7 +101,7 @@ func usage(w io.Writer) {
 // have, with what to use instead: someone coming from Oozie learns at once
 // that the command is missing on purpose, and what replaces it.
 var unsupportedCommands = map[string]string{
-	"sla":       "SLA events are not kept; use 'gozie job -info ID' and 'gozie jobs -filter status=...' to follow jobs, and -slaenable/-sladisable/-slachange of 'gozie job' for SLA settings",
+	"sla":       "SLA events are not kept (gozie has no SLA support yet, and its server refuses the -slaenable/-sladisable/-slachange of 'gozie job' too); follow jobs with 'gozie job -info ID' and 'gozie jobs -filter status=...'",
 	"pig":       "write a workflow with a <pig> action and run it with 'gozie run -config job.properties' or 'gozie job -run -config job.properties'",
 	"hive":      "write a workflow with a <hive> action and run it with 'gozie run -config job.properties' or 'gozie job -run -config job.properties'",
 	"sqoop":     "write a workflow with a <sqoop> action and run it with 'gozie run -config job.properties' or 'gozie job -run -config job.properties'",

@@ -33,7 +33,7 @@ var jobActionUsage = map[string]string{
 	"change":        "change a coordinator or bundle: -value endtime=..;concurrency=..;pausetime=..",
 	"rerun":         "rerun a job (workflow: -config/-D; coordinator: -action or -date; bundle: -coordinator, -date)",
 	"info":          "show a job, a coordinator action (ID@N) or a workflow action (ID@node)",
-	"log":           "show a job's log (-logfilter; coordinators: -action, -date)",
+	"log":           "show a job's log (-logfilter; coordinators: -action, -date); of a workflow action (ID@node): its log lines, then its stdout and stderr (-stream for one of them)",
 	"errorlog":      "show a job's WARN and ERROR log lines",
 	"auditlog":      "show a job's audit log",
 	"definition":    "show a job's application XML",
@@ -44,9 +44,9 @@ var jobActionUsage = map[string]string{
 	"retries":       "show the attempts of a workflow action (ID@node)",
 	"update":        "update a coordinator's definition and configuration (-config, -dryrun, -diff)",
 	"missingdeps":   "show what coordinator actions wait for (-action, -date)",
-	"slaenable":     "enable SLA alerts of a job (-action, -date, -coordinator)",
-	"sladisable":    "disable SLA alerts of a job (-action, -date, -coordinator)",
-	"slachange":     "change SLA values: -value sla-nominal-time=..;sla-should-end=..;sla-max-duration=..",
+	"slaenable":     "an Oozie server's: enable SLA alerts (-action, -date, -coordinator); gozie's server refuses it (no SLA yet)",
+	"sladisable":    "an Oozie server's: disable SLA alerts (-action, -date, -coordinator); gozie's server refuses it",
+	"slachange":     "an Oozie server's: change SLA values (-value sla-should-end=..); gozie's server refuses it",
 }
 
 // jobUsage prints `gozie job -help`: the operations, of which a command
@@ -106,7 +106,7 @@ func refuseUnsupported(args []string, stderr io.Writer) (int, bool) {
 				value = args[i+1]
 			}
 			if strings.EqualFold(value, "KERBEROS") {
-				fmt.Fprintln(stderr, "Error: -auth KERBEROS is not supported by gozie: use -auth SIMPLE (the default; -doas for a proxy user), -auth BASIC with -username/-password, or -auth TOKEN with -token")
+				fmt.Fprintln(stderr, "Error: -auth KERBEROS is not supported by gozie: use -auth SIMPLE (the default), -auth BASIC with -username/-password, or -auth TOKEN with -token")
 				return exitRemote, true
 			}
 		}
@@ -121,7 +121,7 @@ type jobFlags struct {
 	ids                                       map[string]*string
 	submit, run, dryrun                       bool
 	value, action, date, coordinator, filter  string
-	order, logfilter, format, diff            string
+	order, logfilter, format, diff, stream    string
 	refresh, nocleanup, failed, allruns, kill bool
 	offset, length                            int
 	interval, timeout                         *time.Duration
@@ -153,6 +153,7 @@ func runJob(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.order, "order", "", "-info of a coordinator: asc or desc")
 	fs.BoolVar(&f.allruns, "allruns", false, "-info of a coordinator action: every workflow run")
 	fs.StringVar(&f.logfilter, "logfilter", "", "-log: recent=..;start=..;end=..;loglevel=..;text=..;limit=..")
+	fs.StringVar(&f.stream, "stream", "", "-log of a workflow action (ID@node): print only its stdout or its stderr, as written")
 	fs.StringVar(&f.format, "format", "svg", "-graph: svg, png or dot")
 	fs.BoolVar(&f.kill, "showkill", false, "-graph: include kill nodes")
 	fs.StringVar(&f.diff, "diff", "", "-update: report the definition changes (true or false)")
@@ -363,7 +364,7 @@ func (j *jobCmd) explainUserRefusal(err error, cf *conf.Config) error {
 		where = j.f.props.config
 	}
 	return userError(fmt.Sprintf("%s : %s\nThe configuration names %s [%s] but the server authenticated you as %s, and it refuses a job for another user.\n"+
-		"Fix: remove %s from %s (the server then takes the authenticated user), or submit as %s: USER=%s for SIMPLE authentication, or -doas %s if the server lets you act for others.",
+		"Fix: remove %s from %s (the server then takes the authenticated user), or submit as %s: USER=%s for SIMPLE authentication, or %s's own credentials for BASIC or TOKEN.",
 		e.Code, e.Message, key, named, authed, key, where, named, named, named))
 }
 
@@ -509,6 +510,12 @@ func (j *jobCmd) log(show, id string) error {
 			return userError("Invalid options provided for log retrieval. -action and -date are valid only for coordinator job log retrieval")
 		}
 		o = client.LogOptions{Type: typ, Scope: scope, LogFilter: j.f.logfilter}
+	}
+	if j.f.stream != "" && (show != "log" || client.KindOf(id) != client.KindWorkflowAction) {
+		return userError("-stream is for -log of a workflow action (ID@node)")
+	}
+	if show == "log" && client.KindOf(id) == client.KindWorkflowAction {
+		return j.actionLog(id, o)
 	}
 	text, err := j.c.JobLog(j.ctx, id, show, o)
 	if err == nil {

@@ -12,6 +12,14 @@ import (
 	"github.com/gozie/gozie/internal/client"
 )
 
+// Widths of the tables of -info, as the oozie command prints them.
+var (
+	wfActionCols    = columns{78, 10, 23, 11, 10}
+	coordActionCols = columns{43, 10, 37, 10, 21, 21}
+	bundleCoordCols = columns{41, 15, 5, 13, 24, 24}
+	allRunsCols     = columns{41, 10, 24, 24}
+)
+
 func printWorkflowJob(w io.Writer, job *client.WorkflowJob, d dates) {
 	fmt.Fprintln(w, "Job ID : "+maskIfNull(job.ID))
 	fmt.Fprintln(w, ruler)
@@ -38,7 +46,7 @@ func printWorkflowJob(w io.Writer, job *client.WorkflowJob, d dates) {
 		tabRow(w, "ID", "Console URL", "Error Code", "Error Message", "External ID", "External Status", "Name",
 			"Retries", "Tracker URI", "Type", "Started", "Status", "Ended")
 	} else {
-		fmt.Fprintf(w, "%-78s%-10s%-23s%-11s%-10s\n", "ID", "Status", "Ext ID", "Ext Status", "Err Code")
+		wfActionCols.row(w, "ID", "Status", "Ext ID", "Ext Status", "Err Code")
 	}
 	fmt.Fprintln(w, ruler)
 	for _, a := range job.Actions {
@@ -47,7 +55,7 @@ func printWorkflowJob(w io.Writer, job *client.WorkflowJob, d dates) {
 				maskIfNull(a.ExternalID), maskIfNull(a.ExternalStatus), maskIfNull(a.Name), fmt.Sprint(a.Retries),
 				maskIfNull(a.TrackerURI), maskIfNull(a.Type), d.mask(a.StartTime), a.Status, d.mask(a.EndTime))
 		} else {
-			fmt.Fprintf(w, "%-78s%-10s%-23s%-11s%-10s\n", maskIfNull(a.ID), a.Status, maskIfNull(a.ExternalID),
+			wfActionCols.row(w, maskIfNull(a.ID), a.Status, maskIfNull(a.ExternalID),
 				maskIfNull(a.ExternalStatus), maskIfNull(a.ErrorCode))
 		}
 		fmt.Fprintln(w, ruler)
@@ -107,9 +115,9 @@ func printCoordJob(w io.Writer, job *client.CoordJob, d dates) {
 		return
 	}
 	// Oozie's format has six columns for seven values: "Last Mod" never prints.
-	fmt.Fprintf(w, "%-43s%-10s%-37s%-10s%-21s%-21s\n", "ID", "Status", "Ext ID", "Err Code", "Created", "Nominal Time")
+	coordActionCols.row(w, "ID", "Status", "Ext ID", "Err Code", "Created", "Nominal Time")
 	for _, a := range job.Actions {
-		fmt.Fprintf(w, "%-43s%-10s%-37s%-10s%-21s%-21s\n", maskIfNull(a.ID), a.Status, maskIfNull(a.ExternalID),
+		coordActionCols.row(w, maskIfNull(a.ID), a.Status, maskIfNull(a.ExternalID),
 			maskIfNull(a.ErrorCode), d.mask(a.CreatedTime), d.mask(a.NominalTime))
 		fmt.Fprintln(w, ruler)
 	}
@@ -159,10 +167,10 @@ func printBundleJob(w io.Writer, b *client.BundleJob, d dates) {
 	}
 	fmt.Fprintln(w, "Kickoff time   : "+kickoff)
 	fmt.Fprintln(w, ruler)
-	fmt.Fprintf(w, "%-41s%-15s%-5s%-13s%-24s%-24s\n", "Job ID", "Status", "Freq", "Unit", "Started", "Next Materialized")
+	bundleCoordCols.row(w, "Job ID", "Status", "Freq", "Unit", "Started", "Next Materialized")
 	fmt.Fprintln(w, ruler)
 	for _, c := range b.BundleCoordJobs {
-		fmt.Fprintf(w, "%-41s%-15s%-5s%-13s%-24s%-24s\n", maskIfNull(c.CoordJobID), c.Status, string(c.Frequency),
+		bundleCoordCols.row(w, maskIfNull(c.CoordJobID), c.Status, string(c.Frequency),
 			c.TimeUnit, d.mask(c.StartTime), d.mask(c.NextMaterializedTime))
 		fmt.Fprintln(w, ruler)
 	}
@@ -172,10 +180,10 @@ func printAllRuns(w io.Writer, runs []client.Run, d dates) {
 	if len(runs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "%-41s%-10s%-24s%-24s\n", "Job ID", "Status", "Started", "Ended")
+	allRunsCols.row(w, "Job ID", "Status", "Started", "Ended")
 	fmt.Fprintln(w, ruler)
 	for _, r := range runs {
-		fmt.Fprintf(w, "%-41s%-10s%-24s%-24s\n", maskIfNull(r.ID), r.Status, d.mask(r.StartTime), d.mask(r.EndTime))
+		allRunsCols.row(w, maskIfNull(r.ID), r.Status, d.mask(r.StartTime), d.mask(r.EndTime))
 		fmt.Fprintln(w, ruler)
 	}
 }

@@ -115,12 +115,12 @@ func printWorkflowJobs(w io.Writer, jobs []*client.WorkflowJob, d dates) {
 		fmt.Fprintln(w, noJobs)
 		return
 	}
-	const format = "%-41s%-13s%-10s%-10s%-10s%-24s%-24s\n"
+	cols := columns{41, 13, 10, 10, 10, 24, 24}
 	if d.verbose {
 		tabRow(w, "Job ID", "App Name", "App Path", "Console URL", "User", "Group", "Run", "Created", "Started",
 			"Status", "Last Modified", "Ended")
 	} else {
-		fmt.Fprintf(w, format, "Job ID", "App Name", "Status", "User", "Group", "Started", "Ended")
+		cols.row(w, "Job ID", "App Name", "Status", "User", "Group", "Started", "Ended")
 	}
 	fmt.Fprintln(w, ruler)
 	for _, j := range jobs {
@@ -129,7 +129,7 @@ func printWorkflowJobs(w io.Writer, jobs []*client.WorkflowJob, d dates) {
 				maskIfNull(j.User), maskIfNull(j.Group), fmt.Sprint(j.Run), d.mask(j.CreatedTime), d.mask(j.StartTime),
 				j.Status, d.mask(j.LastModTime), d.mask(j.EndTime))
 		} else {
-			fmt.Fprintf(w, format, maskIfNull(j.ID), maskIfNull(j.AppName), j.Status, maskIfNull(j.User),
+			cols.row(w, maskIfNull(j.ID), maskIfNull(j.AppName), j.Status, maskIfNull(j.User),
 				maskIfNull(j.Group), d.mask(j.StartTime), d.mask(j.EndTime))
 		}
 		fmt.Fprintln(w, ruler)
@@ -141,12 +141,12 @@ func printCoordJobs(w io.Writer, jobs []*client.CoordJob, d dates) {
 		fmt.Fprintln(w, noJobs)
 		return
 	}
-	const format = "%-41s%-15s%-10s%-5s%-13s%-24s%-24s\n"
+	cols := columns{41, 15, 10, 5, 13, 24, 24}
 	if d.verbose {
 		tabRow(w, "Job ID", "App Name", "App Path", "Console URL", "User", "Group", "Concurrency", "Frequency",
 			"Time Unit", "Time Zone", "Time Out", "Started", "Next Materialize", "Status", "Last Action", "Ended")
 	} else {
-		fmt.Fprintf(w, format, "Job ID", "App Name", "Status", "Freq", "Unit", "Started", "Next Materialized")
+		cols.row(w, "Job ID", "App Name", "Status", "Freq", "Unit", "Started", "Next Materialized")
 	}
 	fmt.Fprintln(w, ruler)
 	for _, j := range jobs {
@@ -156,7 +156,7 @@ func printCoordJobs(w io.Writer, jobs []*client.CoordJob, d dates) {
 				string(j.Frequency), j.TimeUnit, maskIfNull(j.TimeZone), fmt.Sprint(j.TimeOut), d.mask(j.StartTime),
 				d.mask(j.NextMaterializedTime), j.Status, d.mask(j.LastAction), d.mask(j.EndTime))
 		} else {
-			fmt.Fprintf(w, format, maskIfNull(j.CoordJobID), maskIfNull(j.CoordJobName), j.Status,
+			cols.row(w, maskIfNull(j.CoordJobID), maskIfNull(j.CoordJobName), j.Status,
 				string(j.Frequency), j.TimeUnit, d.mask(j.StartTime), d.mask(j.NextMaterializedTime))
 		}
 		fmt.Fprintln(w, ruler)
@@ -168,12 +168,12 @@ func printBundleJobs(w io.Writer, jobs []*client.BundleJob, d dates) {
 		fmt.Fprintln(w, noJobs)
 		return
 	}
-	const format = "%-41s%-15s%-10s%-20s%-20s%-13s%-13s\n"
+	cols := columns{41, 15, 10, 20, 20, 13, 13}
 	if d.verbose {
 		tabRow(w, "Job ID", "Bundle Name", "Bundle Path", "User", "Group", "Status", "Kickoff", "Pause", "Created",
 			"Console URL")
 	} else {
-		fmt.Fprintf(w, format, "Job ID", "Bundle Name", "Status", "Kickoff", "Created", "User", "Group")
+		cols.row(w, "Job ID", "Bundle Name", "Status", "Kickoff", "Created", "User", "Group")
 	}
 	fmt.Fprintln(w, ruler)
 	for _, j := range jobs {
@@ -182,7 +182,7 @@ func printBundleJobs(w io.Writer, jobs []*client.BundleJob, d dates) {
 				maskIfNull(j.User), maskIfNull(j.Group), j.Status, d.mask(j.KickoffTime), d.mask(j.PauseTime),
 				d.mask(j.CreatedTime), maskIfNull(j.ConsoleURL))
 		} else {
-			fmt.Fprintf(w, format, maskIfNull(j.BundleJobID), maskIfNull(j.BundleJobName), j.Status,
+			cols.row(w, maskIfNull(j.BundleJobID), maskIfNull(j.BundleJobName), j.Status,
 				d.mask(j.KickoffTime), d.mask(j.CreatedTime), maskIfNull(j.User), maskIfNull(j.Group))
 		}
 		fmt.Fprintln(w, ruler)
@@ -226,7 +226,7 @@ func printBulk(w io.Writer, rs []client.BulkResponse, d dates) {
 		fmt.Fprintln(w, "Bulk request criteria did not match any coordinator actions")
 		return
 	}
-	const format = "%-13s%-38s%-13s%-41s%-10s%-38s%-21s%-38s\n"
+	cols := columns{13, 38, 13, 41, 10, 38, 21, 38}
 	for _, r := range rs {
 		if d.verbose {
 			fmt.Fprintln(w)
@@ -243,10 +243,10 @@ func printBulk(w io.Writer, rs []client.BulkResponse, d dates) {
 			fmt.Fprintln(w, ruler)
 			continue
 		}
-		fmt.Fprintf(w, format, "Bundle Name", "Bundle ID", "Coord Name", "Coord Action ID", "Status", "External ID",
+		cols.row(w, "Bundle Name", "Bundle ID", "Coord Name", "Coord Action ID", "Status", "External ID",
 			"Created Time", "Error Message")
 		fmt.Fprintln(w, ruler)
-		fmt.Fprintf(w, format, maskIfNull(r.Bundle.BundleJobName), maskIfNull(r.Bundle.BundleJobID),
+		cols.row(w, maskIfNull(r.Bundle.BundleJobName), maskIfNull(r.Bundle.BundleJobID),
 			maskIfNull(r.Coord.CoordJobName), maskIfNull(r.Action.ID), r.Action.Status, maskIfNull(r.Action.ExternalID),
 			d.mask(r.Action.CreatedTime), maskIfNull(r.Action.ErrorMessage))
 		fmt.Fprintln(w, ruler)

@@ -39,10 +39,16 @@ type progress struct {
 	suspendID string
 	suspended func()
 	now       func() time.Time
+	// verbose (gozie run -v) prints each step's stdout and stderr lines
+	// as the step writes them (follow.go); following holds the attempts
+	// being read, by action id/attempt.
+	verbose   bool
+	following map[string]*stepOutput
 }
 
 func newProgress(w io.Writer, dataDir string) *progress {
-	return &progress{w: w, dataDir: dataDir, announced: map[string]bool{}, started: map[string]bool{}, now: time.Now}
+	return &progress{w: w, dataDir: dataDir, announced: map[string]bool{}, started: map[string]bool{},
+		following: map[string]*stepOutput{}, now: time.Now}
 }
 
 // onSuspend arranges for f to run (once) when job id is suspended: `gozie
@@ -75,6 +81,7 @@ func (p *progress) note(t engine.Transition) {
 		key := a.ID + "/" + strconv.Itoa(a.Attempt)
 		switch a.Status {
 		case store.ActionPrep, store.ActionRunning:
+			p.followStep(key, launch.RunDir(p.dataDir, a.ID, a.Attempt, a.ExternalID), prefix, a.Name)
 			if p.started[key] {
 				continue
 			}
@@ -85,6 +92,14 @@ func (p *progress) note(t engine.Transition) {
 			}
 			fmt.Fprintf(p.w, "%s %s%-20s %-12s %s\n", stamp, prefix, a.Name, a.Type, what)
 			continue
+		}
+		// The step's last output before its end line. An action in
+		// USER_RETRY already counts its next attempt: every attempt
+		// followed goes.
+		for k := range p.following {
+			if strings.HasPrefix(k, a.ID+"/") {
+				p.unfollowStep(k)
+			}
 		}
 		line := a.Status
 		if a.ErrorCode != "" || a.ErrorMessage != "" {

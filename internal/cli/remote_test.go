@@ -446,7 +446,7 @@ func TestRemoteAuth(t *testing.T) {
 		{"bad-auth", []string{"-auth", "digest"}, "", "", 255,
 			"Error: Invalid options provided for auth: DIGEST, (SIMPLE, BASIC or TOKEN expected.)\n"},
 		{"kerberos", []string{"-auth", "kerberos"}, "", "", 255,
-			"Error: -auth KERBEROS is not supported by gozie: use -auth SIMPLE (the default; -doas for a proxy user), -auth BASIC with -username/-password, or -auth TOKEN with -token\n"},
+			"Error: -auth KERBEROS is not supported by gozie: use -auth SIMPLE (the default), -auth BASIC with -username/-password, or -auth TOKEN with -token\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -472,9 +472,11 @@ func TestRemoteAuth(t *testing.T) {
 	}
 }
 
-// TestRemoteUnreachable: a refused connection is retried 4 times after 1,
-// 2, 4 and 8 seconds, as the Java client does, then reported as IO_ERROR
-// with exit 255.
+// TestRemoteUnreachable: a refused connection is retried as the Java
+// client does (4 times after 1, 2, 4 and 8 seconds) except on a loopback
+// address, where nothing listening means no server running: 3 retries
+// after 0.25, 0.5 and 1 second, reported within 2 s (issue 26 point 13);
+// then IO_ERROR with exit 255, never Go's "dial tcp" text.
 func TestRemoteUnreachable(t *testing.T) {
 	pinEnv(t)
 	var waits []time.Duration
@@ -488,19 +490,22 @@ func TestRemoteUnreachable(t *testing.T) {
 		t.Errorf("exit %d, want 255", code)
 	}
 	lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
-	if len(lines) != 5 {
+	if len(lines) != 4 {
 		t.Fatalf("stderr:\n%s", stderr.String())
 	}
-	for i, l := range lines[:4] {
-		want := fmt.Sprintf("]. Trying after %d sec. Retry count = %d", 1<<i, i+1)
-		if !strings.HasPrefix(l, "Connection exception has occurred [ ") || !strings.HasSuffix(l, want) {
+	for i, l := range lines[:3] {
+		want := fmt.Sprintf("]. Trying after %s sec. Retry count = %d", []string{"0.25", "0.5", "1"}[i], i+1)
+		if !strings.HasPrefix(l, "Connection exception has occurred [ connection refused") || !strings.HasSuffix(l, want) {
 			t.Errorf("retry line %d: %q", i+1, l)
 		}
 	}
-	if !strings.HasPrefix(lines[4], "Error: IO_ERROR : Error while connecting Oozie server. No of retries = 4. Exception = ") {
-		t.Errorf("last line %q", lines[4])
+	if !strings.HasPrefix(lines[3], "Error: IO_ERROR : Error while connecting Oozie server. No of retries = 3. Exception = connection refused (is the server running") {
+		t.Errorf("last line %q", lines[3])
 	}
-	if want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}; fmt.Sprint(waits) != fmt.Sprint(want) {
+	if strings.Contains(stderr.String(), "dial tcp") {
+		t.Errorf("stderr leaks Go's dial text:\n%s", stderr.String())
+	}
+	if want := []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second}; fmt.Sprint(waits) != fmt.Sprint(want) {
 		t.Errorf("waits %v, want %v", waits, want)
 	}
 	if stdout.Len() != 0 {

@@ -32,13 +32,15 @@ import (
 // LocalOozie, on an embedded store in a data directory, waits for it to
 // end and reports it. The exit status is 0 only when the job SUCCEEDED.
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", "-config job.properties [-D name=value]... [-site gozie-site.xml] [-json] [-data DIR [-keep]]", stderr)
+	fs := newFlagSet("run", "-config job.properties [-D name=value]... [-site gozie-site.xml] [-json] [-data DIR [-keep]] [-v]", stderr)
 	pf := addPropertyFlags(fs, "job properties (.properties or .xml); oozie.wf.application.path names the app")
 	asJSON := fs.Bool("json", false, "print the workflow job JSON object of the REST API instead of the summary")
 	dataDir := fs.String("data", "", "data directory for the store and action work directories (default: a temporary one)")
 	keep := fs.Bool("keep", false, "keep the temporary data directory (a run that did not succeed always keeps it)")
 	timeout := minutesVar(fs, "timeout", 0, "kill the job if it has not ended after this long (0: wait for ever)")
 	site := fs.String("site", "", "server configuration (gozie-site.xml, as for 'gozie server -config'): Java, Hadoop, share library, tools, mail server")
+	verbose := fs.Bool("v", false, "print each step's stdout and stderr lines on stderr as the step writes them, after its node name")
+	fs.BoolVar(verbose, "verbose", false, "same as -v")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
@@ -85,11 +87,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	// A temporary data directory goes away after a successful run; one
 	// that failed keeps it, since the progress lines point into it (the
-	// failed step's stdout and stderr).
-	succeeded := false
+	// failed step's stdout and stderr). A job refused at submission ran
+	// nothing: its directory holds nothing to read and goes too.
+	succeeded, refused := false, false
 	if temporary {
 		defer func() {
-			if *keep || !succeeded {
+			if *keep || (!succeeded && !refused) {
 				fmt.Fprintf(stderr, "data kept in %s\n", dir)
 				return
 			}
@@ -121,6 +124,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		_ = launch.StopSupervisor(supDir, 10*time.Second)
 	}()
 	prog := newProgress(stderr, dir)
+	if *verbose {
+		defer prog.follow()()
+	}
 	cfg["gozie.data.dir"] = dir
 	sys, err := assembly.New(ctx, assembly.Options{Config: cfg, Local: true, Registry: runRegistry(cfg, supDir),
 		DefaultUser: currentUser(), Logf: logf, OnTransition: prog.note})
@@ -136,13 +142,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 	id, err := jobs.New(e, nil).Run(ctx, props)
 	if err != nil {
-		// Refused submissions carry the Oozie code in their text.
-		if ctx.Err() != nil {
-			fmt.Fprintln(stderr, "Error: interrupted while submitting the job")
-		} else {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
-		}
+		reportSubmitError(ctx, stderr, err)
 		if id == "" {
+			refused = true
 			return exitFail
 		}
 	}
@@ -169,6 +171,17 @@ func localActionDefaults(cfg server.Config, props *conf.Config) {
 			cfg[key] = local
 		}
 	}
+}
+
+// reportSubmitError prints why the job could not be submitted: a refused
+// submission carries the Oozie code in its text, and the place in
+// workflow.xml, as gozie validate prints it.
+func reportSubmitError(ctx context.Context, stderr io.Writer, err error) {
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "Error: interrupted while submitting the job")
+		return
+	}
+	fmt.Fprintf(stderr, "Error: %v\n", withLocation(err))
 }
 
 // runDataDir makes the data directory of a run: dir, or a temporary one

@@ -143,9 +143,8 @@ func validateFile(path string, opts engine.ValidateOptions) (string, []string, e
 // message when the message does not already carry them: graph errors keep
 // Oozie's exact wording, but a person fixing the file needs the place.
 func withLocation(err error) error {
-	we := vocab.Find(err, func(e *vocab.Error) bool { return e.Code != "" && e.Form == vocab.FormPlain })
-	if we == nil || we.Line <= 0 || strings.Contains(we.Msg, "(line ") {
-		return err
+	if loc := vocab.Location(err); loc != "" {
+		return fmt.Errorf("%w%s", err, loc)
 	}
-	return fmt.Errorf("%w (line %d, column %d)", err, we.Line, we.Column)
+	return err
 }

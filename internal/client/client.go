@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -60,7 +61,10 @@ type Options struct {
 	// Retries is how many times a refused connection is tried again, after
 	// 1 s, 2 s, 4 s, … as the Java client does (it retries 4 times); 0
 	// fails at once. Only refused connections are retried: the request
-	// never reached the server, so retrying cannot apply it twice.
+	// never reached the server, so retrying cannot apply it twice. A
+	// server on a loopback address is retried after 0.25 s, 0.5 s, 1 s at
+	// most (retryWait), so that one that is not running is reported
+	// within two seconds.
 	Retries int
 	// Sleep waits between retries; default time.Sleep (tests replace it).
 	Sleep func(time.Duration)
@@ -253,9 +257,55 @@ func (c *Client) send(ctx context.Context, r *request) (*response, error) {
 func (c *Client) notOozie() *CallError {
 	msg := fmt.Sprintf("no Oozie REST API at %s (the server answered 404 Not Found)", c.base)
 	if u, err := url.Parse(c.base); err == nil && !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/oozie") {
-		msg += "; the URL must end with /oozie, e.g. " + strings.TrimSuffix(c.base, "/") + "/oozie"
+		msg += "; the URL must end with /oozie, e.g. " + suggestBase(u)
 	}
 	return &CallError{Status: http.StatusNotFound, Code: "HTTP error code: 404", Message: msg}
+}
+
+// suggestBase is the base URL a user probably meant when u does not end
+// with /oozie: a last path element that is a misspelling of "oozie"
+// (/ozie, /Oozie, /oozi) is replaced, not kept in front of it, since
+// .../ozie/oozie is never what anybody meant; anything else (a proxy's
+// prefix, no path) gets /oozie added.
+func suggestBase(u *url.URL) string {
+	s := *u
+	s.RawQuery, s.Fragment, s.RawPath = "", "", ""
+	p := strings.TrimSuffix(s.Path, "/")
+	dir, last := "", p
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		dir, last = p[:i], p[i+1:]
+	}
+	if last != "" && nearOozie(strings.ToLower(last)) {
+		s.Path = dir + "/oozie"
+	} else {
+		s.Path = p + "/oozie"
+	}
+	return s.String()
+}
+
+// nearOozie reports whether word is at most two edits away from "oozie".
+func nearOozie(word string) bool {
+	const want = "oozie"
+	if len(word) > len(want)+2 {
+		return false
+	}
+	prev := make([]int, len(want)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(word); i++ {
+		cur := make([]int, len(want)+1)
+		cur[0] = i
+		for j := 1; j <= len(want); j++ {
+			cost := 1
+			if word[i-1] == want[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(want)] <= 2
 }
 
 // PlainError words a transport error for people: Go's context and
@@ -270,6 +320,27 @@ func PlainError(err error) string {
 		return "the server did not answer in time"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused (is the server running, and is the host and port right?)"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "the connection was reset before the server answered"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "the server's host cannot be reached from here (no route)"
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		if dns.IsNotFound {
+			return "unknown host [" + dns.Name + "] (is the host name in the URL right?)"
+		}
+		return "cannot look up host [" + dns.Name + "]: " + dns.Err
+	}
+	// Go's own wording ("Get \"URL\": dial tcp 127.0.0.1:1: connect: ...")
+	// names the socket call; what happened is the innermost error.
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err.Error()
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return ue.Err.Error()
 	}
 	return err.Error()
 }
@@ -402,15 +473,52 @@ func (c *Client) doRetry(req *http.Request) (*http.Response, error) {
 		if err == nil {
 			return resp, nil
 		}
-		if n >= c.opts.Retries || !errors.Is(err, syscall.ECONNREFUSED) || req.Context().Err() != nil {
+		wait, again := retryWait(req.URL.Hostname(), n, c.opts.Retries)
+		if !again || !errors.Is(err, syscall.ECONNREFUSED) || req.Context().Err() != nil {
 			return nil, &CallError{Code: "IO_ERROR", Message: fmt.Sprintf("Error while connecting Oozie server. No of retries = %d. Exception = %s [%s]", n, PlainError(err), c.base)}
 		}
-		wait := time.Second << n
 		if c.opts.RetryLog != nil {
-			fmt.Fprintf(c.opts.RetryLog, "Connection exception has occurred [ %v ]. Trying after %d sec. Retry count = %d\n", err, wait/time.Second, n+1)
+			fmt.Fprintf(c.opts.RetryLog, "Connection exception has occurred [ %s ]. Trying after %s sec. Retry count = %d\n",
+				PlainError(err), strconv.FormatFloat(wait.Seconds(), 'f', -1, 64), n+1)
 		}
 		c.opts.Sleep(wait)
 	}
+}
+
+// loopbackRetryBudget bounds the waits after refused connections to a
+// server on this machine: nothing listening on a loopback address is
+// almost always a server that is not running, which the user should hear
+// within two seconds; a restart of a server here takes about that long.
+const loopbackRetryBudget = 1750 * time.Millisecond
+
+// retryWait is the wait before retry n+1 (n counts from 0) of a refused
+// connection to host, with at most retries retries; again is false when
+// no retry is left. A remote host gets the Java client's 1 s, 2 s, 4 s,
+// ...; a loopback one a quarter of each, as long as they add up to at
+// most loopbackRetryBudget.
+func retryWait(host string, n, retries int) (wait time.Duration, again bool) {
+	if n >= retries {
+		return 0, false
+	}
+	if !isLoopback(host) {
+		return time.Second << n, true
+	}
+	spent := time.Duration(0)
+	for i := 0; i <= n; i++ {
+		wait = 250 * time.Millisecond << i
+		spent += wait
+	}
+	return wait, spent <= loopbackRetryBudget
+}
+
+// isLoopback reports whether host (a URL's host name, without port) is
+// this machine: localhost or a loopback address.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // xmlContentType is what the Java client sends with configuration bodies.

@@ -206,7 +206,8 @@ func TestSubmitBody(t *testing.T) {
 }
 
 // TestRetryRefused: a refused connection is tried again with the Java
-// client's back-off, and a request body is sent whole on the retry.
+// client's back-off (a quarter of it on a loopback address, retryWait),
+// and a request body is sent whole on the retry.
 func TestRetryRefused(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -244,7 +245,7 @@ func TestRetryRefused(t *testing.T) {
 	if err != nil || id != "1-W" {
 		t.Fatalf("id %q err %v", id, err)
 	}
-	if fmt.Sprint(waits) != "[1s 2s]" || !strings.Contains(body, "<name>a</name>") {
+	if fmt.Sprint(waits) != "[250ms 500ms]" || !strings.Contains(body, "<name>a</name>") {
 		t.Errorf("waits %v body %q", waits, body)
 	}
 }

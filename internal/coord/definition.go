@@ -205,7 +205,8 @@ func hasTopLevelComma(s string) bool {
 // fires inside the window.
 func (a *App) checkSubmission(minFreq int) error {
 	if !a.Start.Before(a.End) {
-		return errorf(CodeInvalidAttrs, "Invalid coordinator application attributes, Coordinator Start Time must be earlier than End Time.")
+		return errorf(CodeInvalidAttrs, "Invalid coordinator application attributes, Coordinator Start Time must be earlier than End Time. start [%s], end [%s]",
+			a.Processing.Format(a.Start), a.Processing.Format(a.End))
 	}
 	if minFreq == 0 {
 		minFreq = DefaultMinFrequencyMinutes

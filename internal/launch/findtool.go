@@ -15,7 +15,9 @@ const CodeToolMissing = "JA008"
 
 // FindTool locates the executable name of an external tool: home/bin/name
 // when the server key homeKey names a home directory, else name on PATH.
-// A missing tool is CodeToolMissing naming the tool and the key.
+// A missing tool is CodeToolMissing naming the tool and the key. The
+// message says "PATH", not "the server's PATH": gozie run looks up tools
+// the same way, and there is no server there.
 func (o Options) FindTool(name, homeKey string) (string, error) {
 	if home := o.Setting(homeKey); home != "" {
 		p := filepath.Join(home, "bin", name)
@@ -26,7 +28,7 @@ func (o Options) FindTool(name, homeKey string) (string, error) {
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {
-		return "", action.Errorf(action.ErrorKindError, CodeToolMissing, "%s not found on the server's PATH; install it or set %s to its home directory (the one holding bin/%s)", name, homeKey, name)
+		return "", action.Errorf(action.ErrorKindError, CodeToolMissing, "%s not found on PATH; install it or set %s to its home directory (the one holding bin/%s)", name, homeKey, name)
 	}
 	return p, nil
 }

@@ -37,8 +37,8 @@ import (
 var (
 	javaHomeKey = action.DeclareSiteKey("gozie.java.home", "",
 		"Java installation (the directory holding bin/java) that runs java actions and the other JVM-based action types; empty: $JAVA_HOME, else java on PATH")
-	shareLibDirKey = action.DeclareSiteKey("gozie.sharelib.dir", "",
-		"the system share library: a local directory with one subdirectory of jars per name (oozie, pig, hive, ...); used when oozie.use.system.libpath is true")
+	shareLibDirKey = action.DeclareSiteKey(ShareLibDirKey, "",
+		"the system share library: a directory with one subdirectory of jars per name (oozie, pig, hive, ...), or Oozie's share/lib holding lib_<timestamp> copies of one (the newest is used); used when oozie.use.system.libpath is true")
 	useSysLibKey = action.DeclareSiteKey(useSystemLibPath, "false",
 		"server default of oozie.use.system.libpath for jobs and actions that do not set it")
 )
@@ -180,7 +180,7 @@ func (o Options) NewJVM(dir string, a *action.Context, req JvmRequest) (*jvmComm
 }
 
 // javaBinary locates java: gozie.java.home, else $JAVA_HOME, else java on
-// the server's PATH. A java that is not there is CodeToolMissing naming
+// PATH. A java that is not there is CodeToolMissing naming
 // where gozie looked.
 func (o Options) javaBinary() (string, error) {
 	if o.Setting(javaHomeKey) != "" {
@@ -298,6 +298,7 @@ func classPath(dir string, a *action.Context, actionType, defaultShareLib string
 	// type's default one may be absent, as Oozie's java share library
 	// often is.
 	if root := opts.Setting(shareLibDirKey); shareLib && root != "" && useSystemLib(a, opts) {
+		root = ShareLibRoot(ctx, root) // the newest lib_<timestamp>, as admin -sharelibupdate reports it
 		names, explicit := shareLibNames(a, actionType, defaultShareLib, opts)
 		for _, name := range names {
 			sub, fi, err := stageLib(ctx, dir, childURI(root, name))

@@ -558,23 +558,47 @@ func ReadStatus(dir string) (LaunchStatus, bool, error) {
 }
 
 // LocalExternalID is how a process action's external id is shown to
-// people and clients: "local:<pid>" of its launcher, as short as a Hadoop
-// job id, instead of the work directory the engine keeps as the external
-// id (and re-attaches by after a restart). An attempt whose launcher never
-// wrote its pid shows as its work directory relative to the actions
-// directory. ok is false when externalID is not the work directory dir.
+// people and clients: "local:<pid>" of the step's own program (not of the
+// launch supervisor that started it, which every step shares), as short as
+// a Hadoop job id, instead of the work directory the engine keeps as the
+// external id (and re-attaches by after a restart). An attempt whose
+// program's pid is not known shows as its work directory relative to the
+// actions directory. dir is the work directory of the action's current
+// attempt; an external id naming an earlier attempt of the same action
+// (an action in USER_RETRY keeps the one of the attempt that failed until
+// the next starts) is shown the same way, from its own directory. ok is
+// false when externalID is not a work directory of the action.
 func LocalExternalID(externalID, dir string) (short string, ok bool) {
-	if externalID == "" || filepath.Clean(externalID) != filepath.Clean(dir) {
+	if externalID == "" {
 		return "", false
 	}
-	if p, found := ReadPID(dir); found {
-		return "local:" + strconv.Itoa(p.PID), true
+	ext := filepath.Clean(externalID)
+	if ext != filepath.Clean(dir) && !sameAction(ext, dir) {
+		return "", false
 	}
-	if parent := filepath.Dir(dir); filepath.Base(filepath.Dir(parent)) == "actions" {
+	if p, found := ReadPID(ext); found {
+		if pid := p.stepPID(); pid > 0 {
+			return "local:" + strconv.Itoa(pid), true
+		}
+	}
+	if parent := filepath.Dir(ext); filepath.Base(filepath.Dir(parent)) == "actions" {
 		// actions/<id>/<attempt>, as earlier versions laid it out
-		return "local:" + filepath.Base(parent) + "/" + filepath.Base(dir), true
+		return "local:" + filepath.Base(parent) + "/" + filepath.Base(ext), true
 	}
-	return "local:" + filepath.Base(dir), true
+	return "local:" + filepath.Base(ext), true
+}
+
+// stepPID is the pid that stands for the step: its program's once it
+// runs; before that the per-step launcher's, which runs for this step
+// only, but never the supervisor's (0).
+func (p LauncherPID) stepPID() int {
+	switch {
+	case p.ChildPID > 0:
+		return p.ChildPID
+	case !p.Supervised:
+		return p.PID
+	}
+	return 0
 }
 
 // Kill sends SIGTERM to the launcher's process group (the program and all

@@ -66,6 +66,46 @@ func isAttemptDir(dir, actionID string, attempt int) bool {
 	return filepath.Base(dir) == n && filepath.Base(parent) == actionID && filepath.Base(filepath.Dir(parent)) == "actions"
 }
 
+// sameAction reports whether a and b are both absolute work directories
+// (WorkDir's layout, or the earlier one) of attempts of the same action.
+func sameAction(a, b string) bool {
+	idA, okA := attemptDirAction(a)
+	idB, okB := attemptDirAction(b)
+	return okA && okB && idA == idB
+}
+
+// attemptDirAction returns the action id of an absolute path laid out as
+// an attempt's work directory: .../actions/<id>.<attempt> or
+// .../actions/<id>/<attempt>.
+func attemptDirAction(dir string) (string, bool) {
+	if !filepath.IsAbs(dir) {
+		return "", false
+	}
+	base, parent := filepath.Base(dir), filepath.Dir(dir)
+	if filepath.Base(parent) == "actions" {
+		if i := strings.LastIndexByte(base, '.'); i > 0 && isDigits(base[i+1:]) {
+			return base[:i], true
+		}
+		return "", false
+	}
+	if isDigits(base) && filepath.Base(filepath.Dir(parent)) == "actions" {
+		return filepath.Base(parent), true
+	}
+	return "", false
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // DataIDFile holds a data directory's identity (DataDirID).
 const DataIDFile = "data.id"
 

@@ -119,7 +119,9 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 		}
 		writeJSON(w, out)
 	case "list_sharelib":
-		writeJSON(w, rest.ShareLibs{ShareLib: []rest.ShareLib{}})
+		return s.listShareLib(w, r)
+	case "update_sharelib":
+		return s.updateShareLib(w, r, c)
 	default:
 		return errInvalidResource(res)
 	}

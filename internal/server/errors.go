@@ -88,7 +88,8 @@ func toAPIError(err error) *apiError {
 		return errJobElsewhere("", "the job moved to another server while the command ran")
 	}
 	if ee := vocab.AsCoded(err); ee != nil {
-		return &apiError{status: httpStatusOf(ee.Code), code: ee.Code, msg: ee.Error()}
+		// The place in the document, as gozie validate prints it.
+		return &apiError{status: httpStatusOf(ee.Code), code: ee.Code, msg: ee.Error() + vocab.Location(ee)}
 	}
 	if code := vocab.CodeOf(err); code != "" {
 		msg := err.Error()

@@ -485,6 +485,10 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 	ctx := r.Context()
 	switch act {
 	case "start", "suspend", "resume", "kill", "rerun", "change", "coord-rerun":
+	case "sla-enable", "sla-disable", "sla-change":
+		// Oozie's SLA commands (oozie job -slaenable ...): refused by name,
+		// not as an unknown action, so that nobody thinks they exist.
+		return errorf(http.StatusBadRequest, "E1027", "SLA change command failed. gozie has no SLA support yet: <sla:info> in definitions is checked, but no SLA is monitored, so there is nothing to enable, disable or change")
 	case "ignore", "update":
 		// rest-api.md 4.2: v2 only, coordinators only.
 		if ver != "v2" {

@@ -131,7 +131,7 @@ func (s *Server) handleValidate(w http.ResponseWriter, r *http.Request, c *call)
 		opts.Workflow.ExtensionActions[t] = true // custom types of the configuration too
 	}
 	if _, err := engine.ValidateDefinition(body, file, opts); err != nil {
-		msg := err.Error()
+		msg := err.Error() + vocab.Location(err) // the place, as gozie validate prints it
 		code := engine.ErrorCode(err)
 		if code == "" {
 			code = workflow.CodeSchema

@@ -151,6 +151,9 @@ type Server struct {
 	mu       sync.Mutex
 	http     *http.Server
 	listener *limitListener // nil without a connection cap
+	// shareLibDir is the share library directory the last
+	// admin/update_sharelib found (sharelib.go).
+	shareLibDir string
 }
 
 // New returns a server for the engine. It does not listen until Serve.
@@ -367,6 +370,11 @@ func (s *Server) api(admin bool, h apiHandler) http.HandlerFunc {
 			// authentication above set the cookie when user.name came.
 			w.Header().Set("Allow", "GET, HEAD, POST, PUT, OPTIONS")
 			w.WriteHeader(http.StatusOK)
+			return
+		}
+		if err := refuseDoAs(r, user); err != nil {
+			s.metrics.errors.Add(1)
+			writeError(w, err)
 			return
 		}
 		if !admin && r.Method != http.MethodGet && s.SystemMode() != ModeNormal {

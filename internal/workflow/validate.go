@@ -72,7 +72,7 @@ func (w *walker) checkNode(n *Node) error {
 		}
 	}
 	if n.Kind == ActionNode && n.Action != nil && !w.opts.actionAccepted(n.Action) {
-		return newError(CodeUnsupportedAction, "Unsupported action type, node [%s] type [%s]", n.Name, n.Action.Type).At(n.Line, n.Col)
+		return w.opts.unsupportedActionError(n)
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ func (w *walker) visit(n *Node, path []string) error {
 		}
 		next := w.app.index[t]
 		if next == nil {
-			return newError(CodeInvalidTransition, "Invalid transition, node [%s] transition [%s]", n.Name, t).At(n.Line, n.Col)
+			return w.invalidTransitionError(n, t)
 		}
 		switch w.state[next] {
 		case 1:

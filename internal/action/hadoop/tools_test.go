@@ -349,7 +349,7 @@ func TestToolMissing(t *testing.T) {
 			a, _ := launchtest.ToolAction(t, typ, app, body, nil)
 			_, err := e.Start(context.Background(), a)
 			xe, ok := err.(*action.ExecError)
-			if !ok || xe.Code != "JA008" || !strings.Contains(xe.Msg, keys[typ][0]+" not found on the server's PATH") || !strings.Contains(xe.Msg, keys[typ][1]) {
+			if !ok || xe.Code != "JA008" || !strings.Contains(xe.Msg, keys[typ][0]+" not found on PATH;") || !strings.Contains(xe.Msg, keys[typ][1]) {
 				t.Errorf("%s: err = %v", typ, err)
 			}
 		}
