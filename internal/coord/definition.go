@@ -202,8 +202,11 @@ func hasTopLevelComma(s string) bool {
 
 // checkSubmission applies the job-level checks of a submission: start
 // before end, a frequency no faster than the allowed minimum, a cron that
-// fires inside the window.
+// fires inside the window, no HCatalog dataset.
 func (a *App) checkSubmission(minFreq int) error {
+	if err := a.checkHCatalog(); err != nil {
+		return err
+	}
 	if !a.Start.Before(a.End) {
 		return errorf(CodeInvalidAttrs, "Invalid coordinator application attributes, Coordinator Start Time must be earlier than End Time.")
 	}
@@ -221,6 +224,28 @@ func (a *App) checkSubmission(minFreq int) error {
 	}
 	if minFreq > 0 && a.Freq.Unit == schedule.Minute && a.Freq.N < minFreq {
 		return errorf(CodeInvalidAttrs, "Invalid coordinator application attributes, Coordinator job with frequency [%d] minutes is faster than allowed maximum of %d minutes (oozie.service.coord.check.maximum.frequency is set to true)", a.Freq.N, minFreq)
+	}
+	return nil
+}
+
+// checkHCatalog refuses a data event whose dataset is an HCatalog table
+// (an hcat:// uri-template): gozie has no HCatalog client yet, and its
+// input check would otherwise wait for ever for <uri>/_SUCCESS, a path
+// no table partition has. Only submissions are refused; a job stored by
+// an earlier version still loads.
+func (a *App) checkHCatalog() error {
+	for _, group := range []struct {
+		evs  []*DataEvent
+		kind string
+	}{{a.Inputs, "data-in"}, {a.Outputs, "data-out"}} {
+		for _, ev := range group.evs {
+			if ev.DS == nil {
+				continue
+			}
+			if u := strings.TrimSpace(ev.DS.URITemplate); len(u) >= 7 && strings.EqualFold(u[:7], "hcat://") {
+				return errorf(CodeUnsupportedApp, "Coordinator app definition %s [%s] uses dataset [%s], an HCatalog table (uri-template %s): HCatalog datasets are not supported yet", group.kind, ev.Name, ev.DS.Name, u)
+			}
+		}
 	}
 	return nil
 }
