@@ -3,6 +3,7 @@ package coord
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // Issue 26 point 9: coord:actionId() in a dry run is the id the action
@@ -66,5 +67,109 @@ func TestHCatalogDatasetRefused(t *testing.T) {
 		if r.wantCode != "" && !strings.Contains(err.Error(), "HCatalog datasets are not supported yet") {
 			t.Errorf("%s: message %q does not say HCatalog is not supported", r.name, err)
 		}
+	}
+}
+
+// outputFutureApp is a daily coordinator on weekly datasets, written after
+// Oozie's coord-multiple-input-instance4.xml and
+// coord-multiple-input-start-instance2.xml (TestCoordSubmitXCommand submits
+// both successfully): in and out are the bodies of the data-in and
+// data-out events.
+func outputFutureApp(in, out string) string {
+	weekly := func(name string) string {
+		return `<dataset name="` + name + `" frequency="${coord:days(7)}" initial-instance="2009-02-01T01:00Z" timezone="UTC"><uri-template>hdfs://nn/d/${YEAR}/${DAY}</uri-template></dataset>`
+	}
+	return app("0.2", `name="NAME" frequency="${coord:days(1)}" start="2009-02-01T01:00Z" end="2009-02-03T23:59Z" timezone="UTC"`,
+		`<controls><concurrency>2</concurrency><execution>LIFO</execution></controls>
+<datasets>`+weekly("a")+weekly("local_a")+`</datasets>
+<input-events><data-in name="A" dataset="a">`+in+`</data-in></input-events>
+<output-events><data-out name="LOCAL_A" dataset="local_a">`+out+`</data-out></output-events>
+<action><workflow><app-path>hdfs://nn/wf</app-path><configuration>
+ <property><name>inputA</name><value>${coord:dataIn('A')}</value></property>
+ <property><name>inputB</name><value>${coord:dataOut('LOCAL_A')}</value></property>
+</configuration></workflow></action>`)
+}
+
+// Issue 26 point 6: a data-out whose instance is coord:future/futureRange
+// (or coord:latest) is accepted at submission, as Oozie's
+// TestCoordSubmitXCommand has it. Materialization keeps the output
+// instance unresolved (no URI, coord:dataOut empty), as Oozie's
+// CoordCommandUtils does. Oozie's input check
+// (CoordActionInputCheckXCommand.checkUnresolvedInstances) refuses such an
+// output (E1006, reported as E1021) only for an action with latest/future
+// inputs, once its resolved inputs are there; an action without them
+// never reaches that check and runs.
+func TestOutputLatestFuture(t *testing.T) {
+	const (
+		current = `<instance>${coord:current(0)}</instance>`
+		future1 = `<instance>${coord:future(0, 1)}</instance>`
+	)
+	all := func(string) (bool, error) { return true, nil }
+	none := func(string) (bool, error) { return false, nil }
+	rows := []struct {
+		name, in, out string
+		exists        func(string) (bool, error)
+		wantCode      string
+		wantReady     bool
+		wantOut       string // coord:dataOut('LOCAL_A') of a READY action
+	}{
+		// coord-multiple-input-instance4.xml: future in both.
+		{"instance4, inputs there", future1, `<instance>${coord:future(0,2)}</instance>`, all, "E1021", false, ""},
+		{"instance4, inputs absent", future1, `<instance>${coord:future(0,2)}</instance>`, none, "E1021", false, ""},
+		// coord-multiple-input-start-instance2.xml: a futureRange input,
+		// a current output.
+		{"start-instance2", `<start-instance>${coord:future(0, 1)}</start-instance><end-instance>${coord:future(0, 1)}</end-instance>`,
+			current, all, "", true, "hdfs://nn/d/2009/01"},
+		// No latest/future input: the output is never checked.
+		{"current in, future out", current, `<instance>${coord:future(0,2)}</instance>`, all, "", true, ""},
+		{"current in, latest out", current, `<instance>${coord:latest(0)}</instance>`, all, "", true, ""},
+		{"current in, future out, input absent", current, `<instance>${coord:future(0,2)}</instance>`, none, "", false, ""},
+		// A latest input whose resolved input is absent: waits.
+		{"current and latest in, current absent", current + `<instance>${coord:latest(0)}</instance>`, `<instance>${coord:future(0,2)}</instance>`, none, "", false, ""},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			a, job, err := submit(t, outputFutureApp(r.in, r.out), nil, nil)
+			if err != nil {
+				t.Fatalf("submission refused: %v", err)
+			}
+			plan, err := a.Materialize(PlanState{}, PlanOptions{Now: a.Start}, job)
+			if err != nil || len(plan.Actions) == 0 {
+				t.Fatalf("materialization: %v %v", plan, err)
+			}
+			p := plan.Actions[0]
+			if strings.Contains(r.out, "future") || strings.Contains(r.out, "latest") {
+				if p.OutputUnresolved["LOCAL_A"] == "" || len(p.OutputURIs["LOCAL_A"]) != 0 ||
+					!strings.Contains(p.ActionXML, "<unresolved-instances>") {
+					t.Errorf("output not kept unresolved: %v %v\n%s", p.OutputUnresolved, p.OutputURIs, p.ActionXML)
+				}
+			}
+			res, err := a.CheckInputs(p, job, r.exists, a.Start.Add(time.Minute))
+			if ErrorCode(err) != r.wantCode {
+				t.Fatalf("input check: %v, want code %q", err, r.wantCode)
+			}
+			if r.wantCode != "" {
+				if !strings.Contains(err.Error(), "Input Check") || !strings.Contains(err.Error(), "not permitted in output-event") {
+					t.Errorf("message %q", err)
+				}
+				return
+			}
+			if res.Ready != r.wantReady {
+				t.Fatalf("ready = %v, want %v (missing %v)", res.Ready, r.wantReady, res.Missing)
+			}
+			if !r.wantReady {
+				return
+			}
+			rc, err := a.RunConf(res.Plan, job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := get(rc, "inputB"); got != r.wantOut {
+				t.Errorf("coord:dataOut = %q, want %q", got, r.wantOut)
+			}
+			if got := get(rc, "inputA"); got == "" || strings.Contains(got, "${") {
+				t.Errorf("coord:dataIn = %q, want the resolved input", got)
+			}
+		})
 	}
 }

@@ -249,6 +249,10 @@ func WriteDryRunAction(w io.Writer, a *App, da DryRunAction) error {
 	}
 	for _, ev := range a.Outputs {
 		fmt.Fprintf(&b, "  output %s: %s\n", ev.Name, strings.Join(p.OutputURIs[ev.Name], ","))
+		if u := p.OutputUnresolved[ev.Name]; u != "" {
+			// Never resolved: coord:dataOut of it is empty, as in Oozie.
+			fmt.Fprintf(&b, "  output %s unresolved: %s\n", ev.Name, u)
+		}
 	}
 	// As Oozie's input check, the check stopped at the first missing
 	// dependency: the ones after it are not known to be missing.
