@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gozie/gozie/internal/conf"
 )
 
 // Issue 26 point 9: coord:actionId() in a dry run is the id the action
@@ -169,6 +171,67 @@ func TestOutputLatestFuture(t *testing.T) {
 			}
 			if got := get(rc, "inputA"); got == "" || strings.Contains(got, "${") {
 				t.Errorf("coord:dataIn = %q, want the resolved input", got)
+			}
+		})
+	}
+}
+
+// Issue 26 point 7: CheckDefinition, the check without the job's
+// properties, leaves what needs an undefined variable unchecked (a
+// warning) and fails on everything else as Submit does.
+func TestCheckDefinition(t *testing.T) {
+	daily := func(name, uri string) string {
+		return `<dataset name="` + name + `" frequency="${coord:days(1)}" initial-instance="${init}" timezone="${tz}"><uri-template>` + uri + `</uri-template></dataset>`
+	}
+	in := func(ds, inst string) string {
+		return `<input-events><data-in name="in" dataset="` + ds + `"><instance>` + inst + `</instance></data-in></input-events>`
+	}
+	attrs := `name="c" frequency="${freq}" start="${start}" end="${end}" timezone="${tz}"`
+	rows := []struct {
+		name     string
+		attrs    string
+		body     string
+		noFiles  bool
+		wantCode string
+		want     []string // warnings that must be there
+	}{
+		{"everything parameterized", attrs, `<controls><timeout>${t}</timeout><concurrency>${c}</concurrency><execution>${x}</execution></controls>` +
+			`<datasets>` + daily("a", "${root}/a/${YEAR}") + `</datasets>` + in("a", "${coord:current(n)}"), false, "",
+			[]string{"start [${start}] not checked: variable [start] not defined", "frequency [${freq}] not checked",
+				"dataset [a] initial-instance [${init}] not checked", "instance [${coord:current(n)}] not checked: variable [n] not defined",
+				"timeout [${t}] not checked", "concurrency [${c}] not checked", "execution [${x}] not checked"}},
+		{"include path unknown", attrs, `<datasets><include>${dsFile}</include></datasets>` + in("b", "${coord:current(0)}"), false, "",
+			[]string{"include [${dsFile}] not checked", "input-events [in] dataset [b] not checked: not defined here, maybe in an include not read"}},
+		{"include not read here", attrs, `<datasets><include>ds.xml</include></datasets>` + in("b", "${coord:current(0)}"), true, "",
+			[]string{"include [hdfs://nn:8020/app/ds.xml] not read here"}},
+		{"include missing", attrs, `<datasets><include>ds.xml</include></datasets>`, false, "E0505", nil},
+		{"dataset not defined", attrs, `<datasets>` + daily("a", "/a") + `</datasets>` + in("b", "${coord:current(0)}"), false, "E1021", nil},
+		{"two instances in one", attrs, `<datasets>` + daily("a", "/a") + `</datasets>` + in("a", "${coord:current(0)},${coord:current(-1)}"), false, "E1021", nil},
+		{"EL syntax", attrs, `<datasets>` + daily("a", "/a") + `</datasets>` + in("a", "${coord:current(0}"), false, "E1004", nil},
+		{"start after end", `name="c" frequency="${freq}" start="2009-01-02T00:00Z" end="2009-01-01T00:00Z" timezone="UTC"`, "", false, "E1003", nil},
+		{"bad literal time zone", `name="c" frequency="60" start="${start}" end="${end}" timezone="Mars/Base"`, "", false, "E1003", nil},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			files := memFiles(map[string]string{"/app/coordinator.xml": app("0.4", r.attrs, r.body)})
+			if r.noFiles {
+				files = func(p string) ([]byte, error) {
+					if strings.HasSuffix(p, "coordinator.xml") {
+						return []byte(app("0.4", r.attrs, r.body)), nil
+					}
+					return nil, ErrNoFiles
+				}
+			}
+			props := conf.FromMap(map[string]string{PropUser: "joe", PropAppPath: "hdfs://nn:8020/app"})
+			warnings, err := CheckDefinition(props, SubmitOptions{ReadFile: files, Now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)})
+			if ErrorCode(err) != r.wantCode {
+				t.Fatalf("err = %v, want code %q (warnings %q)", err, r.wantCode, warnings)
+			}
+			all := strings.Join(warnings, "\n")
+			for _, w := range r.want {
+				if !strings.Contains(all, w) {
+					t.Errorf("warnings lack %q:\n%s", w, all)
+				}
 			}
 		})
 	}
