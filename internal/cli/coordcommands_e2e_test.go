@@ -115,4 +115,30 @@ func TestCoordCommandsEndToEnd(t *testing.T) {
 	if code != 0 || strings.Contains(out, "@@") {
 		t.Errorf("-update after the update: exit %d\n%s", code, out)
 	}
+
+	// -config with -update replaces the job's configuration (issue 26:
+	// the docs said coordinator -update was not supported).
+	newProps := filepath.Join(app, "job2.properties")
+	if err := os.WriteFile(newProps, []byte(files["job.properties"]+"queueName=night\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	confPart := func(out string) string {
+		_, after, _ := strings.Cut(out, "**********Job conf changes****************\n")
+		return after
+	}
+	for _, dry := range []bool{true, false} {
+		args := []string{"-config", newProps, "-update", live}
+		if dry {
+			args = append(args, "-dryrun")
+		}
+		code, out, errOut = run(args...)
+		if c := confPart(out); code != 0 || !strings.Contains(c, "+") || !strings.Contains(c, "queueName") || !strings.Contains(c, "night") ||
+			strings.Contains(c, "No conf update requested") {
+			t.Fatalf("-config -update (dry run %v): exit %d\n%s%s", dry, code, out, errOut)
+		}
+	}
+	code, out, errOut = run("-config", newProps, "-update", live)
+	if c := confPart(out); code != 0 || strings.Contains(c, "queueName") {
+		t.Errorf("-config -update once more: exit %d, the configuration changed again:\n%s%s", code, out, errOut)
+	}
 }

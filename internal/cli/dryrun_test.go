@@ -142,9 +142,9 @@ func TestValidateCoordinatorFiles(t *testing.T) {
 		code int
 		want string
 	}{
-		// Without the job properties the submission checks cannot resolve
-		// ${s}: a server would refuse the job (issue 13, point 18).
-		{"ok.xml", exitFail, "E1004: Expression language evaluation error, start [${s}]"},
+		// Without the job properties ${s} cannot be resolved: what needs
+		// it is a warning (issue 26, point 7).
+		{"ok.xml", exitOK, "Warning: start [${s}] not checked: variable [s] not defined"},
 		{"datasets.xml", exitOK, "Valid datasets"},
 		{"dup.xml", exitFail, "duplicate dataset name [a]"},
 		{"order.xml", exitFail, "E0701: XML schema error, cvc-complex-type.2.4.d: Invalid content was found starting with element 'controls'. No child element is expected at this point. (line 3, column 1)"},

@@ -49,6 +49,10 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
 	}
+	// -config names the job's properties: a coordinator then gets every
+	// submission check, and what a workflow will not resolve at run time
+	// is warned about. Without it, what needs a property is a warning.
+	opts.Complete = pf.config != ""
 	// Custom action types (gozie.action.executable.<element>) are server
 	// keys too: offline they come from the same properties.
 	for name := range custom.CustomTypes(opts.Workflow.JobConf) {
@@ -121,9 +125,10 @@ func expandAppDirs(args []string) ([]string, error) {
 // validateFile checks one definition and returns the name of its root
 // element ("workflow-app", ...) as Oozie's validate reports it, with
 // warnings about what is valid but would not run here (action types this
-// build does not run). It takes the code path of the server's validate
-// (engine.ValidateDefinition), with the job properties: a coordinator is
-// checked as its submission would be.
+// build does not run), what could not be checked without the job's
+// properties and, with them, what will not resolve at run time. It takes
+// the code path of the server's validate (engine.ValidateDefinition), with
+// the job properties: a coordinator is checked as its submission would be.
 func validateFile(path string, opts engine.ValidateOptions) (string, []string, error) {
 	data, err := readLocalFile(path)
 	if err != nil {
@@ -133,10 +138,11 @@ func validateFile(path string, opts engine.ValidateOptions) (string, []string, e
 	if err != nil {
 		return "", nil, withLocation(err)
 	}
+	warnings := v.Warnings
 	if v.Workflow != nil {
-		return v.Kind, unrunnableActions(v.Workflow, custom.CustomTypes(opts.Workflow.JobConf)), nil
+		warnings = append(unrunnableActions(v.Workflow, custom.CustomTypes(opts.Workflow.JobConf)), warnings...)
 	}
-	return v.Kind, nil, nil
+	return v.Kind, warnings, nil
 }
 
 // withLocation appends the line and column of a workflow error to its

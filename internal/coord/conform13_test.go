@@ -236,30 +236,9 @@ func TestSubmitDisallowedProperties(t *testing.T) {
 	}
 }
 
-// Issue 13 point 6: coord:latest/coord:future in an output event do not
-// fail materialization; the instance stays unresolved in the action XML and
-// the input check refuses the action with E1021.
-func TestOutputLatestFuture(t *testing.T) {
-	for _, out := range []string{`<instance>${coord:latest(0)}</instance>`, `<instance>${coord:future(0, 3)}</instance>`} {
-		x := instanceApp(`<instance>${coord:current(0)}</instance>`, out)
-		a, job, err := submit(t, x, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := a.Materialize(PlanState{}, PlanOptions{Now: a.Start}, job)
-		if err != nil {
-			t.Fatalf("%s: materialization failed: %v", out, err)
-		}
-		p := plan.Actions[0]
-		if p.OutputUnresolved["out"] == "" || !strings.Contains(p.ActionXML, "<unresolved-instances>") {
-			t.Errorf("%s: output not kept unresolved: %v\n%s", out, p.OutputUnresolved, p.ActionXML)
-		}
-		_, err = a.CheckInputs(p, job, func(string) (bool, error) { return true, nil }, a.Start)
-		if ErrorCode(err) != "E1021" || !strings.Contains(err.Error(), "Input Check") {
-			t.Errorf("%s: input check err = %v, want E1021", out, err)
-		}
-	}
-}
+// Issue 13 point 6 (coord:latest/coord:future in an output event) is
+// TestOutputLatestFuture in conform26_test.go: issue 26 point 6 follows
+// Oozie's input check more closely.
 
 // Issue 13 point 10: missingDependencies put Oozie's "!!" between the
 // absent URIs and the unresolved latest/future instances.

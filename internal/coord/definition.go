@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -23,6 +24,10 @@ func (a *App) resolveDatasets(r *rawApp, rv resolver, read func(string) ([]byte,
 			return errorf(CodeUnsupportedApp, "dataset include [%s] cannot be read here", inc)
 		}
 		p, err := rv.eval(PhaseSubmitNoFuncs, "include", inc)
+		if skip(err) {
+			rv.open.includes = true
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -31,6 +36,11 @@ func (a *App) resolveDatasets(r *rawApp, rv resolver, read func(string) ([]byte,
 			p = uriJoin(appDir, p)
 		}
 		data, err := read(p)
+		if rv.open != nil && errors.Is(err, ErrNoFiles) {
+			rv.open.includes = true
+			rv.open.note("include [%s] not read here: its datasets were not checked", p)
+			continue
+		}
 		if err != nil {
 			if refused, ok := err.(*Error); ok {
 				return refused
@@ -86,30 +96,34 @@ func isInline(r *rawApp, ds rawDataset) bool {
 
 func resolveDataset(ds rawDataset, rv resolver) (*Dataset, error) {
 	what := "dataset [" + ds.name + "] "
+	// A field left unchecked (skip: a check without the job's
+	// properties) keeps its zero value, and what needs it is not checked.
 	f, err := rv.frequency(what+"frequency", ds.freq)
-	if err != nil {
+	if err != nil && !skip(err) {
 		return nil, err
 	}
 	if f.Unit == schedule.CronUnit {
 		return nil, errorf(CodeInvalidAttrs, "Invalid coordinator application attributes, %sfrequency [%s]: datasets do not take cron frequencies", what, ds.freq)
 	}
 	init, err := rv.timeIn(PhaseSubmitInitialInstance, what+"initial-instance", ds.initial)
-	if err != nil {
+	if err != nil && !skip(err) {
 		return nil, err
 	}
-	if init.Before(epoch) {
+	if err == nil && init.Before(epoch) {
 		return nil, errorf(CodeUnsupportedApp, "initial-instance should be later than 1970-01-01T00:00Z, %sinitial-instance is %s", what, schedule.FormatTime(init))
 	}
+	loc := time.UTC
 	tz, err := rv.eval(PhaseSubmitNoFuncs, what+"timezone", ds.tz)
-	if err != nil {
+	if err != nil && !skip(err) {
 		return nil, err
 	}
-	loc, err := schedule.LoadZone(strings.TrimSpace(tz))
-	if err != nil {
-		return nil, errorf(CodeInvalidAttrs, "Invalid coordinator application attributes, %stimezone [%s]: %v", what, tz, err)
+	if err == nil {
+		if loc, err = schedule.LoadZone(strings.TrimSpace(tz)); err != nil {
+			return nil, errorf(CodeInvalidAttrs, "Invalid coordinator application attributes, %stimezone [%s]: %v", what, tz, err)
+		}
 	}
 	uri, err := rv.eval(PhaseSubmitNoFuncs, what+"uri-template", ds.uri)
-	if err != nil {
+	if err != nil && !skip(err) {
 		return nil, err
 	}
 	d := &Dataset{
@@ -119,7 +133,7 @@ func resolveDataset(ds rawDataset, rv resolver) (*Dataset, error) {
 	d.tzID = strings.TrimSpace(tz)
 	if ds.doneFlag != nil {
 		flag, err := rv.eval(PhaseSubmitNoFuncs, what+"done-flag", *ds.doneFlag)
-		if err != nil {
+		if err != nil && !skip(err) {
 			return nil, err
 		}
 		d.DoneFlag = &flag
@@ -140,12 +154,21 @@ func (a *App) resolveEvents(r *rawApp, rv resolver) error {
 			// Oozie resolves the dataset attribute with the job
 			// configuration before looking the dataset up.
 			name, err := rv.eval(PhaseSubmitNoFuncs, group.kind+" ["+ev.Name+"] dataset", ev.Dataset)
-			if err != nil {
+			if err != nil && !skip(err) {
 				return err
 			}
-			ev.Dataset = strings.TrimSpace(name)
+			unknown := skip(err)
+			if !unknown {
+				ev.Dataset = strings.TrimSpace(name)
+			}
 			ds, ok := a.Datasets[ev.Dataset]
-			if !ok {
+			switch {
+			case !ok && rv.open != nil && (unknown || rv.open.includes):
+				// The dataset may be in what could not be read.
+				if !unknown {
+					rv.open.note("%s [%s] dataset [%s] not checked: not defined here, maybe in an include not read", group.kind, ev.Name, ev.Dataset)
+				}
+			case !ok:
 				return errorf(CodeUnsupportedApp, "Dataset [%s] referenced by %s [%s] is not defined", ev.Dataset, group.kind, ev.Name)
 			}
 			if seen[group.kind+"/"+ev.Name] {
@@ -160,8 +183,10 @@ func (a *App) resolveEvents(r *rawApp, rv resolver) error {
 				if hasTopLevelComma(text) {
 					return errorf(CodeUnsupportedApp, "Coordinator app definition should not have multiple %ss in %s [%s]: %s", elem, group.kind, ev.Name, text)
 				}
-				_, err := rv.eval(PhaseSubmitInstances, elem, text)
-				return err
+				if _, err := rv.eval(PhaseSubmitInstances, elem, text); !skip(err) {
+					return err
+				}
+				return nil
 			}
 			for _, in := range ev.Instances {
 				if err := check("instance", in); err != nil {
@@ -202,9 +227,15 @@ func hasTopLevelComma(s string) bool {
 
 // checkSubmission applies the job-level checks of a submission: start
 // before end, a frequency no faster than the allowed minimum, a cron that
-// fires inside the window.
+// fires inside the window, no HCatalog dataset.
 func (a *App) checkSubmission(minFreq int) error {
-	if !a.Start.Before(a.End) {
+	if err := a.checkHCatalog(); err != nil {
+		return err
+	}
+	// A check without the job's properties may leave a time or the
+	// frequency unchecked (zero): so is what needs it.
+	window := !a.Start.IsZero() && !a.End.IsZero()
+	if window && !a.Start.Before(a.End) {
 		return errorf(CodeInvalidAttrs, "Invalid coordinator application attributes, Coordinator Start Time must be earlier than End Time. start [%s], end [%s]",
 			a.Processing.Format(a.Start), a.Processing.Format(a.End))
 	}
@@ -212,6 +243,9 @@ func (a *App) checkSubmission(minFreq int) error {
 		minFreq = DefaultMinFrequencyMinutes
 	}
 	if a.Freq.Unit == schedule.CronUnit {
+		if !window {
+			return nil
+		}
 		if _, ok := a.Freq.Cron.Next(a.Start.Add(-time.Minute), a.Processing.Location()); !ok {
 			return errorf(CodeInvalidAttrs, "Invalid coordinator application attributes, Invalid coordinator cron frequency: %s", a.Frequency)
 		}
@@ -222,6 +256,28 @@ func (a *App) checkSubmission(minFreq int) error {
 	}
 	if minFreq > 0 && a.Freq.Unit == schedule.Minute && a.Freq.N < minFreq {
 		return errorf(CodeInvalidAttrs, "Invalid coordinator application attributes, Coordinator job with frequency [%d] minutes is faster than allowed maximum of %d minutes (oozie.service.coord.check.maximum.frequency is set to true)", a.Freq.N, minFreq)
+	}
+	return nil
+}
+
+// checkHCatalog refuses a data event whose dataset is an HCatalog table
+// (an hcat:// uri-template): gozie has no HCatalog client yet, and its
+// input check would otherwise wait for ever for <uri>/_SUCCESS, a path
+// no table partition has. Only submissions are refused; a job stored by
+// an earlier version still loads.
+func (a *App) checkHCatalog() error {
+	for _, group := range []struct {
+		evs  []*DataEvent
+		kind string
+	}{{a.Inputs, "data-in"}, {a.Outputs, "data-out"}} {
+		for _, ev := range group.evs {
+			if ev.DS == nil {
+				continue
+			}
+			if u := strings.TrimSpace(ev.DS.URITemplate); len(u) >= 7 && strings.EqualFold(u[:7], "hcat://") {
+				return errorf(CodeUnsupportedApp, "Coordinator app definition %s [%s] uses dataset [%s], an HCatalog table (uri-template %s): HCatalog datasets are not supported yet", group.kind, ev.Name, ev.DS.Name, u)
+			}
+		}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/vocab"
 )
 
 // DryRunAction is one action of a dry run.
@@ -39,10 +40,15 @@ type DryRunResult struct {
 	Actions []DryRunAction
 }
 
+// DryRunJobID is the job id of a dry run: Oozie's id format with the
+// counter 0, which no submitted job gets, and the system id "dryrun".
+// Action n of a dry run is DryRunJobID@n, the id coord:actionId() gives it.
+const DryRunJobID = "0000000-000000000000000-dryrun-C"
+
 // DryRun submits props without persisting anything and materializes the
 // actions from start to end (at most limit when limit > 0), checking their
 // inputs with exists as things are at opts.Now, which is also every
-// action's creation time. Nothing runs.
+// action's creation time. Action n gets the id DryRunJobID@n. Nothing runs.
 func DryRun(props *conf.Config, opts SubmitOptions, exists func(string) (bool, error), limit int) (*DryRunResult, error) {
 	res := &DryRunResult{}
 	a, job, err := DryRunEach(props, opts, exists, limit, true, func(da DryRunAction) error {
@@ -83,6 +89,7 @@ func DryRunEach(props *conf.Config, opts SubmitOptions, exists func(string) (boo
 		if p, ferr = a.planAction(n, nominal, opts.Now, job, created, withXML); ferr != nil {
 			return false
 		}
+		p.ID = vocab.CoordActionID(DryRunJobID, n)
 		var chk *CheckResult
 		if chk, ferr = a.CheckInputs(p, job, exists, opts.Now); ferr != nil {
 			return false
@@ -144,6 +151,7 @@ func restTime(t time.Time) string { return t.UTC().Format("Mon, 02 Jan 2006 15:0
 // actionJSON is a dry-run action with the REST coordinator action keys
 // (rest-api §5.4) plus the resolved inputs and outputs.
 type actionJSON struct {
+	ID                  string              `json:"id"`
 	ActionNumber        int                 `json:"actionNumber"`
 	NominalTime         string              `json:"nominalTime"`
 	CreatedTime         string              `json:"createdTime"`
@@ -157,13 +165,13 @@ type actionJSON struct {
 }
 
 // MarshalJSON encodes a dry-run action with the REST coordinator action
-// keys (actionNumber, nominalTime, createdTime, status, missingDependencies
+// keys (id, actionNumber, nominalTime, createdTime, status, missingDependencies
 // '#'-separated with Oozie's "!!" before unresolved latest/future ranges, createdConf, runConf) plus inputURIs and outputURIs by
 // event name and, when built, actionXml.
 func (da DryRunAction) MarshalJSON() ([]byte, error) {
 	p := da.Plan
 	return json.Marshal(actionJSON{
-		ActionNumber: p.Number, NominalTime: restTime(p.NominalTime), CreatedTime: restTime(p.CreatedTime),
+		ID: p.ID, ActionNumber: p.Number, NominalTime: restTime(p.NominalTime), CreatedTime: restTime(p.CreatedTime),
 		Status: da.Status, MissingDependencies: JoinMissing(da.Missing, da.unresolved),
 		InputURIs: p.InputURIs, OutputURIs: p.OutputURIs,
 		CreatedConf: p.CreatedConf, RunConf: da.RunConf, ActionXML: p.ActionXML,
@@ -241,6 +249,10 @@ func WriteDryRunAction(w io.Writer, a *App, da DryRunAction) error {
 	}
 	for _, ev := range a.Outputs {
 		fmt.Fprintf(&b, "  output %s: %s\n", ev.Name, strings.Join(p.OutputURIs[ev.Name], ","))
+		if u := p.OutputUnresolved[ev.Name]; u != "" {
+			// Never resolved: coord:dataOut of it is empty, as in Oozie.
+			fmt.Fprintf(&b, "  output %s unresolved: %s\n", ev.Name, u)
+		}
 	}
 	// As Oozie's input check, the check stopped at the first missing
 	// dependency: the ones after it are not known to be missing.

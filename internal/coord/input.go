@@ -18,22 +18,26 @@ const (
 // CheckInputs checks the inputs of a materialized action at now: it first
 // resolves pending coord:latest/future instances with exists (latest
 // searches back from the action's creation time, future forward from its
-// nominal time), then checks the dependencies in order. An output event
-// naming a coord:latest or coord:future instance fails the check (E1021). As in Oozie the
+// nominal time), then checks the dependencies in order. As in Oozie the
 // check stops at the first missing URI: it and everything after it are
 // reported missing. The action is READY when nothing is missing and nothing
 // is unresolved; otherwise it is TIMEDOUT once it has waited more than the
 // timeout (whole minutes since the later of nominal and creation time; -1
 // never; 0 at the first check that finds it not ready). A nil exists finds
 // nothing.
+//
+// An output instance named with coord:latest or coord:future is never
+// resolved (Oozie keeps it unresolved; coord:dataOut of it is empty). As
+// in Oozie's input check, it fails the check (E1021, see
+// checkOutputsResolvable) only for an action that has latest/future
+// inputs, once its other inputs are all there; otherwise it is not looked
+// at and the action may run.
 func (a *App) CheckInputs(p *ActionPlan, props *conf.Config, exists func(uri string) (bool, error), now time.Time) (*CheckResult, error) {
 	if exists == nil {
 		exists = func(string) (bool, error) { return false, nil }
 	}
-	for _, ev := range a.Outputs {
-		if u := p.OutputUnresolved[ev.Name]; u != "" {
-			return nil, errorf(CodeUnsupportedApp, "Coord Action Input Check Error: data-out [%s]: coord:latest and coord:future cannot name an output instance: %s", ev.Name, u)
-		}
+	if err := a.checkOutputsResolvable(p, exists); err != nil {
+		return nil, err
 	}
 	np := *p
 	var existErr error
@@ -123,6 +127,46 @@ func (a *App) CheckInputs(p *ActionPlan, props *conf.Config, exists func(uri str
 		res.TimedOut = a.timedOut(np.NominalTime, np.CreatedTime, now)
 	}
 	return res, nil
+}
+
+// checkOutputsResolvable is the output check of Oozie's input check
+// (CoordActionInputCheckXCommand.checkUnresolvedInstances): it runs only
+// for an action with unresolved latest/future inputs whose resolved
+// dependencies all exist, and then fails (E1006 there, which the command
+// reports as E1021) when a data-out names a coord:latest or coord:future
+// instance, whether or not the inputs resolve. An action without
+// latest/future inputs never reaches it, so its unresolvable output is
+// not an error.
+func (a *App) checkOutputsResolvable(p *ActionPlan, exists func(string) (bool, error)) error {
+	if len(p.OutputUnresolved) == 0 || len(p.UnresolvedByEvent) == 0 {
+		return nil
+	}
+	var name string
+	for _, ev := range a.Outputs {
+		if p.OutputUnresolved[ev.Name] != "" {
+			name = ev.Name
+			break
+		}
+	}
+	if name == "" {
+		return nil
+	}
+	for _, dep := range p.Dependencies {
+		ok, err := exists(dep)
+		if err != nil || !ok {
+			// Missing (or not known): the check waits as for any input.
+			return nil
+		}
+	}
+	return errorf(CodeUnsupportedApp, "Coord Action Input Check Error: E1006: Invalid coordinator application [coord:latest()/future()], not permitted in output-event: data-out [%s] instance %s", name, p.OutputUnresolved[name])
+}
+
+// TimedOut reports whether an action of plan p still waiting at now has
+// waited past the timeout (the rule CheckInputs applies): the engine
+// times out an action whose input check keeps failing too, as Oozie's
+// input check does.
+func (a *App) TimedOut(p *ActionPlan, now time.Time) bool {
+	return a.timedOut(p.NominalTime, p.CreatedTime, now)
 }
 
 // splitUnresolved splits '#'-joined unresolved instance texts; '#' never

@@ -44,6 +44,13 @@ func (v confVars) Lookup(name string) (any, bool) {
 // spec: coord 11 applied. It returns the app and the job configuration
 // after defaults; failures are *Error with Oozie's code.
 func Submit(props *conf.Config, opts SubmitOptions) (*App, *conf.Config, error) {
+	return submitApp(props, opts, nil)
+}
+
+// submitApp is Submit; with open (CheckDefinition) a variable props do not
+// define leaves what uses it unchecked instead of failing, and the app it
+// returns is for no other use.
+func submitApp(props *conf.Config, opts SubmitOptions, open *openVars) (*App, *conf.Config, error) {
 	if props == nil {
 		props = conf.New()
 	}
@@ -100,17 +107,22 @@ func Submit(props *conf.Config, opts SubmitOptions) (*App, *conf.Config, error) 
 		return nil, nil, err
 	}
 	if err := applyParameters(r.params, job); err != nil {
-		return nil, nil, err
+		if open == nil || ErrorCode(err) != CodeMissingParam {
+			return nil, nil, err
+		}
+		open.note("required parameters not defined, so not checked (give them with -config): %s", missingParams(r.params, job))
 	}
 	read := func(p string) ([]byte, error) { return opts.ReadFile(p) }
-	a, err := resolveApp(r, job, read, appDir, max(opts.MaxActionBytes, 0))
+	a, err := resolveApp(r, job, read, appDir, max(opts.MaxActionBytes, 0), open)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := a.checkSubmission(opts.MinFrequencyMinutes); err != nil {
 		return nil, nil, err
 	}
-	a.Definition = a.definitionXML()
+	if open == nil {
+		a.Definition = a.definitionXML()
+	}
 	return a, job, nil
 }
 
@@ -124,7 +136,7 @@ func Load(definition string, props *conf.Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := resolveApp(r, props, nil, "", -1)
+	a, err := resolveApp(r, props, nil, "", -1, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +191,18 @@ func uriDir(p string) string {
 	return p[:i+3+j] + path.Dir(rest[j:])
 }
 
+// missingParams lists, comma-separated, the parameters without a default
+// that job does not define.
+func missingParams(params []Parameter, job *conf.Config) string {
+	var out []string
+	for _, p := range params {
+		if !p.HasDefault && !job.Has(p.Name) {
+			out = append(out, p.Name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // applyParameters sets the <parameters> defaults the job lacks and fails
 // with E0738 naming every required parameter without a value.
 func applyParameters(params []Parameter, job *conf.Config) error {
@@ -200,9 +224,12 @@ func applyParameters(params []Parameter, job *conf.Config) error {
 }
 
 // resolver evaluates the submission phases against the job variables.
+// open is set in a check without the job's properties (CheckDefinition):
+// a field using a variable nobody defined is then errUnchecked.
 type resolver struct {
 	vars el.Resolver
 	pz   schedule.ProcessingZone
+	open *openVars
 }
 
 // eval evaluates text in phase p; EL failures are E1004.
@@ -210,8 +237,12 @@ func (rv resolver) eval(p Phase, what, text string) (string, error) {
 	if !el.HasExpr(text) {
 		return text, nil
 	}
+	rv.begin()
 	s, err := Eval(p, &ELContext{Vars: rv.vars, Processing: rv.pz}, text)
 	if err != nil {
+		if err = rv.unchecked(err, what, text); skip(err) {
+			return "", err
+		}
 		return "", errorf(CodeEL, "Expression language evaluation error, %s [%s]: %v", what, text, err)
 	}
 	return s, nil
@@ -219,7 +250,11 @@ func (rv resolver) eval(p Phase, what, text string) (string, error) {
 
 // frequency evaluates a frequency attribute.
 func (rv resolver) frequency(what, text string) (schedule.Frequency, error) {
+	rv.begin()
 	f, err := ParseFrequency(text, rv.vars)
+	if err = rv.unchecked(err, what, text); skip(err) {
+		return f, err
+	}
 	if err != nil {
 		if el.AsError(err) != nil {
 			return f, errorf(CodeEL, "Expression language evaluation error, %s [%s]: %v", what, text, err)
@@ -241,7 +276,7 @@ func (rv resolver) time(what, text string) (time.Time, error) {
 func (rv resolver) timeIn(p Phase, what, text string) (time.Time, error) {
 	s, err := rv.eval(p, what, text)
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, err // errUnchecked too: the zero time
 	}
 	t, err := rv.pz.Parse(strings.TrimSpace(s))
 	if err != nil {
@@ -256,7 +291,7 @@ func (rv resolver) timeIn(p Phase, what, text string) (time.Time, error) {
 // the action configuration resolved with the job's variables must not
 // pass; negative skips that check (a persisted definition is bounded per
 // action instead).
-func resolveApp(r *rawApp, job *conf.Config, read func(string) ([]byte, error), appDir string, maxAction int) (*App, error) {
+func resolveApp(r *rawApp, job *conf.Config, read func(string) ([]byte, error), appDir string, maxAction int, open *openVars) (*App, error) {
 	pz := schedule.UTC
 	if z, ok := job.Get(PropProcessing); ok && strings.TrimSpace(z) != "" {
 		p, err := schedule.ParseProcessingZone(strings.TrimSpace(z))
@@ -265,29 +300,34 @@ func resolveApp(r *rawApp, job *conf.Config, read func(string) ([]byte, error), 
 		}
 		pz = p
 	}
-	rv := resolver{vars: confVars{job}, pz: pz}
+	rv := resolver{vars: confVars{job}, pz: pz, open: open}
+	if open != nil {
+		rv.vars = openLookup{job: confVars{job}, open: open}
+	}
 	a := &App{Namespace: r.ns, Processing: pz, Datasets: map[string]*Dataset{}, Parameters: r.params, SLA: r.sla,
 		MaxActionBytes: max(maxAction, 0)}
 	a.User, _ = job.Get(PropUser)
 	a.Group, _ = job.Get(PropGroup)
 	var err error
-	if a.Name, err = rv.eval(PhaseSubmitNoFuncs, "name", r.name); err != nil {
+	if a.Name, err = rv.eval(PhaseSubmitNoFuncs, "name", r.name); err != nil && !skip(err) {
 		return nil, err
 	}
-	if a.Start, err = rv.time("start", r.start); err != nil {
+	if a.Start, err = rv.time("start", r.start); err != nil && !skip(err) {
 		return nil, err
 	}
-	if a.End, err = rv.time("end", r.end); err != nil {
+	if a.End, err = rv.time("end", r.end); err != nil && !skip(err) {
 		return nil, err
 	}
-	if a.TimeZone, err = rv.eval(PhaseSubmitNoFuncs, "timezone", r.tz); err != nil {
+	a.Location = time.UTC
+	if a.TimeZone, err = rv.eval(PhaseSubmitNoFuncs, "timezone", r.tz); err != nil && !skip(err) {
 		return nil, err
+	} else if err == nil {
+		a.TimeZone = strings.TrimSpace(a.TimeZone)
+		if a.Location, err = schedule.LoadZone(a.TimeZone); err != nil {
+			return nil, errorf(CodeInvalidAttrs, "Invalid coordinator application attributes, timezone [%s]: %v", a.TimeZone, err)
+		}
 	}
-	a.TimeZone = strings.TrimSpace(a.TimeZone)
-	if a.Location, err = schedule.LoadZone(a.TimeZone); err != nil {
-		return nil, errorf(CodeInvalidAttrs, "Invalid coordinator application attributes, timezone [%s]: %v", a.TimeZone, err)
-	}
-	if a.Freq, err = rv.frequency("frequency", r.freq); err != nil {
+	if a.Freq, err = rv.frequency("frequency", r.freq); err != nil && !skip(err) {
 		return nil, err
 	}
 	a.Frequency, a.TimeUnit = restFrequency(a.Freq)
@@ -307,14 +347,14 @@ func resolveApp(r *rawApp, job *conf.Config, read func(string) ([]byte, error), 
 	// refused now, before a thousand actions each build it.
 	a.AppPath = r.appPath
 	v, err := rv.eval(PhaseSubmitData, "app-path", r.appPath)
-	if err != nil {
+	if err != nil && !skip(err) {
 		return nil, err
 	}
 	size, limit := len(v), a.maxAction()
 	a.Configuration = r.config
 	for _, p := range r.config {
 		v, err := rv.eval(PhaseSubmitData, "property "+p.Name, p.Value)
-		if err != nil {
+		if err != nil && !skip(err) {
 			return nil, err
 		}
 		if size += len(p.Name) + len(v); maxAction >= 0 && size > limit {
@@ -322,9 +362,9 @@ func resolveApp(r *rawApp, job *conf.Config, read func(string) ([]byte, error), 
 		}
 	}
 	if a.SLA != nil {
-		slaRV := resolver{vars: slaVars{rv.vars}, pz: rv.pz}
+		slaRV := resolver{vars: slaVars{rv.vars}, pz: rv.pz, open: rv.open}
 		for _, f := range a.SLA.Fields {
-			if _, err := slaRV.eval(PhaseSLASubmit, "sla:"+f.Name, f.Value); err != nil {
+			if _, err := slaRV.eval(PhaseSLASubmit, "sla:"+f.Name, f.Value); err != nil && !skip(err) {
 				return nil, err
 			}
 		}
@@ -366,7 +406,7 @@ func (a *App) resolveControls(r *rawApp, rv resolver) error {
 	a.Timeout, a.Concurrency, a.Throttle, a.Execution = DefaultTimeout, DefaultConcurrency, DefaultThrottle, FIFO
 	if r.hasTimeout && r.timeout != "" {
 		n, err := timeoutMinutes(r.timeout, rv)
-		if err != nil {
+		if err != nil && !skip(err) {
 			return err
 		}
 		a.Timeout = n
@@ -376,6 +416,9 @@ func (a *App) resolveControls(r *rawApp, rv resolver) error {
 			return nil
 		}
 		s, err := rv.eval(PhaseSubmitNoFuncs, name, text)
+		if skip(err) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -394,6 +437,9 @@ func (a *App) resolveControls(r *rawApp, rv resolver) error {
 	}
 	if r.hasExec && r.exec != "" {
 		s, err := rv.eval(PhaseSubmitNoFuncs, "execution", r.exec)
+		if skip(err) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -414,7 +460,11 @@ func timeoutMinutes(text string, rv resolver) (int, error) {
 	s := text
 	if el.HasExpr(text) {
 		var err error
+		rv.begin()
 		if s, err = Eval(PhaseSubmitFreq, ctx, text); err != nil {
+			if err = rv.unchecked(err, "timeout", text); skip(err) {
+				return DefaultTimeout, err
+			}
 			return 0, errorf(CodeEL, "Expression language evaluation error, timeout [%s]: %v", text, err)
 		}
 	}

@@ -262,13 +262,18 @@ func (c *coordChange) forceStatus(to string) {
 }
 
 // reopen brings an ended job that has work again (rerun actions, a later
-// end time) back to running: SUCCEEDED -> RUNNING, DONEWITHERROR ->
-// RUNNINGWITHERROR, as Oozie does.
+// end time) back to running: SUCCEEDED -> RUNNING; DONEWITHERROR, KILLED
+// and FAILED -> RUNNINGWITHERROR, as Oozie's rerun does
+// (RerunTransitionXCommand.transitToNext). A killed job's materialization
+// stays over (Oozie's kill marks it done): only the rerun actions run.
 func (c *coordChange) reopen(e *Engine) {
 	switch c.job.Status {
 	case store.CoordSucceeded:
 		c.forceStatus(store.CoordRunning)
-	case store.CoordDoneWithError:
+	case store.CoordDoneWithError, store.CoordFailed:
+		c.forceStatus(store.CoordRunningWithError)
+	case store.CoordKilled:
+		c.job.DoneMaterialization = true
 		c.forceStatus(store.CoordRunningWithError)
 	}
 }
@@ -356,10 +361,12 @@ func (c *coordChange) clearErrorFlag(ctx context.Context, e *Engine) error {
 	return nil
 }
 
-// rerunnable are the action statuses a rerun accepts (specification
-// "rerun": TIMEDOUT, SUCCEEDED, KILLED, FAILED; 6.1.3: IGNORED).
+// rerunnable are the action statuses a rerun accepts: every ended one, as
+// in Oozie's CoordRerunXCommand (an action not WAITING, READY, SUBMITTED,
+// RUNNING or SUSPENDED); the specification's "rerun" names TIMEDOUT,
+// SUCCEEDED, KILLED and FAILED, its 6.1.3 IGNORED, Oozie's code SKIPPED too.
 var rerunnable = []string{store.CoordActionTimedOut, store.CoordActionSucceeded, store.CoordActionKilled,
-	store.CoordActionFailed, store.CoordActionIgnored}
+	store.CoordActionFailed, store.CoordActionIgnored, store.CoordActionSkipped}
 
 // CoordRerun reruns ended actions of a coordinator job (rest-api.md 4.2
 // coord-rerun; rangeType "action" or "date", scope as in 7.3). Each action
@@ -384,9 +391,14 @@ func (e *Engine) CoordRerun(ctx context.Context, id, rangeType, scope string, re
 	if err != nil {
 		return nil, err
 	}
+	// As Oozie's CoordRerunXCommand: a PREP job has no actions yet, an
+	// IGNORED one is brought back with -change first; a KILLED or FAILED
+	// job's ended actions can be rerun (the job becomes RUNNINGWITHERROR).
 	switch c.job.Status {
-	case store.CoordKilled, store.CoordFailed, store.CoordIgnored:
-		return nil, errorf(CodeCoordRerun, "Coord Job Rerun Error: coordinator job [%s] is %s, its actions are not eligible to rerun", id, c.job.Status)
+	case store.CoordPrep:
+		return nil, errorf(CodeCoordRerun, "Coord Job Rerun Error: coordinator job [%s] is PREP so no actions are materialized to rerun", id)
+	case store.CoordIgnored:
+		return nil, errorf(CodeCoordRerun, "Coord Job Rerun Error: coordinator job [%s] is IGNORED, change it to RUNNING (-change %s -value status=RUNNING) before rerunning actions", id, id)
 	}
 	all, err := e.coordActions(ctx, id, store.CoordActionFilter{})
 	if err != nil {

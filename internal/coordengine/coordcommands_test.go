@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -496,16 +497,90 @@ func testCoordRerun(t *testing.T, newH harnessFactory) {
 	if a3 := h.actionByNumber(id, 3); a3.Status != store.CoordActionSucceeded || a3.ExternalID != wfs[0].ID {
 		t.Errorf("action 3 after a failed rerun: %s %s", a3.Status, a3.ExternalID)
 	}
+}
 
-	// A killed job's actions cannot be rerun.
-	if err := h.e.CoordChange(ctx, id, "endtime=2026-03-02T12:00Z"); err != nil {
+// TestCoordRerunKilledJob (issue 26 point 9b): as in Oozie's
+// CoordRerunXCommand, the actions of a coordinator killed while they
+// waited for data can be rerun: the job becomes RUNNINGWITHERROR (RUNNING
+// once no killed action is left), the rerun actions wait for their data
+// and run, nothing more is materialized, and the job ends by its actions.
+// Only PREP and IGNORED jobs and actions that have not ended are refused.
+func TestCoordRerunKilledJob(t *testing.T) {
+	ctx := context.Background()
+	h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
+	id, err := h.e.Run(ctx, h.coordProps(fsWorkflow, "start", "2026-03-02T07:00Z", "end", "2026-03-02T16:00Z", "concurrency", "2"))
+	if err != nil {
 		t.Fatal(err)
+	}
+	h.settle()
+	before := len(h.actions(id))
+	if before < 2 {
+		t.Fatalf("%d actions materialized, want at least 2", before)
+	}
+	if _, err := h.e.CoordRerun(ctx, id, "action", "1", false, false, false); engine.ErrorCode(err) != CodeCoordRerun ||
+		!strings.Contains(err.Error(), "WAITING") {
+		t.Errorf("rerun of a WAITING action: %v, want E1018", err)
 	}
 	if err := h.e.Kill(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.e.CoordRerun(ctx, id, "action", "1", false, false, false); engine.ErrorCode(err) != CodeCoordRerun {
-		t.Errorf("rerun in a KILLED job: %v", err)
+	h.settle()
+	if c := h.countByStatus(id); c[store.CoordActionKilled] != before {
+		t.Fatalf("after kill: %v", c)
+	}
+
+	out, err := h.e.CoordRerun(ctx, id, "action", "1", false, true, false)
+	if err != nil {
+		t.Fatalf("rerun in a KILLED job: %v", err)
+	}
+	if len(out) != 1 || out[0].Status != store.CoordActionWaiting {
+		t.Errorf("rerun answer %+v", out)
+	}
+	if j := h.coordJob(id); j.Status != store.CoordRunningWithError {
+		t.Errorf("job after rerun with killed actions left: %s, want RUNNINGWITHERROR", j.Status)
+	}
+	h.advance(2*time.Minute, time.Minute, nil)
+	if a := h.actionByNumber(id, 1); a.Status != store.CoordActionWaiting {
+		t.Errorf("rerun action without its data: %s, want WAITING", a.Status)
+	}
+	h.publish(time.Date(2026, 3, 2, 7, 0, 0, 0, time.UTC))
+	h.advance(3*time.Hour, 10*time.Minute, nil)
+	if a := h.actionByNumber(id, 1); a.Status != store.CoordActionSucceeded {
+		t.Errorf("rerun action once its data came: %s, want SUCCEEDED", a.Status)
+	}
+	if n := len(h.actions(id)); n != before {
+		t.Errorf("the killed job materialized again: %d actions, had %d", n, before)
+	}
+	if j := h.coordJob(id); j.Status != store.CoordDoneWithError {
+		t.Errorf("job after its rerun action ended: %s, want DONEWITHERROR (one SUCCEEDED, the rest KILLED)", j.Status)
+	}
+
+	// Every killed action rerun: no error left, the job is RUNNING.
+	if _, err := h.e.CoordRerun(ctx, id, "action", "2-"+strconv.Itoa(before), false, true, false); err != nil {
+		t.Fatal(err)
+	}
+	if j := h.coordJob(id); j.Status != store.CoordRunning {
+		t.Errorf("job with no killed action left: %s, want RUNNING", j.Status)
+	}
+
+	// IGNORED and PREP jobs are refused, as in Oozie.
+	if err := h.e.Kill(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.e.CoordIgnore(ctx, id, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.e.CoordRerun(ctx, id, "action", "1", false, true, false); engine.ErrorCode(err) != CodeCoordRerun ||
+		!strings.Contains(err.Error(), "IGNORED") {
+		t.Errorf("rerun in an IGNORED job: %v, want E1018", err)
+	}
+	prep, err := h.e.Submit(ctx, h.coordProps(fsWorkflow, "start", "2026-03-03T09:00Z", "end", "2026-03-03T14:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.e.CoordRerun(ctx, prep, "action", "1", false, true, false); engine.ErrorCode(err) != CodeCoordRerun ||
+		!strings.Contains(err.Error(), "PREP") {
+		t.Errorf("rerun in a PREP job: %v, want E1018", err)
 	}
 }
 

@@ -136,7 +136,8 @@ func knownAvailable(deps []string, missing string) map[string]bool {
 // waiting, and may time out — and the action records the error; when the
 // action still has coord:latest/future instances to resolve, the error
 // fails the check instead, so that a store out for a moment never makes
-// latest settle on an older instance.
+// latest settle on an older instance. A failed check is recorded on the
+// action, which stays WAITING until its timeout.
 func (e *Engine) checkAction(ctx context.Context, c *coordChange, app *coord.App, props *conf.Config, ck *inputCheck,
 	probe func(context.Context, string) (bool, error)) {
 	a := ck.a
@@ -161,6 +162,11 @@ func (e *Engine) checkAction(ctx context.Context, c *coordChange, app *coord.App
 	}
 	if err != nil {
 		inputCheckFailed(c, a, err)
+		// As Oozie's input check: an action whose check keeps failing
+		// still times out (a data-out with coord:future never resolves).
+		if app.TimedOut(&ck.plan, c.now) {
+			c.setActionStatus(e, a, store.CoordActionTimedOut)
+		}
 		return
 	}
 	if r.Plan != nil {

@@ -360,3 +360,69 @@ func TestInputCheckOncePerInterval(t *testing.T) {
 		t.Error("no input check at the interval")
 	}
 }
+
+// outputFutureCoord is hourlyCoord with a data-out and a data-in of the
+// test's choosing: issue 26 point 6.
+const outputFutureCoord = `<coordinator-app name="outfuture" frequency="${coord:hours(1)}" start="${start}" end="${end}"
+    timezone="UTC" xmlns="uri:oozie:coordinator:0.4">
+  <controls><timeout>${timeout}</timeout></controls>
+  <datasets>
+    <dataset name="logs" frequency="${coord:hours(1)}" initial-instance="2026-01-01T00:00Z" timezone="UTC">
+      <uri-template>file://${dataRoot}/${YEAR}${MONTH}${DAY}${HOUR}</uri-template>
+    </dataset>
+  </datasets>
+  <input-events><data-in name="in" dataset="logs">IN</data-in></input-events>
+  <output-events><data-out name="out" dataset="logs"><instance>${coord:future(0, 2)}</instance></data-out></output-events>
+  <action><workflow><app-path>${wfApp}</app-path><configuration>
+    <property><name>outDir</name><value>${coord:dataIn('in')}/processed${coord:dataOut('out')}</value></property>
+  </configuration></workflow></action>
+</coordinator-app>`
+
+// TestCoordOutputFuture (issue 26 point 6): a data-out named with
+// coord:future is accepted at submission. As in Oozie, an action without
+// latest/future inputs runs (coord:dataOut of that output is empty); one
+// with a coord:future input fails its input check with E1021 at each
+// check, and times out at its timeout as Oozie's input check makes it.
+func TestCoordOutputFuture(t *testing.T) {
+	ctx := context.Background()
+	rows := []struct {
+		name, in   string
+		wantStatus string
+	}{
+		{"current input", `<instance>${coord:current(0)}</instance>`, store.CoordActionSucceeded},
+		{"future input", `<instance>${coord:future(0, 2)}</instance>`, store.CoordActionTimedOut},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
+			p := h.coordProps(fsWorkflow, "start", "2026-03-02T09:00Z", "end", "2026-03-02T10:00Z", "timeout", "10")
+			writeFiles(t, filepath.Join(h.dir, "apps"), map[string]string{
+				"coord/coordinator.xml": strings.Replace(outputFutureCoord, "IN", r.in, 1)})
+			for _, hr := range []int{9, 10, 11} {
+				h.publish(time.Date(2026, 3, 2, hr, 0, 0, 0, time.UTC))
+			}
+			id, err := h.e.Run(ctx, p)
+			if err != nil {
+				t.Fatalf("submission refused: %v", err)
+			}
+			h.settle()
+			if r.wantStatus == store.CoordActionTimedOut {
+				a := h.actionByNumber(id, 1)
+				if a.Status != store.CoordActionWaiting || a.ErrorCode != "E1021" || !strings.Contains(a.ErrorMessage, "output-event") {
+					t.Errorf("before the timeout: %s %s %q, want WAITING with E1021", a.Status, a.ErrorCode, a.ErrorMessage)
+				}
+			}
+			h.advance(15*time.Minute, time.Minute, nil)
+			a := h.actionByNumber(id, 1)
+			if a.Status != r.wantStatus {
+				t.Fatalf("action 1: %s (%s %s), want %s", a.Status, a.ErrorCode, a.ErrorMessage, r.wantStatus)
+			}
+			if r.wantStatus == store.CoordActionSucceeded {
+				// coord:dataOut of the unresolved output is empty.
+				if ok, _ := statDir(filepath.Join(h.dataDir(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)), "processed")); !ok {
+					t.Errorf("the workflow did not get outDir <input>/processed")
+				}
+			}
+		})
+	}
+}

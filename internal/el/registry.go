@@ -103,6 +103,16 @@ func (r *Registry) Define(prefix, name string, params []Type, fn Func) {
 // defines the same name.
 func (r *Registry) Const(name string, v any) { r.consts[name] = normalize(v) }
 
+// IsConst reports whether name is a constant of the registry: an
+// identifier that reads it needs no variable.
+func (r *Registry) IsConst(name string) bool {
+	if r == nil {
+		return false
+	}
+	_, ok := r.consts[name]
+	return ok
+}
+
 // Clone returns an independent copy, to extend a base set of functions for
 // a particular phase without changing the base.
 func (r *Registry) Clone() *Registry {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -58,12 +59,18 @@ func DefinitionMaxBytes(get func(string) (string, bool)) (int64, error) {
 type ValidateOptions struct {
 	// Workflow are the parser options of workflow definitions.
 	Workflow workflow.Options
-	// Props are the job properties. With them a coordinator gets the
-	// checks of a submission (EL, parameters, start before end,
-	// frequency, datasets); nil means none are known (the server's
-	// validate of an uploaded file), and a coordinator gets the schema
-	// checks only.
+	// Props are the job properties known; nil means none (the server's
+	// validate of an uploaded file, which reads no other file).
 	Props *conf.Config
+	// Complete says Props are the job's configuration (gozie validate
+	// -config): a coordinator gets every check of a submission, a
+	// variable they do not define failing it (E1004), and the variables
+	// a workflow reads at run time — the one validated, or the one a
+	// coordinator's actions launch — that its configuration will not
+	// define are warned about. Without it a coordinator is checked as far
+	// as Props allow: what needs a variable they do not define is left
+	// unchecked and said in Validation.Warnings.
+	Complete bool
 	// MaxDefinitionBytes bounds the document (E0736); 0 means 100000,
 	// negative no bound.
 	MaxDefinitionBytes int64
@@ -125,15 +132,19 @@ type Validation struct {
 	Kind string
 	// Workflow is the parsed workflow of a workflow-app.
 	Workflow *workflow.App
+	// Warnings are what could not be checked without the job's
+	// properties, and what is valid but will fail at run time.
+	Warnings []string
 }
 
 // ValidateDefinition checks one definition document read from path, the
 // one code path of gozie validate and of the server's validate: the same
 // mistake gets the same Oozie error code from both. Workflows are parsed
-// as at submission; coordinators, given job properties, are submitted
-// without a store (coord.Submit: every check that needs no clock), and
-// without them checked against their schema; dataset files are checked as
-// includes are. Bundles cannot be validated yet.
+// as at submission; coordinators are submitted without a store
+// (coord.Submit: every check that needs no clock), completely with the
+// job's properties (Complete), else as far as the properties known allow
+// (coord.CheckDefinition: the rest is in the warnings); dataset files are
+// checked as includes are. Bundles cannot be validated yet.
 func ValidateDefinition(data []byte, path string, o ValidateOptions) (*Validation, error) {
 	max := o.MaxDefinitionBytes
 	if max == 0 {
@@ -157,18 +168,18 @@ func ValidateDefinition(data []byte, path string, o ValidateOptions) (*Validatio
 		if err != nil {
 			return nil, err
 		}
-		return &Validation{Kind: root, Workflow: app}, nil
-	case "coordinator-app":
-		if o.Props == nil {
-			if _, err := coord.ParseApp(data); err != nil {
-				return nil, CoordError(err)
-			}
-			return &Validation{Kind: root}, nil
+		v := &Validation{Kind: root, Workflow: app}
+		if o.Complete && o.Props != nil {
+			local := fsys.Scheme(path) == "" || fsys.Scheme(path) == "file"
+			v.Warnings = workflowRunWarnings(context.Background(), data, app, parentOf(path, local), o.Props.Clone(), "")
 		}
-		if err := validateCoordinator(data, path, o, max); err != nil {
+		return v, nil
+	case "coordinator-app":
+		warnings, err := validateCoordinator(data, path, o, max)
+		if err != nil {
 			return nil, err
 		}
-		return &Validation{Kind: root}, nil
+		return &Validation{Kind: root, Warnings: warnings}, nil
 	case "datasets":
 		if err := coord.ValidateDatasets(data); err != nil {
 			return nil, CoordError(err)
@@ -183,9 +194,17 @@ func ValidateDefinition(data []byte, path string, o ValidateOptions) (*Validatio
 
 // validateCoordinator submits the coordinator at path with the job
 // properties, as the server would, but stores nothing. The user defaults
-// to the one running the check and the application path to the file.
-func validateCoordinator(data []byte, path string, o ValidateOptions, max int64) error {
-	props := o.Props.Clone()
+// to the one running the check and the application path to the file (to
+// its directory for a coordinator.xml, as job properties name it). With
+// the job's properties (Complete) it fails as a submission would and
+// warns about what the workflow its actions launch will not resolve;
+// otherwise what needs an undefined variable is reported in the warnings.
+// Without any properties (the server) it reads no file but the document.
+func validateCoordinator(data []byte, path string, o ValidateOptions, max int64) ([]string, error) {
+	props := conf.New()
+	if o.Props != nil {
+		props = o.Props.Clone()
+	}
 	if u, _ := props.Get(PropUser); strings.TrimSpace(u) == "" {
 		name := "gozie"
 		if cu, err := user.Current(); err == nil && cu.Username != "" {
@@ -197,23 +216,39 @@ func validateCoordinator(data []byte, path string, o ValidateOptions, max int64)
 	if err != nil {
 		abs = path
 	}
-	props.Set(coord.PropAppPath, abs)
+	appPath := abs
+	if filepath.Base(abs) == "coordinator.xml" {
+		appPath = filepath.Dir(abs)
+	}
+	props.Set(coord.PropAppPath, appPath)
 	read := o.ReadFile
-	if read == nil {
+	switch {
+	case o.Props == nil:
+		read = func(string) ([]byte, error) { return nil, coord.ErrNoFiles }
+	case read == nil:
 		read = boundedCoordReader(context.Background(), max, fsys.DefaultMaxConfFile)
 	}
 	// The document was read by the caller: the submission sees those
 	// bytes, not the file again.
 	readApp := func(p string) ([]byte, error) {
-		if p == abs {
+		switch p {
+		case abs:
 			return data, nil
+		case appPath:
+			return nil, fs.ErrNotExist // a directory: Submit reads its coordinator.xml
 		}
 		return read(p)
 	}
-	_, _, err = coord.Submit(props, coord.SubmitOptions{
-		ReadFile: readApp, Now: time.Now(), MinFrequencyMinutes: o.MinFrequencyMinutes,
-	})
-	return CoordError(err)
+	opts := coord.SubmitOptions{ReadFile: readApp, Now: time.Now(), MinFrequencyMinutes: o.MinFrequencyMinutes}
+	if !o.Complete {
+		warnings, err := coord.CheckDefinition(props, opts)
+		return warnings, CoordError(err)
+	}
+	app, job, err := coord.Submit(props, opts)
+	if err != nil {
+		return nil, CoordError(err)
+	}
+	return launchedWorkflowWarnings(app, job, o, max), nil
 }
 
 // boundedCoordReader reads the files of a coordinator submission through

@@ -32,6 +32,12 @@ func TestValidateSameCodes(t *testing.T) {
 		{"coordinator attribute", `<coordinator-app xmlns="uri:oozie:coordinator:0.4" name="c" frequency="60" start="2009-01-01T00:00Z" end="2009-01-02T00:00Z" timezone="UTC" owner="x"><action><workflow><app-path>/wf</app-path></workflow></action></coordinator-app>`,
 			"E0701", "cvc-complex-type.3.2.2"},
 		{"not xml", `<workflow-app`, "E0701", "XML schema error"},
+		// Issue 26 point 7: without job properties a coordinator is
+		// checked as far as it can be; what needs a property is not an
+		// error, the structure is checked, no file is read.
+		{"parameterized coordinator", coordDef(`<datasets><include>/etc/ds.xml</include>` + rawDS + `</datasets>` + dataIn("raw")), "", ""},
+		{"coordinator dataset not defined", coordDef(`<datasets>` + rawDS + `</datasets>` + dataIn("cooked")), "E1021",
+			"Dataset [cooked] referenced by input-events [in] is not defined"},
 	}
 	offline, err := engine.ValidateSettings(conf.New())
 	if err != nil {
@@ -56,4 +62,17 @@ func TestValidateSameCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// coordDef is a coordinator with parameterized start, end and app path and
+// the given datasets and events.
+func coordDef(body string) string {
+	return `<coordinator-app xmlns="uri:oozie:coordinator:0.4" name="c" frequency="${coord:hours(1)}" start="${start}" end="${end}" timezone="UTC">` +
+		body + `<action><workflow><app-path>${appDir}/wf</app-path></workflow></action></coordinator-app>`
+}
+
+const rawDS = `<dataset name="raw" frequency="${coord:hours(1)}" initial-instance="2026-01-01T00:00Z" timezone="UTC"><uri-template>${root}/raw/${YEAR}</uri-template></dataset>`
+
+func dataIn(ds string) string {
+	return `<input-events><data-in name="in" dataset="` + ds + `"><instance>${coord:current(0)}</instance></data-in></input-events>`
 }
