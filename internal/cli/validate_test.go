@@ -184,10 +184,12 @@ func TestValidateRunTimeVariables(t *testing.T) {
 		want     []string
 		wantNone []string
 	}{
+		// The coordinator's job.properties define workDir, and a
+		// coordinator's actions hand their job's properties to the
+		// workflow (Oozie's createdConf): no warning for it there.
 		{"coordinator with -config", []string{"-config", filepath.Join(dir, "job.properties"), filepath.Join(dir, "coordinator.xml")},
-			[]string{"Warning: workflow " + filepath.Join(dir, "wf", "workflow.xml") + ": " + workDirWarning + " the workflow configuration the coordinator's actions submit",
-				"parameter [queue] is required"},
-			[]string{"[nameNode]", "[retries]", "[fromDefaults]", "[KB]", "[RECORDS]"}},
+			[]string{"Warning: workflow " + filepath.Join(dir, "wf", "workflow.xml") + ": parameter [queue] is required and not defined by the workflow configuration the coordinator's actions submit"},
+			[]string{"[workDir]", "[nameNode]", "[retries]", "[fromDefaults]", "[KB]", "[RECORDS]"}},
 		{"workflow with -config", []string{"-config", filepath.Join(dir, "wf", "job.properties"), filepath.Join(dir, "wf", "workflow.xml")},
 			[]string{"Warning: " + workDirWarning + " the job properties, the workflow's config-default.xml or its <parameters>: the job will fail with EL_ERROR",
 				"Warning: parameter [queue] is required and not defined by the job properties: the submission will be refused with E0738"},

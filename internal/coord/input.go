@@ -244,12 +244,13 @@ func (a *App) checkRunConfXML(p *ActionPlan, n int) error {
 	return nil
 }
 
-// RunConf is the workflow job configuration an action submits:
-// oozie.wf.application.path (the app-path resolved), the action's
+// RunConf is the workflow job configuration an action submits: the
+// coordinator job's properties (Oozie's createdConf), then
+// oozie.wf.application.path (the app-path resolved) and the action's
 // <configuration> with every coord: function of the start phase resolved
 // (coord:dataIn/dataOut as comma-separated URIs, nominalTime, actualTime,
-// formatTime, dateOffset, user, conf, ...), and the job's user.name,
-// group.name and oozie.job.acl.
+// formatTime, dateOffset, user, conf, ...) over them, and the job's
+// user.name, group.name and oozie.job.acl.
 func (a *App) RunConf(p *ActionPlan, props *conf.Config) (*conf.Config, error) {
 	data := map[string]string{}
 	for _, ev := range a.Inputs {
@@ -274,7 +275,21 @@ func (a *App) RunConf(p *ActionPlan, props *conf.Config) (*conf.Config, error) {
 		}
 		return s, nil
 	}
+	// Oozie starts the run configuration from the action's created
+	// configuration, the coordinator job's properties, then lays the
+	// action's <configuration> over it (CoordActionStartXCommand's
+	// mergeConfig): a workflow sees the coordinator's job.properties.
 	out := conf.New()
+	size, limit := 0, a.maxAction()
+	if props != nil {
+		for _, pr := range props.Properties() {
+			v, _ := props.Get(pr.Name)
+			if size += len(pr.Name) + len(v); size > limit {
+				return nil, actionTooLarge("the workflow configuration of action ["+p.name()+"]", limit, pr.Name)
+			}
+			out.Set(pr.Name, v)
+		}
+	}
 	appPath, err := eval("app-path", a.AppPath)
 	if err != nil {
 		return nil, err
@@ -282,7 +297,7 @@ func (a *App) RunConf(p *ActionPlan, props *conf.Config) (*conf.Config, error) {
 	out.Set(PropWfAppPath, appPath)
 	// Counted as it is built: a configuration past the bound stops at the
 	// property that passes it.
-	size, limit := len(appPath), a.maxAction()
+	size += len(appPath)
 	for _, pr := range a.Configuration {
 		v, err := eval("property "+pr.Name, pr.Value)
 		if err != nil {

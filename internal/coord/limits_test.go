@@ -43,7 +43,12 @@ func TestActionBound(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			props := map[string]string{"big": big, "amp": strings.Repeat("&", 1500)}
+			// Only the variables a case uses: the job's properties are
+			// part of the run configuration too (Oozie's createdConf).
+			props := map[string]string{"big": big}
+			if strings.Contains(strings.Join(tc.values, ""), "${amp}") {
+				props = map[string]string{"amp": strings.Repeat("&", 1500)}
+			}
 			all := map[string]string{"/app/coordinator.xml": actionConfApp(tc.values...)}
 			c := confOf(props)
 			_, _, err := Submit(c, SubmitOptions{ReadFile: memFiles(all), Now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), MaxActionBytes: tc.limit})
@@ -101,5 +106,37 @@ func TestResolveEarlyBound(t *testing.T) {
 	}
 	if v, ok := resolveEarly(ctx, "${big}${big}", 2000); !ok || len(v) != 2000 {
 		t.Errorf("resolveEarly at the bound = %d bytes, %v", len(v), ok)
+	}
+}
+
+// TestRunConfCarriesJobProperties: the workflow a coordinator action
+// submits gets the coordinator job's properties, with the action's
+// <configuration> over them and the app path set from <app-path>, as
+// Oozie's CoordActionStartXCommand merges createdConf and the action's
+// configuration: a ${workDir} of the coordinator's job.properties reaches
+// the workflow.
+func TestRunConfCarriesJobProperties(t *testing.T) {
+	all := map[string]string{"/app/coordinator.xml": actionConfApp("${workDir}/x", "fixed")}
+	props := map[string]string{"workDir": "/data/w", "p1": "from the job", "queue": "q1"}
+	a, job, err := Submit(confOf(props), SubmitOptions{ReadFile: memFiles(all), Now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := a.Materialize(PlanState{}, PlanOptions{Now: a.Start, Window: time.Hour}, job)
+	if err != nil || len(p.Actions) == 0 {
+		t.Fatalf("Materialize: %v", err)
+	}
+	rc, err := a.RunConf(p.Actions[0], job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"workDir": "/data/w", "queue": "q1", // the job's own
+		"p0": "/data/w/x", "p1": "fixed", // the action's, over the job's p1
+		PropWfAppPath: "/wf",
+	} {
+		if got, _ := rc.Get(name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
 	}
 }
