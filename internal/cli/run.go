@@ -67,18 +67,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	// The same keys, defaults and environment overrides as a server, so
-	// that a local run can use every setting a server has.
-	cfg, err := server.LoadConfig(*site, os.Getenv)
-	if err == nil {
-		err = checkLaunchAsUser(cfg, os.Geteuid())
-	}
+	cfg, err := runConfig(*site, props)
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
 	}
-
-	localActionDefaults(cfg, props)
 
 	dir, temporary, err := runDataDir(*dataDir)
 	if err != nil {
@@ -152,6 +145,22 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	code := reportRun(stdout, stderr, e, s, id, *asJSON)
 	succeeded = code == exitOK
 	return code
+}
+
+// runConfig is the configuration of a local run: the same keys, defaults
+// and environment overrides as a server (site, the -site file), so that a
+// local run can use every setting a server has, with the local defaults
+// of an action's name-node and job-tracker.
+func runConfig(site string, props *conf.Config) (server.Config, error) {
+	cfg, err := server.LoadConfig(site, os.Getenv)
+	if err == nil {
+		err = checkLaunchAsUser(cfg, os.Geteuid())
+	}
+	if err != nil {
+		return nil, err
+	}
+	localActionDefaults(cfg, props)
+	return cfg, nil
 }
 
 // localActionDefaults sets the server defaults of an action's name-node
