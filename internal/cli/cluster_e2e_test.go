@@ -328,7 +328,7 @@ func clusterWorkflow(steps int) string {
 		if i == steps {
 			next = "end"
 		}
-		fmt.Fprintf(&b, `  <action name="s%d"><shell xmlns="uri:oozie:shell-action:0.2"><exec>sh</exec><argument>-c</argument>`+
+		fmt.Fprintf(&b, `  <action name="s%d"><shell xmlns="uri:oozie:shell-action:0.3"><exec>sh</exec><argument>-c</argument>`+
 			`<argument>echo "${wf:id()} s%d $PWD $(date +%%s.%%N)" >> ${marks}; sleep ${sleep}</argument></shell>`+
 			`<ok to="%s"/><error to="fail"/></action>
 `, i, i, next)
