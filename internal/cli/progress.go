@@ -38,6 +38,9 @@ type progress struct {
 	started   map[string]bool // action id/attempt whose start was printed
 	suspendID string
 	suspended func()
+	// status is each job's status as of its last transition, so that
+	// onSuspend called after the job was suspended still fires.
+	status map[string]string
 	now       func() time.Time
 	// verbose (gozie run -v) prints each step's stdout and stderr lines
 	// as the step writes them (follow.go); following holds the attempts
@@ -48,13 +51,19 @@ type progress struct {
 
 func newProgress(w io.Writer, dataDir string) *progress {
 	return &progress{w: w, dataDir: dataDir, announced: map[string]bool{}, started: map[string]bool{},
-		following: map[string]*stepOutput{}, now: time.Now}
+		following: map[string]*stepOutput{}, status: map[string]string{}, now: time.Now}
 }
 
 // onSuspend arranges for f to run (once) when job id is suspended: `gozie
-// run` has nobody to resume it.
+// run` has nobody to resume it. The job runs while its submission
+// returns, so it may be suspended already: then f runs now.
 func (p *progress) onSuspend(id string, f func()) {
 	p.mu.Lock()
+	if p.status[id] == store.JobSuspended {
+		p.mu.Unlock()
+		f()
+		return
+	}
 	p.suspendID, p.suspended = id, f
 	p.mu.Unlock()
 }
@@ -113,6 +122,7 @@ func (p *progress) note(t engine.Transition) {
 			p.stderrTail(a)
 		}
 	}
+	p.status[j.ID] = j.Status
 	if j.ID == p.suspendID && j.Status == store.JobSuspended && p.suspended != nil {
 		f := p.suspended
 		p.suspended = nil

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/client"
+	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/server"
+	"github.com/gozie/gozie/internal/store"
 )
 
 // writeApp writes workflow.xml into a new application directory.
@@ -129,5 +132,33 @@ func TestActionInfoStderrURL(t *testing.T) {
 	printWorkflowAction(&out, &client.WorkflowAction{ID: "x@a", ConsoleURL: "http://rm:8088/proxy/app_1/"}, dates{loc: time.UTC})
 	if strings.Contains(out.String(), "Stderr URL") {
 		t.Errorf("stderr URL for a foreign console:\n%s", out.String())
+	}
+}
+
+// TestOnSuspendAfterTheFact: the job runs while its submission returns, so
+// it may be SUSPENDED before `gozie run` asks to hear of it; the callback
+// then runs at once instead of never (gozie run waited for ever). Either
+// order of the two events calls it exactly once.
+func TestOnSuspendAfterTheFact(t *testing.T) {
+	suspended := engine.Transition{Job: store.Job{ID: "j", Status: store.JobSuspended}}
+	for _, order := range []string{"suspended first", "registered first"} {
+		t.Run(order, func(t *testing.T) {
+			p := newProgress(io.Discard, t.TempDir())
+			calls := 0
+			if order == "suspended first" {
+				p.note(suspended)
+				p.onSuspend("j", func() { calls++ })
+			} else {
+				p.onSuspend("j", func() { calls++ })
+				p.note(suspended)
+			}
+			if calls != 1 {
+				t.Fatalf("callback ran %d times once both happened, want once", calls)
+			}
+			p.note(suspended) // a later transition of the suspended job
+			if calls != 1 {
+				t.Fatalf("callback ran %d times, want once", calls)
+			}
+		})
 	}
 }
