@@ -41,7 +41,7 @@ type progress struct {
 	// status is each job's status as of its last transition, so that
 	// onSuspend called after the job was suspended still fires.
 	status map[string]string
-	now       func() time.Time
+	now    func() time.Time
 	// verbose (gozie run -v) prints each step's stdout and stderr lines
 	// as the step writes them (follow.go); following holds the attempts
 	// being read, by action id/attempt.
