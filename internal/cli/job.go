@@ -122,6 +122,7 @@ type jobFlags struct {
 	submit, run, dryrun                       bool
 	value, action, date, coordinator, filter  string
 	order, logfilter, format, diff, stream    string
+	layout                                    string
 	refresh, nocleanup, failed, allruns, kill bool
 	offset, length                            int
 	interval, timeout                         *time.Duration
@@ -156,6 +157,7 @@ func runJob(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.stream, "stream", "", "-log of a workflow action (ID@node): print only its stdout or its stderr, as written")
 	fs.StringVar(&f.format, "format", "svg", "-graph: svg, png or dot")
 	fs.BoolVar(&f.kill, "showkill", false, "-graph: include kill nodes")
+	fs.StringVar(&f.layout, "layout", "", "-graph: down (one column), wrap (columns side by side) or auto; gozie's, a server's default when unset")
 	fs.StringVar(&f.diff, "diff", "", "-update: report the definition changes (true or false)")
 	f.interval = minutesVar(fs, "interval", 5*time.Minute, "-poll: time between polls")
 	f.timeout = minutesVar(fs, "timeout", 30*time.Minute, "-poll: time before giving up (0 or less: never)")
@@ -291,7 +293,7 @@ func (j *jobCmd) do(op, id string) error {
 	case "configcontent":
 		return j.configContent(id)
 	case "graph":
-		img, err := c.JobGraph(ctx, id, strings.ToLower(f.format), f.kill)
+		img, err := c.JobGraph(ctx, id, strings.ToLower(f.format), f.kill, strings.ToLower(f.layout))
 		if err == nil {
 			j.out.Write(img)
 		}

@@ -213,6 +213,8 @@ var remoteCases = []remoteCase{
 		stderr: "Error: Invalid options provided for log retrieval. -action and -date are valid only for coordinator job log retrieval\n"},
 	{name: "job-graph-dot", args: []string{"job", "-graph", wfID, "-format", "dot"},
 		routes: map[string]reply{infoKey(wfID, "format=dot&show=graph"): {body: "digraph {\n}\n"}}},
+	{name: "job-graph-layout", args: []string{"job", "-graph", wfID, "-layout", "WRAP"},
+		routes: map[string]reply{infoKey(wfID, "format=svg&layout=wrap&show=graph"): {body: "<svg/>\n"}}},
 	{name: "job-configcontent", args: []string{"job", "-configcontent", wfID},
 		routes: map[string]reply{infoKey(wfID, "len=0&offset=0&show=info"): {file: "wf-job.json"}}},
 	{name: "job-configcontent-bad-id", args: []string{"job", "-configcontent", "abc"}},

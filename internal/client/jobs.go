@@ -257,10 +257,13 @@ func (c *Client) JobLog(ctx context.Context, id, show string, o LogOptions) ([]b
 
 // JobGraph returns the rendered graph of a workflow job; format is png,
 // svg or dot. showKill includes the kill nodes.
-func (c *Client) JobGraph(ctx context.Context, id, format string, showKill bool) ([]byte, error) {
+func (c *Client) JobGraph(ctx context.Context, id, format string, showKill bool, layout string) ([]byte, error) {
 	q := url.Values{"show": {"graph"}}
 	if format != "" {
 		q.Set("format", format)
+	}
+	if layout != "" {
+		q.Set("layout", layout) // gozie's: an Oozie server ignores it
 	}
 	if showKill {
 		q.Set("show-kill", "true")

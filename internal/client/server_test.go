@@ -168,7 +168,7 @@ func TestRunThroughClient(t *testing.T) {
 	if err != nil || len(log) == 0 {
 		t.Errorf("job log: %v %q", err, log)
 	}
-	svg, err := c.JobGraph(ctx, id, "svg", false)
+	svg, err := c.JobGraph(ctx, id, "svg", false, "")
 	if err != nil || !strings.Contains(string(svg), "<svg") || !strings.Contains(string(svg), ">mk<") {
 		t.Errorf("graph: %v\n%.300s", err, svg)
 	}
