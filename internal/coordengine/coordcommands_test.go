@@ -574,10 +574,15 @@ func TestCoordRerunKilledJob(t *testing.T) {
 		!strings.Contains(err.Error(), "IGNORED") {
 		t.Errorf("rerun in an IGNORED job: %v, want E1018", err)
 	}
-	prep, err := h.e.Submit(ctx, h.coordProps(fsWorkflow, "start", "2026-03-03T09:00Z", "end", "2026-03-03T14:00Z"))
-	if err != nil {
+	// A submitted job is PREP only until its first tick, which runs at
+	// once: the PREP job is written as it is, without one, so the check
+	// does not race the tick.
+	prepJob := *h.coordJob(id)
+	prepJob.ID, prepJob.Status, prepJob.State = "0000999"+id[len("0000999"):], store.CoordPrep, ""
+	if err := h.store.Update(ctx, func(tx store.Tx) error { return tx.PutCoordJob(ctx, &prepJob) }); err != nil {
 		t.Fatal(err)
 	}
+	prep := prepJob.ID
 	if _, err := h.e.CoordRerun(ctx, prep, "action", "1", false, true, false); engine.ErrorCode(err) != CodeCoordRerun ||
 		!strings.Contains(err.Error(), "PREP") {
 		t.Errorf("rerun in a PREP job: %v, want E1018", err)
