@@ -80,8 +80,8 @@ func (f *FS) newClient(user string) (*gohdfs.Client, time.Time, error) {
 	opts := gohdfs.ClientOptionsFromConf(f.set.datanode)
 	opts.Addresses = f.set.addresses
 	opts.User = user
-	opts.NamenodeDialFunc = dialer(f.set.connectTimeout, f.set.rpcTimeout)
-	opts.DatanodeDialFunc = dialer(f.set.connectTimeout, f.set.socketTimeout)
+	opts.NamenodeDialFunc = fsys.IdleDialer(f.set.connectTimeout, f.set.rpcTimeout)
+	opts.DatanodeDialFunc = fsys.IdleDialer(f.set.connectTimeout, f.set.socketTimeout)
 	var until time.Time
 	if f.set.kerberos {
 		kc, u, err := f.kerberos()

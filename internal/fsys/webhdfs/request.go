@@ -213,32 +213,3 @@ func drain(resp *http.Response) {
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 }
-
-// dialer returns a dial function whose connections time out after
-// connect while dialling and after idle without progress in a read or a
-// write (a NameNode or datanode that stops answering mid-body).
-func dialer(connect, idle time.Duration) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := d.DialContext(ctx, network, addr)
-		if err != nil || idle <= 0 {
-			return c, err
-		}
-		return &deadlineConn{Conn: c, idle: idle}, nil
-	}
-}
-
-type deadlineConn struct {
-	net.Conn
-	idle time.Duration
-}
-
-func (c *deadlineConn) Read(b []byte) (int, error) {
-	c.Conn.SetReadDeadline(time.Now().Add(c.idle))
-	return c.Conn.Read(b)
-}
-
-func (c *deadlineConn) Write(b []byte) (int, error) {
-	c.Conn.SetWriteDeadline(time.Now().Add(c.idle))
-	return c.Conn.Write(b)
-}

@@ -58,7 +58,7 @@ func open(uri *url.URL, c fsys.Config) (*FS, error) {
 		return nil, fmt.Errorf("%s://%s: %w", scheme, auth, err)
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DialContext = dialer(set.connectTimeout, set.readTimeout)
+	tr.DialContext = fsys.IdleDialer(set.connectTimeout, set.readTimeout)
 	tr.ResponseHeaderTimeout = set.readTimeout
 	tr.Proxy = nil // the cluster is reached directly, as Hadoop's client does
 	client := &http.Client{
