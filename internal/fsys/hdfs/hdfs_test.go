@@ -5,10 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +25,6 @@ import (
 // docs/storage.md). Skipped when unset: no NameNode runs in CI.
 func TestHDFSSuite(t *testing.T) {
 	root := testservers.HDFS(t)
-	ctx := context.Background()
 	cfg, err := hdfs.LoadConfEnv()
 	if err != nil {
 		t.Fatal(err)
@@ -36,80 +33,7 @@ func TestHDFSSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := fmt.Sprintf("%s/gozie-%d", strings.TrimSuffix(root, "/"), time.Now().UnixNano())
-	t.Cleanup(func() { ns.Delete(ctx, base) })
-	if err := ns.MkdirAll(ctx, base); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := ns.Stat(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Chgrp to the group the directory already has is allowed to its owner.
-	fsystest.Run(t, ns, base+"/suite", fsystest.Caps{Perms: true, Groups: true, Group: fi.Group, EmptyDirs: true})
-	t.Run("extras", func(t *testing.T) { extras(t, ns, base+"/extras") })
-}
-
-// extras checks what the suite does not: Walk, setrep, touchz's time,
-// content summaries, no temporary file left by Create.
-func extras(t *testing.T, ns *fsys.Namespace, d string) {
-	ctx := context.Background()
-	for _, f := range []string{"a", "s/b", "s/t/c"} {
-		if err := ns.WriteFile(ctx, d+"/"+f, []byte(f)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := ns.MkdirAll(ctx, d+"/empty"); err != nil {
-		t.Fatal(err)
-	}
-	r, err := ns.Resolve(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var seen []string
-	err = r.FS.(fsys.Walker).Walk(ctx, r.Path, func(fi *fsys.FileInfo) error {
-		seen = append(seen, fmt.Sprintf("%s %v", strings.TrimPrefix(fi.Path, d+"/"), fi.Dir))
-		return nil
-	})
-	want := "a false,empty true,s true,s/b false,s/t true,s/t/c false"
-	if got := strings.Join(sorted(seen), ","); err != nil || got != want {
-		t.Fatalf("Walk = %s, %v; want %s", got, err, want)
-	}
-	if err := r.FS.(fsys.Walker).Walk(ctx, r.Path+"/missing", func(*fsys.FileInfo) error { return errors.New("called") }); err != nil {
-		t.Fatalf("Walk(missing) = %v", err)
-	}
-	if err := ns.SetReplication(ctx, d+"/a", 2); err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := ns.Stat(ctx, d+"/a"); err != nil || fi.Replication != 2 {
-		t.Fatalf("after setrep 2: replication %d, %v", fi.Replication, err)
-	}
-	if err := ns.SetReplication(ctx, d+"/s", 2); err != nil {
-		t.Fatalf("setrep of a directory: %v", err)
-	}
-	if err := ns.SetReplication(ctx, d+"/missing", 2); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("setrep of a missing file = %v", err)
-	}
-	old := time.Now().Add(-time.Hour)
-	before, _ := ns.Stat(ctx, d+"/a")
-	if err := ns.Touchz(ctx, d+"/a"); err != nil {
-		t.Fatal(err)
-	}
-	if after, err := ns.Stat(ctx, d+"/a"); err != nil || after.ModTime().Before(before.ModTime()) || after.ModTime().Before(old) {
-		t.Fatalf("touchz: %v then %v, %v", before.ModTime(), after.ModTime(), err)
-	}
-	if l, err := ns.List(ctx, d); err != nil || len(l) != 3 {
-		t.Fatalf("List shows %v, %v (a ._COPYING_ file left?)", l, err)
-	}
-	if fi, _ := ns.Stat(ctx, d+"/a"); fi.BlockSize <= 0 || fi.Owner == "" {
-		t.Fatalf("Stat(file) = %+v", fi)
-	}
-}
-
-func sorted(s []string) []string {
-	out := slices.Clone(s)
-	slices.Sort(out)
-	return out
+	fsystest.RunCluster(t, ns, root)
 }
 
 // A NameNode that does not listen: every operation is ErrUnavailable,
