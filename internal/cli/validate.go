@@ -91,7 +91,11 @@ func expandAppDirs(args []string) ([]string, error) {
 	ctx := context.Background()
 	for _, a := range args {
 		if fsys.Scheme(a) == "file" {
-			a = strings.TrimPrefix(strings.TrimPrefix(a, "file://"), "file:")
+			l, err := fsys.Local(a) // refuses file://otherhost/...
+			if err != nil {
+				return nil, err
+			}
+			a = l
 		}
 		info, err := fsys.Stat(ctx, a)
 		if err != nil {

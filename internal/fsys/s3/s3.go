@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/logging"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/gozie/gozie/internal/fsys"
@@ -103,7 +104,10 @@ func newClient(ctx context.Context, cfg *settings) (*s3api.Client, error) {
 		}
 		return s3api.New(opts), nil
 	}
-	var loadOpts []func(*config.LoadOptions) error
+	// The SDK's own log lines (IMDS fallbacks) would land on the user's
+	// terminal or the server log unasked; what matters reaches the
+	// caller as the error, which names the keys to set.
+	loadOpts := []func(*config.LoadOptions) error{config.WithLogger(logging.Nop{})}
 	if cfg.region != "" {
 		loadOpts = append(loadOpts, config.WithRegion(cfg.region))
 	}
