@@ -343,6 +343,76 @@ func (x coordExtra) encode() string {
 // otherwise): the job is committed in PREP with a tick due now, so a crash
 // right after submission still starts it.
 func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error) {
+	s, err := e.prepare(ctx, props)
+	if err != nil {
+		return "", err
+	}
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		_, err := s.Write(ctx, tx)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	s.Committed()
+	return s.job.ID, nil
+}
+
+// StageCoord prepares a coordinator of bundle bundleID, named name in the
+// bundle's definition, for the bundle engine's transaction: the bundle
+// records the coordinator's id in the commit that creates it, so that no
+// coordinator of a bundle is ever created twice.
+func (e *Engine) StageCoord(ctx context.Context, props *conf.Config, bundleID, name string) (effect.StagedCoord, error) {
+	s, err := e.prepare(ctx, props)
+	if err != nil {
+		return nil, err
+	}
+	s.job.ParentID = bundleID
+	if name != "" {
+		// A bundle's coordinator goes by its name in the bundle.
+		s.job.AppName = name
+	}
+	return s, nil
+}
+
+// stagedCoord is a coordinator job ready to be written: Submit writes it
+// in a transaction of its own, a bundle in the bundle's.
+type stagedCoord struct {
+	e    *Engine
+	job  *store.CoordJob
+	tick *store.Effect
+}
+
+// Write stores the job in PREP with its first tick, due now.
+func (s *stagedCoord) Write(ctx context.Context, tx store.Tx) (*store.CoordJob, error) {
+	j := s.job
+	n, err := tx.NextSequence(ctx, store.JobSequence)
+	if err != nil {
+		return nil, err
+	}
+	j.ID = s.e.newJobID(n, "C")
+	s.tick = &store.Effect{Kind: EffectCoordTick, JobID: j.ID, NotBefore: j.CreatedTime, CreatedTime: j.CreatedTime}
+	if err := tx.AddEffect(ctx, s.tick); err != nil {
+		return nil, err
+	}
+	j.State = coordExtra{TickID: s.tick.ID, TickAt: j.CreatedTime}.encode()
+	if err := tx.PutCoordJob(ctx, j); err != nil {
+		return nil, err
+	}
+	msg := fmt.Sprintf("coordinator job submitted, app [%s] status [%s]", j.AppName, j.Status)
+	if j.ParentID != "" {
+		msg += fmt.Sprintf(" by bundle [%s]", j.ParentID)
+	}
+	err = tx.AppendLog(ctx, &store.LogEntry{JobID: j.ID, Time: j.CreatedTime, Level: "INFO", Message: msg})
+	return j, err
+}
+
+// Committed dispatches the job's first tick.
+func (s *stagedCoord) Committed() { s.e.rt.Dispatch([]*store.Effect{s.tick}) }
+
+// prepare reads and checks a coordinator submission: the job it makes,
+// not yet written.
+func (e *Engine) prepare(ctx context.Context, props *conf.Config) (*stagedCoord, error) {
 	props = props.Clone()
 	if _, ok := props.Get(vocab.PropUser); !ok && e.defaultUser != "" {
 		props.Set(vocab.PropUser, e.defaultUser)
@@ -350,11 +420,11 @@ func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error)
 	now := e.now()
 	err := e.checkExpansion(props)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	user, _ := props.Get(vocab.PropUser)
 	if ctx, err = e.wf.JobUserContext(ctx, user); err != nil {
-		return "", err
+		return nil, err
 	}
 	app, full, err := coord.Submit(props, coord.SubmitOptions{
 		ReadFile:            e.readFile(ctx),
@@ -365,16 +435,16 @@ func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error)
 	if err != nil {
 		var ce *coord.Error
 		if errors.As(err, &ce) && ce.Code != "" && ce.Form == vocab.FormPlain {
-			return "", &vocab.Error{Code: ce.Code, Msg: ce.Msg}
+			return nil, &vocab.Error{Code: ce.Code, Msg: ce.Msg}
 		}
-		return "", err
+		return nil, err
 	}
 	if err := e.checkExpansion(full); err != nil {
-		return "", err
+		return nil, err
 	}
 	var confXML strings.Builder
 	if err := full.WriteXML(&confXML); err != nil {
-		return "", err
+		return nil, err
 	}
 	j := &store.CoordJob{
 		AppName: app.Name, Status: store.CoordPrep, Conf: confXML.String(), Definition: app.Definition,
@@ -394,29 +464,7 @@ func (e *Engine) Submit(ctx context.Context, props *conf.Config) (string, error)
 	}
 	j.ACL, _ = full.Get(vocab.PropACL)
 	j.ExternalID, _ = full.Get(vocab.PropExternal)
-	tick := &store.Effect{Kind: EffectCoordTick, NotBefore: now, CreatedTime: now}
-	err = e.store.Update(ctx, func(tx store.Tx) error {
-		n, err := tx.NextSequence(ctx, store.JobSequence)
-		if err != nil {
-			return err
-		}
-		j.ID = e.newJobID(n, "C")
-		tick.JobID = j.ID
-		if err := tx.AddEffect(ctx, tick); err != nil {
-			return err
-		}
-		j.State = coordExtra{TickID: tick.ID, TickAt: now}.encode()
-		if err := tx.PutCoordJob(ctx, j); err != nil {
-			return err
-		}
-		return tx.AppendLog(ctx, &store.LogEntry{JobID: j.ID, Time: now, Level: "INFO",
-			Message: fmt.Sprintf("coordinator job submitted, app [%s] status [%s]", j.AppName, j.Status)})
-	})
-	if err != nil {
-		return "", err
-	}
-	e.rt.Dispatch([]*store.Effect{tick})
-	return j.ID, nil
+	return &stagedCoord{e: e, job: j}, nil
 }
 
 // coordJob reads a coordinator job, E0604 when there is none.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
 )
@@ -40,6 +41,9 @@ type coordChange struct {
 	// launch is a workflow written in the change's transaction.
 	launch *stagedLaunch
 	now    time.Time
+	// loaded is the job's status as read from the store: a coordinator of
+	// a bundle whose status changes tells its bundle (notifyBundle).
+	loaded string
 }
 
 // actionStep is one status change of a coordinator action.
@@ -57,7 +61,7 @@ func (e *Engine) loadCoordChange(ctx context.Context, id string) (*coordChange, 
 		return nil, err
 	}
 	return &coordChange{job: j, extra: decodeCoordExtra(j.State), touched: map[string]bool{},
-		before: map[string]string{}, now: e.now()}, nil
+		before: map[string]string{}, now: e.now(), loaded: j.Status}, nil
 }
 
 func (c *coordChange) log(actionID, level, format string, args ...any) {
@@ -176,6 +180,7 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 		c.jobDirty = true
 	}
 	e.queueCoordNotifications(c)
+	c.notifyBundle()
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		if c.launch != nil {
 			// First: the action written below names the workflow.
@@ -245,6 +250,24 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 	}
 	e.rt.Dispatch(effects)
 	return nil
+}
+
+// EffectBundleNotify is the effect by which a coordinator of a bundle
+// tells the bundle engine that its status changed: JobID is the
+// coordinator, Payload its new status. The bundle engine registers the
+// kind and reads the coordinator's status when it performs it, so a late
+// or repeated one does no harm.
+var EffectBundleNotify = effect.NotifyKind(vocab.TypeBundle)
+
+// notifyBundle queues the bundle's notification of a coordinator whose
+// status this change moves (spec: bundle 4.2: the bundle's status
+// follows its coordinators').
+func (c *coordChange) notifyBundle() {
+	if c.job.Status == c.loaded || !vocab.IsBundleJob(c.job.ParentID) {
+		return
+	}
+	c.addEffect(&store.Effect{Kind: EffectBundleNotify, Payload: c.job.Status})
+	c.loaded = c.job.Status
 }
 
 // PerformEffect performs the coordinator effects, and the notify effect of a

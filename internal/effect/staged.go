@@ -18,3 +18,15 @@ type StagedJob interface {
 	// dispatched.
 	Committed()
 }
+
+// StagedCoord is a new coordinator job the coordinator engine prepared for
+// the bundle engine's transaction: the bundle records the coordinator it
+// submits in the commit that creates it.
+type StagedCoord interface {
+	// Write stores the job in tx and returns it as written. It may be
+	// called again when the store retries tx.
+	Write(ctx context.Context, tx store.Tx) (*store.CoordJob, error)
+	// Committed follows the commit of tx: the job's first tick is
+	// dispatched.
+	Committed()
+}

@@ -5,10 +5,12 @@ package vocab
 const (
 	PropAppPath      = "oozie.wf.application.path"
 	PropCoordAppPath = "oozie.coord.application.path"
-	PropUser         = "user.name"
-	PropGroup        = "group.name"
-	PropACL          = "oozie.job.acl"
-	PropExternal     = "oozie.wf.external.id"
+	// PropBundleAppPath names a bundle's application (spec: bundle 4.1).
+	PropBundleAppPath = "oozie.bundle.application.path"
+	PropUser          = "user.name"
+	PropGroup         = "group.name"
+	PropACL           = "oozie.job.acl"
+	PropExternal      = "oozie.wf.external.id"
 
 	// Rerun properties (spec: wf 10).
 	PropRerunSkipNodes = "oozie.wf.rerun.skip.nodes"

@@ -1,0 +1,246 @@
+package bundleengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gozie/gozie/internal/bundle"
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/vocab"
+)
+
+// PerformEffect performs the bundle effects. It returns the error of its
+// work: the runtime performs a failed one again after a backoff, so a
+// passing database error does not stall the bundle.
+func (e *Engine) PerformEffect(ctx context.Context, ef *store.Effect) error {
+	switch ef.Kind {
+	case EffectBundleTick:
+		return e.performTick(ctx, ef)
+	case EffectBundleSubmit:
+		return e.performSubmit(ctx, ef)
+	case EffectBundleCommand:
+		return e.performCommand(ctx, ef)
+	case EffectBundleNotify:
+		return e.performNotify(ctx, ef)
+	}
+	return fmt.Errorf("bundle engine: unknown effect kind %q", ef.Kind)
+}
+
+// performTick runs the bundle's timer, if it is still the live one.
+func (e *Engine) performTick(ctx context.Context, ef *store.Effect) error {
+	err := e.update(ctx, ef.JobID, func(c *change) error {
+		c.done = append(c.done, ef.ID)
+		if c.extra.TickID != ef.ID || Terminal(c.job.Status) {
+			return nil
+		}
+		c.extra.TickID, c.extra.TickAt = 0, timeZero
+		c.jobDirty = true
+		return e.tick(c)
+	})
+	return e.settle(ctx, ef, err)
+}
+
+// settle marks an effect done when its bundle is gone, so that it is not
+// performed forever.
+func (e *Engine) settle(ctx context.Context, ef *store.Effect, err error) error {
+	if vocab.CodeOf(err) == vocab.CodeJobNotFound {
+		return e.rt.MarkDone(ctx, ef)
+	}
+	return err
+}
+
+// performSubmit submits the coordinator of one bundle action, writing the
+// coordinator in the transaction that records its id in the action and
+// marks the effect done: a coordinator of a bundle is created once.
+func (e *Engine) performSubmit(ctx context.Context, ef *store.Effect) error {
+	err := e.update(ctx, ef.JobID, func(c *change) error {
+		c.done = append(c.done, ef.ID)
+		a := c.action(ef.ActionID)
+		if a == nil || a.CoordID != "" {
+			return nil
+		}
+		if a.Pending > 0 {
+			a.Pending--
+		}
+		c.touch(a)
+		if a.Status == store.CoordKilled || Terminal(c.job.Status) {
+			// Killed before its coordinator existed: nothing to submit.
+			return nil
+		}
+		return e.submitCoord(ctx, c, a)
+	})
+	return e.settle(ctx, ef, err)
+}
+
+// submitCoord stages the coordinator of action a in change c. A
+// coordinator that cannot be submitted fails the bundle, whose other
+// coordinators are killed (Oozie kills a bundle one of whose coordinators
+// failed submission).
+func (e *Engine) submitCoord(ctx context.Context, c *change, a *store.BundleAction) error {
+	app, err := e.app(c.job)
+	var co *bundle.Coordinator
+	if err == nil {
+		for i := range app.Coordinators {
+			if app.Coordinators[i].Name == a.CoordName {
+				co = &app.Coordinators[i]
+			}
+		}
+		if co == nil {
+			err = errorf("E1311", "Bundle Action for bundle ID  [%s] not found", c.job.ID)
+		}
+	}
+	if err == nil {
+		props, perr := jobConf(c.job)
+		if err = perr; err == nil {
+			c.staged, err = e.coords.StageCoord(ctx, bundle.CoordProps(props, *co, c.job.ID), c.job.ID, a.CoordName)
+		}
+	}
+	if errors.Is(err, store.ErrUnavailable) {
+		return err
+	}
+	if err != nil {
+		c.log(a.ID, "ERROR", "coordinator [%s] submission failed: %v", a.CoordName, err)
+		c.setAction(a, store.CoordFailed)
+		c.job.ErrorCode, c.job.ErrorMessage = vocab.CodeOf(err), err.Error()
+		e.kill(c, store.BundleFailed)
+		return nil
+	}
+	c.stagedFor = a
+	c.log(a.ID, "INFO", "coordinator [%s] submitted", a.CoordName) // named in the transaction
+	// What the bundle went through before its coordinator existed
+	// reaches the coordinator now.
+	if a.Status == store.CoordPrepSuspended {
+		c.command(a, commandPayload{Op: "suspend"})
+	} else {
+		c.setAction(a, store.CoordPrep)
+	}
+	if !c.job.PauseTime.IsZero() || !c.job.EndTime.IsZero() {
+		c.command(a, commandPayload{Op: "change", Value: inheritedChange(c.job)})
+	}
+	return nil
+}
+
+// inheritedChange is the change a late coordinator gets so that it
+// follows the bundle's pause and end times.
+func inheritedChange(j *store.BundleJob) string {
+	var parts []string
+	if !j.PauseTime.IsZero() {
+		parts = append(parts, "pausetime="+fmtUTC(j.PauseTime))
+	}
+	if !j.EndTime.IsZero() {
+		parts = append(parts, "endtime="+fmtUTC(j.EndTime))
+	}
+	return joinSemi(parts)
+}
+
+func joinSemi(parts []string) string { return strings.Join(parts, ";") }
+
+// timeZero is the zero time, for clearing.
+var timeZero time.Time
+
+// performCommand passes a bundle command on to one coordinator, then
+// records it performed. A coordinator that refuses the command (it ended,
+// or is not in the status the command needs) is noted in the bundle's
+// log: the command's outcome for the bundle is the coordinator's status,
+// which the coordinator reports itself.
+func (e *Engine) performCommand(ctx context.Context, ef *store.Effect) error {
+	var a *store.BundleAction
+	err := e.store.View(ctx, func(tx store.Tx) (err error) {
+		a, err = tx.BundleAction(ctx, ef.ActionID)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return e.rt.MarkDone(ctx, ef)
+	}
+	if err != nil {
+		return err
+	}
+	cmd, err := decodeCommand(ef.Payload)
+	var refused error
+	if err == nil && a.CoordID != "" {
+		refused = e.toCoordinator(ctx, a.CoordID, cmd)
+		if refused != nil && vocab.CodeOf(refused) == "" {
+			return refused // not the coordinator's answer: performed again
+		}
+	}
+	err = e.update(ctx, ef.JobID, func(c *change) error {
+		c.done = append(c.done, ef.ID)
+		a := c.action(ef.ActionID)
+		if a == nil {
+			return nil
+		}
+		if a.Pending > 0 {
+			a.Pending--
+		}
+		c.touch(a)
+		if refused != nil {
+			c.log(a.ID, "WARN", "%s of coordinator [%s] refused: %v", cmd.Op, a.CoordID, refused)
+		}
+		c.rollUp()
+		return nil
+	})
+	return e.settle(ctx, ef, err)
+}
+
+// toCoordinator performs one command on a coordinator.
+func (e *Engine) toCoordinator(ctx context.Context, id string, cmd commandPayload) error {
+	switch cmd.Op {
+	case "suspend":
+		return e.coords.Suspend(ctx, id)
+	case "resume":
+		return e.coords.Resume(ctx, id)
+	case "kill":
+		return e.coords.Kill(ctx, id)
+	case "change":
+		return e.coords.CoordChange(ctx, id, cmd.Value)
+	case "rerun":
+		_, err := e.coords.CoordRerun(ctx, id, "date", cmd.Dates, cmd.Refresh, cmd.NoCleanup, false)
+		return err
+	}
+	return errorf("E1100", "unknown bundle command [%s]", cmd.Op)
+}
+
+// performNotify takes a coordinator's new status into its bundle action
+// and rolls the bundle's status up. The coordinator's status is read
+// now, so a late or repeated report does no harm.
+func (e *Engine) performNotify(ctx context.Context, ef *store.Effect) error {
+	var cj *store.CoordJob
+	err := e.store.View(ctx, func(tx store.Tx) (err error) {
+		cj, err = tx.CoordJob(ctx, ef.JobID)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) || err == nil && !vocab.IsBundleJob(cj.ParentID) {
+		return e.rt.MarkDone(ctx, ef)
+	}
+	if err != nil {
+		return err
+	}
+	err = e.update(ctx, cj.ParentID, func(c *change) error {
+		c.done = append(c.done, ef.ID)
+		for _, a := range c.actions {
+			if a.CoordID == cj.ID && a.Status != cj.Status {
+				c.setAction(a, cj.Status)
+			}
+		}
+		c.rollUp()
+		return nil
+	})
+	return e.settle(ctx, ef, err)
+}
+
+// rollUp applies the roll-up of the bundle's status (RollUp).
+func (c *change) rollUp() {
+	in := RollUpInput{Status: c.job.Status, PauseTime: !c.job.PauseTime.IsZero(), Suspended: !c.job.SuspendedTime.IsZero()}
+	for _, a := range c.actions {
+		in.Actions = append(in.Actions, RollUpAction{Status: a.Status, Pending: a.Pending > 0})
+	}
+	if to, ok := RollUp(in); ok {
+		c.setStatus(to)
+		if Terminal(to) {
+			c.cancelTick()
+		}
+	}
+}
