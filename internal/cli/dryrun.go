@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gozie/gozie/internal/bundle"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/fsys"
@@ -69,6 +70,9 @@ func runDryrun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
+	}
+	if props.Has(bundle.PropAppPath) && !props.Has(coord.PropAppPath) {
+		return dryrunBundle(props, now, stdout, stderr)
 	}
 	if err := prepareCoordProps(props); err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
@@ -153,6 +157,27 @@ func prepareCoordProps(props *conf.Config) error {
 		return fmt.Errorf("the job properties do not set %s", coord.PropAppPath)
 	}
 	return absoluteAppPaths(props)
+}
+
+// dryrunBundle prints what Oozie's client prints for the dry run of a
+// bundle: the header, then the bundle XML after parsing (EL resolved,
+// comments removed). The coordinators are not read: Oozie submits them
+// only when the bundle starts.
+func dryrunBundle(props *conf.Config, now time.Time, stdout, stderr io.Writer) int {
+	if !props.Has(coord.PropUser) {
+		props.Set(coord.PropUser, currentUser())
+	}
+	if err := absoluteAppPaths(props); err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitUsage
+	}
+	text, err := bundle.DryRun(props, bundle.SubmitOptions{ReadFile: readLocalFile, Now: now})
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitFail
+	}
+	printDryrun(stdout, text)
+	return exitOK
 }
 
 // existsOn checks dependencies through the namespace with the job's

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gozie/gozie/internal/bundle"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/fsys"
@@ -144,7 +145,9 @@ type Validation struct {
 // (coord.Submit: every check that needs no clock), completely with the
 // job's properties (Complete), else as far as the properties known allow
 // (coord.CheckDefinition: the rest is in the warnings); dataset files are
-// checked as includes are. Bundles cannot be validated yet.
+// checked as includes are. Bundles are submitted without a store
+// (bundle.Submit) with the job's properties (Complete), else checked as
+// far as the properties known allow (bundle.CheckDefinitionProps).
 func ValidateDefinition(data []byte, path string, o ValidateOptions) (*Validation, error) {
 	max := o.MaxDefinitionBytes
 	if max == 0 {
@@ -186,9 +189,13 @@ func ValidateDefinition(data []byte, path string, o ValidateOptions) (*Validatio
 		}
 		return &Validation{Kind: root}, nil
 	case "bundle-app":
-		return nil, fmt.Errorf("%s definitions cannot be validated yet: workflow-app, coordinator-app and datasets are supported in this version", root)
+		warnings, err := validateBundle(data, path, o)
+		if err != nil {
+			return nil, err
+		}
+		return &Validation{Kind: root, Warnings: warnings}, nil
 	default:
-		return nil, errorf(workflow.CodeSchema, "XML schema error, unknown root element <%s>; expected workflow-app, coordinator-app or datasets", root)
+		return nil, errorf(workflow.CodeSchema, "XML schema error, unknown root element <%s>; expected workflow-app, coordinator-app, bundle-app or datasets", root)
 	}
 }
 
@@ -249,6 +256,45 @@ func validateCoordinator(data []byte, path string, o ValidateOptions, max int64)
 		return nil, CoordError(err)
 	}
 	return launchedWorkflowWarnings(app, job, o, max), nil
+}
+
+// validateBundle checks the bundle at path. With the job's properties
+// (Complete) it is submitted as the server would, reading its
+// bundle-config-default.xml, but nothing is stored; otherwise what needs a
+// variable the properties known do not define is in the warnings. The
+// coordinators it names are not read: Oozie reads them when the bundle
+// starts.
+func validateBundle(data []byte, path string, o ValidateOptions) ([]string, error) {
+	if !o.Complete || o.Props == nil {
+		return bundle.CheckDefinitionProps(data, o.Props)
+	}
+	props := o.Props.Clone()
+	if u, _ := props.Get(PropUser); strings.TrimSpace(u) == "" {
+		name := "gozie"
+		if cu, err := user.Current(); err == nil && cu.Username != "" {
+			name = cu.Username
+		}
+		props.Set(PropUser, name)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	props.Set(bundle.PropAppPath, abs)
+	read := o.ReadFile
+	if read == nil {
+		read = func(p string) ([]byte, error) {
+			return fsys.ReadFileLimit(context.Background(), p, fsys.DefaultMaxConfFile)
+		}
+	}
+	readApp := func(p string) ([]byte, error) {
+		if p == abs {
+			return data, nil // the document the caller read
+		}
+		return read(p)
+	}
+	_, _, err = bundle.Submit(props, bundle.SubmitOptions{ReadFile: readApp, Now: time.Now()})
+	return nil, err
 }
 
 // boundedCoordReader reads the files of a coordinator submission through

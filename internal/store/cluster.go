@@ -67,10 +67,11 @@ type Cluster interface {
 	// ClaimUnowned makes me the owner of jobs no instance owns (created
 	// by a server that ran before ownership existed).
 	ClaimUnowned(ctx context.Context, me string) (int, error)
-	// Owner returns the instance owning a workflow or coordinator job
-	// ("" for none); ErrNotFound when there is no such job.
+	// Owner returns the instance owning a workflow, coordinator or bundle
+	// job ("" for none); ErrNotFound when there is no such job.
 	Owner(ctx context.Context, jobID string) (string, error)
-	// CountOwned counts the unfinished jobs of an instance.
+	// CountOwned counts the unfinished jobs of an instance: workflows,
+	// coordinators and bundles alike.
 	CountOwned(ctx context.Context, id string) (int, error)
 	// CountHostSteps counts the steps of an instance's jobs whose outcome
 	// only its host can tell: pending starts (perhaps launched, not yet

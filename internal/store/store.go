@@ -193,6 +193,7 @@ type JobFilter struct {
 // not be used after the function given to Update or View returns.
 type Tx interface {
 	CoordTx
+	BundleTx
 
 	// Job returns the job with the given id, or ErrNotFound.
 	Job(ctx context.Context, id string) (*Job, error)

@@ -67,6 +67,7 @@ var entries = map[string]Entry{
 
 	// Workflow definitions and commands.
 	"E0701": {Template: "XML schema error, {0}", Class: KindError},
+	"E0702": {Template: "IO error, {0}"},
 	"E0705": {Template: "Nnode already defined, node [{0}]"},
 	"E0706": {Template: "Node cannot transition to itself node [{0}]"},
 	"E0707": {Template: "Loop detected at parsing, node [{0}]"},
@@ -114,6 +115,30 @@ var entries = map[string]Entry{
 	"E1022": {Template: "Cannot delete running/completed coordinator action: [{0}]"},
 	"E1023": {Template: "Coord Job update Error: [{0}]"},
 	"E1024": {Template: "Cannot run ignore command: [{0}]"},
+
+	// Bundle definitions, submissions and commands (Oozie's E13xx).
+	"E1301": {Template: "Could not read the bundle job definition, [{0}]"},
+	"E1302": {Template: "Invalid bundle application URI [{0}], {1}"},
+	"E1303": {Template: "Invalid bundle application attributes [{0}], {1}"},
+	"E1304": {Template: "Duplicate bundle application coordinator name [{0}]"},
+	"E1305": {Template: "Empty bundle application coordinator name."},
+	"E1306": {Template: "Could not read the bundle job configuration, [{0}]"},
+	"E1307": {Template: "Could not read the bundle coord job configuration, [{0}]"},
+	"E1308": {Template: "Bundle Action Status  [{0}] is not matching with coordinator previous status [{1}]."},
+	"E1309": {Template: "Bundle Action for bundle ID  [{0}] and Coordinator [{1}] could not be update by BundleStatusUpdateXCommand"},
+	"E1310": {Template: "Bundle Job submission Error: [{0}]"},
+	"E1311": {Template: "Bundle Action for bundle ID  [{0}] not found"},
+	"E1312": {Template: "Bundle Job can not be suspended as job finished or failed or killed, id : {0}, status : {1}"},
+	"E1313": {Template: "Bundle Job can not be changed as job finished, {0}, Status: {1}"},
+	"E1314": {Template: "Bundle Job can not be changed as job does not exist, {0}"},
+	"E1315": {Template: "Bundle job can not be paused, {0}"},
+	"E1316": {Template: "Bundle job can not be unpaused, {0}"},
+	"E1317": {Template: "Invalid bundle job change value {0}, {1}"},
+	"E1318": {Template: "No coord jobs for the bundle=[{0}], fail the bundle"},
+	"E1319": {Template: "Invalid bundle coord job namespace, [{0}]"},
+	"E1320": {Template: "Bundle Job change error, [{0}]"},
+	"E1321": {Template: "Error evaluating coord name, [{0}]"},
+	"E1322": {Template: "Bundle status transit error: [{0}]"},
 
 	// Proxy users and notifications.
 	"E1400": {Template: "doAs (proxyuser) failure", HTTP: http.StatusUnauthorized},

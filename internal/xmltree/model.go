@@ -57,6 +57,17 @@ type AttrSpec struct {
 	name     string
 	required bool
 	ident    bool // value must match the IDENTIFIER pattern
+	// pattern, when set, replaces the workflow IDENTIFIER facet with a
+	// schema's own (ReqPattern).
+	pattern *AttrPattern
+}
+
+// AttrPattern is an xs:pattern facet of a named simple type, for schemas
+// whose identifier type differs from the workflow's IDENTIFIER.
+type AttrPattern struct {
+	Type  string         // the simple type's name, as Xerces names it
+	Facet string         // the pattern as the schema writes it
+	RE    *regexp.Regexp // the facet, anchored, in Go syntax
 }
 
 // identPattern is the schemas' IDENTIFIER facet. As written, the {1,39}
@@ -117,6 +128,11 @@ func Opt(name string) AttrSpec { return AttrSpec{name: name} }
 // ReqID declares a required attribute whose value must match the schemas'
 // IDENTIFIER pattern.
 func ReqID(name string) AttrSpec { return AttrSpec{name: name, required: true, ident: true} }
+
+// ReqPattern declares a required attribute whose value must match p.
+func ReqPattern(name string, p *AttrPattern) AttrSpec {
+	return AttrSpec{name: name, required: true, pattern: p}
+}
 
 // Validator checks one document against the schema of one namespace.
 type Validator struct {
@@ -413,6 +429,9 @@ func (v *Validator) checkAttrs(e *Element, t *Type) *DocError {
 		}
 		if spec == nil {
 			return invalid(e.Line, e.Col, "cvc-complex-type.3.2.2: Attribute '%s' is not allowed to appear in element '%s'.", a.Name.Local, e.Name.Local)
+		}
+		if p := spec.pattern; p != nil && !p.RE.MatchString(a.Value) {
+			return invalid(e.Line, e.Col, "cvc-pattern-valid: Value '%s' is not facet-valid with respect to pattern '%s' for type '%s'.", a.Value, p.Facet, p.Type)
 		}
 		if spec.ident && !identPattern.MatchString(a.Value) {
 			return invalid(e.Line, e.Col, "cvc-pattern-valid: Value '%s' is not facet-valid with respect to pattern '%s' for type 'IDENTIFIER'.", a.Value, identFacet)

@@ -18,6 +18,8 @@ func ownerQueries(lock string) map[string]string {
 		"ownerCoordLocked":    `SELECT owner FROM coord_jobs WHERE id = ?` + lock,
 		"ownerWorkflow":       `SELECT owner FROM wf_jobs WHERE id = ?`,
 		"ownerCoord":          `SELECT owner FROM coord_jobs WHERE id = ?`,
+		"ownerBundleLocked":   `SELECT owner FROM bundle_jobs WHERE id = ?` + lock,
+		"ownerBundle":         `SELECT owner FROM bundle_jobs WHERE id = ?`,
 		"registerServer": `INSERT INTO servers (id, name, url, version, started_ms, heartbeat_ms, beat, load, host, data_dir, data_id)
 			VALUES (?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?)`,
 		"heartbeat": `UPDATE servers SET heartbeat_ms = ?, beat = beat + 1, load = ? WHERE id = ?`,
@@ -26,9 +28,11 @@ func ownerQueries(lock string) map[string]string {
 		"serverBeat":   `SELECT beat FROM servers WHERE id = ?`,
 		"moveJobs":     `UPDATE wf_jobs SET owner = ? WHERE owner = ?`,
 		"moveCoords":   `UPDATE coord_jobs SET owner = ? WHERE owner = ?`,
+		"moveBundles":  `UPDATE bundle_jobs SET owner = ? WHERE owner = ?`,
 		"deleteServer": `DELETE FROM servers WHERE id = ?`,
 		"countOwned": `SELECT (SELECT COUNT(*) FROM wf_jobs WHERE owner = ? AND status IN ('PREP', 'RUNNING', 'SUSPENDED'))
-			+ (SELECT COUNT(*) FROM coord_jobs WHERE owner = ? AND status NOT IN ('SUCCEEDED', 'DONEWITHERROR', 'KILLED', 'FAILED', 'IGNORED'))`,
+			+ (SELECT COUNT(*) FROM coord_jobs WHERE owner = ? AND status NOT IN ('SUCCEEDED', 'DONEWITHERROR', 'KILLED', 'FAILED', 'IGNORED'))
+			+ (SELECT COUNT(*) FROM bundle_jobs WHERE owner = ? AND status NOT IN ('SUCCEEDED', 'DONEWITHERROR', 'KILLED', 'FAILED'))`,
 		// Steps whose outcome only the instance's host can tell: starts
 		// pending (perhaps launched, not yet recorded) and RUNNING
 		// steps. Sub-workflows run nowhere but in the store.
@@ -39,6 +43,10 @@ func ownerQueries(lock string) map[string]string {
 				WHERE j.owner = ? AND a.status = 'RUNNING' AND a.type <> 'sub-workflow')`,
 	}
 }
+
+// moveQueries move the jobs of every kind from one instance to another
+// (arguments: the new owner, the old one).
+var moveQueries = []string{"moveJobs", "moveCoords", "moveBundles"}
 
 // errNoCluster refuses the cluster calls on a database several servers
 // cannot share safely (SQLite: one server per data directory).
@@ -126,7 +134,7 @@ func (db *DB) TakeOver(ctx context.Context, me, dead string, beat int64) (bool, 
 		if now != beat {
 			return nil
 		}
-		for _, q := range []string{"moveJobs", "moveCoords"} {
+		for _, q := range moveQueries {
 			if _, err := t.ExecContext(ctx, db.q[q], me, dead); err != nil {
 				return err
 			}
@@ -156,7 +164,7 @@ func (db *DB) ClaimUnowned(ctx context.Context, me string) (int, error) {
 				return err
 			}
 		}
-		for _, q := range []string{"moveJobs", "moveCoords"} {
+		for _, q := range moveQueries {
 			res, err := t.ExecContext(ctx, db.q[q], me, "")
 			if err != nil {
 				return err
@@ -174,12 +182,8 @@ func (db *DB) ClaimUnowned(ctx context.Context, me string) (int, error) {
 
 // Owner implements store.Cluster.
 func (db *DB) Owner(ctx context.Context, jobID string) (string, error) {
-	q := "ownerWorkflow"
-	if isCoordID(jobID) {
-		q = "ownerCoord"
-	}
 	var owner string
-	err := db.Read.QueryRowContext(ctx, db.q[q], jobID).Scan(&owner)
+	err := db.Read.QueryRowContext(ctx, db.q[ownerQuery(jobID)], jobID).Scan(&owner)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", store.ErrNotFound
 	}
@@ -192,7 +196,7 @@ func (db *DB) Owner(ctx context.Context, jobID string) (string, error) {
 // CountOwned implements store.Cluster.
 func (db *DB) CountOwned(ctx context.Context, id string) (int, error) {
 	var n int
-	if err := db.Read.QueryRowContext(ctx, db.q["countOwned"], id, id).Scan(&n); err != nil {
+	if err := db.Read.QueryRowContext(ctx, db.q["countOwned"], id, id, id).Scan(&n); err != nil {
 		return 0, db.classify(store.Errorf("%s: jobs of %s: %w", db.Dialect.Name, id, err))
 	}
 	return n, nil

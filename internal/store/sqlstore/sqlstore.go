@@ -290,8 +290,8 @@ type errRow struct{ err error }
 
 func (r errRow) Scan(...any) error { return r.err }
 
-// touch records that the transaction writes to a job (a workflow or
-// coordinator job id, or an id of one of its actions).
+// touch records that the transaction writes to a job (a workflow,
+// coordinator or bundle job id, or an id of an action with "@").
 func (t *tx) touch(id string) {
 	if t.owner == "" || id == "" {
 		return
@@ -310,10 +310,7 @@ func (t *tx) touch(id string) {
 // not exist (deleted meanwhile) passes: nothing of it is left to protect.
 func (t *tx) checkOwner(ctx context.Context) error {
 	for id := range t.touched {
-		q := "ownerWorkflowLocked"
-		if isCoordID(id) {
-			q = "ownerCoordLocked"
-		}
+		q := ownerQuery(id) + "Locked"
 		var owner string
 		err := t.queryRow(ctx, q, id).Scan(&owner)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -329,8 +326,18 @@ func (t *tx) checkOwner(ctx context.Context) error {
 	return nil
 }
 
-// isCoordID tells a coordinator job id (…-C) from a workflow job id.
-func isCoordID(id string) bool { return vocab.IsCoordJob(id) }
+// ownerQuery names the query of the owner of a job by the job's kind: a
+// coordinator job (…-C), a bundle job (…-B), else a workflow job. The
+// fenced commit's check appends "Locked".
+func ownerQuery(id string) string {
+	switch {
+	case vocab.IsCoordJob(id):
+		return "ownerCoord"
+	case vocab.IsBundleJob(id):
+		return "ownerBundle"
+	}
+	return "ownerWorkflow"
+}
 
 // prepared returns a named statement bound to this transaction, or nil
 // when the query is not prepared.

@@ -13,7 +13,8 @@ type OpenShared func(t *testing.T, n int) []store.Store
 
 // RunCluster runs the suite of store.Cluster: registration, ownership of
 // new jobs, fenced commits, scans limited to owned jobs, heartbeats,
-// take-over and its beat check, unowned jobs, shared secrets.
+// take-over and its beat check, unowned jobs, shared secrets; the same for
+// bundle jobs (bundle_cluster.go).
 func RunCluster(t *testing.T, open OpenShared) {
 	tests := []struct {
 		name string
@@ -29,6 +30,11 @@ func RunCluster(t *testing.T, open OpenShared) {
 		{"TakeOver", testTakeOver},
 		{"TakeOverBeforeCommit", testTakeOverBeforeCommit},
 		{"ClaimUnowned", testClaimUnowned},
+		{"BundleOwnership", testBundleOwnership},
+		{"BundleFencedWrites", testBundleFencedWrites},
+		{"BundleScans", testBundleScans},
+		{"BundleTakeOver", testBundleTakeOver},
+		{"BundleClaimUnowned", testBundleClaimUnowned},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

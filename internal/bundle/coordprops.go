@@ -1,0 +1,26 @@
+package bundle
+
+import "github.com/gozie/gozie/internal/conf"
+
+// CoordProps is the configuration the coordinator c of bundle bundleID is
+// submitted with (Oozie's BundleStartXCommand): the bundle's job
+// configuration, overridden by the coordinator's <configuration>, then
+// oozie.coord.application.path set to its app-path and oozie.bundle.id to
+// the bundle. oozie.bundle.application.path is removed, which Oozie does
+// not do: in gozie a submission names exactly one application path, and
+// the coordinator submission must not be taken for a bundle's.
+func CoordProps(jobConf *conf.Config, c Coordinator, bundleID string) *conf.Config {
+	out := conf.New()
+	if jobConf != nil {
+		out = jobConf.Clone()
+	}
+	if c.Conf != nil {
+		for _, p := range c.Conf.Properties() {
+			out.Set(p.Name, p.Value)
+		}
+	}
+	out.Set(PropCoordAppPath, c.AppPath)
+	out.Delete(PropAppPath)
+	out.Set(PropBundleID, bundleID)
+	return out
+}
