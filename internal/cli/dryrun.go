@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gozie/gozie/internal/bundle"
+	bundleapp "github.com/gozie/gozie/internal/bundle"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
 	"github.com/gozie/gozie/internal/fsys"
@@ -71,7 +71,7 @@ func runDryrun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
 	}
-	if props.Has(bundle.PropAppPath) && !props.Has(coord.PropAppPath) {
+	if props.Has(bundleapp.PropAppPath) && !props.Has(coord.PropAppPath) {
 		return dryrunBundle(props, now, stdout, stderr)
 	}
 	if err := prepareCoordProps(props); err != nil {
@@ -171,7 +171,7 @@ func dryrunBundle(props *conf.Config, now time.Time, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
 	}
-	text, err := bundle.DryRun(props, bundle.SubmitOptions{ReadFile: readLocalFile, Now: now})
+	text, err := bundleapp.DryRun(props, bundleapp.SubmitOptions{ReadFile: readLocalFile, Now: now})
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitFail
