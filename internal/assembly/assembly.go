@@ -22,6 +22,7 @@ import (
 	_ "github.com/gozie/gozie/internal/action/all" // the built-in action types
 	"github.com/gozie/gozie/internal/cluster"
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/bundleengine"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
@@ -88,6 +89,8 @@ type System struct {
 	Engine   *engine.Engine
 	// Coordinators is nil with Options.Local.
 	Coordinators *coordengine.Engine
+	// Bundles is nil with Options.Local.
+	Bundles *bundleengine.Engine
 	// Jobs is the one face over both engines the server serves.
 	Jobs *jobs.Service
 	// Member is the cluster membership on a shared store, else nil.
@@ -165,7 +168,10 @@ func New(ctx context.Context, o Options) (sys *System, err error) {
 	if sys.Engine, sys.Coordinators, err = newEngines(st, sys.Registry, cfg, o, sys.BaseURL, place, sys.Member); err != nil {
 		return sys, err
 	}
-	sys.Jobs = jobs.New(sys.Engine, sys.Coordinators)
+	if sys.Coordinators != nil {
+		sys.Bundles = bundleengine.New(sys.Engine, sys.Coordinators, sys.Engine.Runtime())
+	}
+	sys.Jobs = jobs.New(sys.Engine, sys.Coordinators, sys.Bundles)
 	if o.Local {
 		return sys, nil
 	}

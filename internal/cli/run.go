@@ -133,7 +133,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	e, s := sys.Engine, sys.Store
 
-	id, err := jobs.New(e, nil).Run(ctx, props)
+	id, err := jobs.New(e, nil, nil).Run(ctx, props)
 	if err != nil {
 		reportSubmitError(ctx, stderr, err)
 		if id == "" {

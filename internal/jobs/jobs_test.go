@@ -45,7 +45,7 @@ func newService(t *testing.T, coords bool) (*Service, string) {
 	if coords {
 		c = coordengine.New(wf, wf.Runtime(), coordengine.Options{})
 	}
-	s := New(wf, c)
+	s := New(wf, c, nil)
 	if err := s.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

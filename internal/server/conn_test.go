@@ -25,7 +25,7 @@ func TestIdleConnectionFlood(t *testing.T) {
 		t.Skipf("ulimit -n is %d, the flood needs about %d", rl.Cur, 3*flood+200)
 	}
 	e := newEnv(t)
-	srv, err := New(Options{Engine: jobs.New(e.eng, e.coords), Coordinators: e.coords, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true}, Logf: t.Logf,
+	srv, err := New(Options{Engine: jobs.New(e.eng, e.coords, nil), Coordinators: e.coords, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true}, Logf: t.Logf,
 		HTTP: HTTPLimits{MaxConns: maxConns, ReadHeaderTimeout: time.Minute, IdleTimeout: time.Minute}})
 	if err != nil {
 		t.Fatal(err)

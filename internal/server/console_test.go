@@ -290,7 +290,7 @@ func TestConsoleControls(t *testing.T) {
 	}
 
 	// A read-only console over the same engine hides and refuses.
-	ro, err := New(Options{Engine: jobs.New(e.eng, e.coords), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true, Authorization: true},
+	ro, err := New(Options{Engine: jobs.New(e.eng, e.coords, nil), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true, Authorization: true},
 		Config: map[string]string{"gozie.console.read.only": "true"}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
@@ -460,7 +460,7 @@ func TestConsoleRerunSkip(t *testing.T) {
 		t.Errorf("failed node should be offered unticked")
 	}
 	// Read-only: no form, and the request is refused.
-	ro, err := New(Options{Engine: jobs.New(e.eng, e.coords), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true},
+	ro, err := New(Options{Engine: jobs.New(e.eng, e.coords, nil), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true},
 		Config: map[string]string{"gozie.console.read.only": "true"}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
@@ -532,7 +532,7 @@ func TestConsoleCoordControls(t *testing.T) {
 		return s
 	}
 	waitFor(t, "coordinator action 2 materialized", func() bool { return actStatus("2") != "" })
-	ro, err := New(Options{Engine: jobs.New(e.eng, e.coords), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true},
+	ro, err := New(Options{Engine: jobs.New(e.eng, e.coords, nil), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true},
 		Config: map[string]string{"gozie.console.read.only": "true"}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)

@@ -267,7 +267,7 @@ func TestMaskNamesKey(t *testing.T) {
 	if admin[keyMaskNames] != "vault, *.jdbc.url" {
 		t.Errorf("admin/configuration %s = %v", keyMaskNames, admin[keyMaskNames])
 	}
-	_, err := New(Options{Engine: jobs.New(e.eng, nil), Auth: AuthOptions{Secret: []byte("x")}, Config: map[string]string{keyMaskNames: "ok,[bad"}})
+	_, err := New(Options{Engine: jobs.New(e.eng, nil, nil), Auth: AuthOptions{Secret: []byte("x")}, Config: map[string]string{keyMaskNames: "ok,[bad"}})
 	if err == nil || !strings.Contains(err.Error(), keyMaskNames) || !strings.Contains(err.Error(), "[bad") {
 		t.Errorf("malformed pattern: %v", err)
 	}

@@ -39,7 +39,7 @@ func TestRequestLog(t *testing.T) {
 		wantOptions bool
 	}{{slog.LevelInfo, false}, {slog.LevelDebug, true}} {
 		var buf lockedBuffer
-		srv, err := New(Options{Engine: jobs.New(e.eng, e.coords), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Version: "test",
+		srv, err := New(Options{Engine: jobs.New(e.eng, e.coords, nil), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Version: "test",
 			Auth: AuthOptions{Secret: []byte("s"), AnonymousReads: true}, Logf: t.Logf,
 			Log: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: tt.level}))})
 		if err != nil {

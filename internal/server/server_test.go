@@ -126,7 +126,7 @@ func newEnvConfig(t testing.TB, dir string, st store.Store, join func(base strin
 	for k, v := range cfg {
 		config[k] = v
 	}
-	e.srv, err = New(Options{Engine: jobs.New(e.eng, e.coords), Coordinators: e.coords, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
+	e.srv, err = New(Options{Engine: jobs.New(e.eng, e.coords, nil), Coordinators: e.coords, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
 		Config: config, Logf: t.Logf, Cluster: member})
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func (f fakeCluster) Spread() string                                       { ret
 // changed by tweak, for tests of options newEnv does not set.
 func (e *env) serverWith(t testing.TB, tweak func(*Options)) *Server {
 	t.Helper()
-	opts := Options{Engine: jobs.New(e.eng, e.coords), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Version: "test", Logf: e.t.Logf,
+	opts := Options{Engine: jobs.New(e.eng, e.coords, nil), Coordinators: e.coords, BaseURL: e.base, DataDir: e.dir, Version: "test", Logf: e.t.Logf,
 		Auth: AuthOptions{Secret: []byte("test-secret"), AnonymousReads: true, Authorization: true, AdminUsers: []string{"root"}}}
 	tweak(&opts)
 	s, err := New(opts)
