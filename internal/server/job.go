@@ -44,9 +44,6 @@ func (s *Server) handleJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 		if q.Has("action") {
 			return errInvalidParam("action")
 		}
-		if idKind(id) == kindBundle {
-			return errorf(http.StatusBadRequest, "E0604", "Job does not exist [%s]", id)
-		}
 		return s.showJob(w, r, c, ver, id)
 	case http.MethodPut:
 		if q.Has("show") {
@@ -69,6 +66,9 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, i
 	ctx := r.Context()
 	if (kind == kindCoord || kind == kindCoordAction) && s.coords == nil {
 		return errNoCoordinators()
+	}
+	if kind == kindBundle && s.bundles == nil {
+		return errNoBundles()
 	}
 	v2only := func() error {
 		if ver != "v2" {
@@ -98,6 +98,11 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, i
 				return err
 			}
 			def = d
+		case kindBundle:
+			var err error
+			if def, m, err = s.bundleDefinition(ctx, c.user, id); err != nil {
+				return err
+			}
 		default:
 			return errParamValue("show", show)
 		}
@@ -161,6 +166,9 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, i
 		// The workflow runs of a coordinator action are the workflow
 		// jobs whose parent it is.
 		parent := id
+		if kind == kindBundle {
+			return errParamValue("show", show)
+		}
 		if kind == kindCoord {
 			if q.Get("type") != "action" || q.Get("scope") == "" {
 				return errMissingParam("scope")
@@ -194,6 +202,8 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, c *call, ver, 
 		return s.showCoord(w, r, c, ver, id)
 	case kindCoordAction:
 		return s.showCoordAction(w, r, c, id)
+	case kindBundle:
+		return s.showBundle(w, r, c, id)
 	}
 	return nil
 }
@@ -468,6 +478,12 @@ func (s *Server) jobStatus(ctx context.Context, id, kind string) (string, error)
 			return "", err
 		}
 		return v.Status, nil
+	case kindBundle:
+		v, err := s.bundles.BundleJobInfo(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		return v.Status, nil
 	default:
 		v, err := s.coords.CoordActionInfo(ctx, id)
 		if err != nil {
@@ -484,7 +500,7 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 	kind := idKind(id)
 	ctx := r.Context()
 	switch act {
-	case "start", "suspend", "resume", "kill", "rerun", "change", "coord-rerun":
+	case "start", "suspend", "resume", "kill", "rerun", "change", "coord-rerun", "bundle-rerun":
 	case "sla-enable", "sla-disable", "sla-change":
 		// Oozie's SLA commands (oozie job -slaenable ...): refused by name,
 		// not as an unknown action, so that nobody thinks they exist.
@@ -500,8 +516,12 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 	default:
 		return errParamValue("action", act)
 	}
-	if kind == kindBundle {
-		return errorf(http.StatusBadRequest, "E0604", "Job does not exist [%s]", id)
+	if kind == kindBundle && s.bundles == nil {
+		return errNoBundles()
+	}
+	if (act == "bundle-rerun" && kind != kindBundle) || (act == "coord-rerun" && kind == kindBundle) {
+		// Each kind's own rerun; plain rerun is every kind's.
+		return errParamValue("action", act)
 	}
 	if kind == kindCoord && s.coords == nil {
 		return errNoCoordinators()
@@ -537,7 +557,7 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 	var err error
 	switch act {
 	case "start":
-		if kind != kindWf {
+		if kind != kindWf && kind != kindBundle {
 			return errParamValue("action", act)
 		}
 		err = s.engine.StartJob(ctx, id)
@@ -555,8 +575,12 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		}
 		err = s.engine.Kill(ctx, id)
 	case "change":
-		// Every id but a bundle's is a coordinator's here (rest-api.md
-		// 4.2): a workflow id is a coordinator job that does not exist.
+		if kind == kindBundle {
+			err = s.bundles.BundleChange(ctx, id, q.Get("value"))
+			break
+		}
+		// Every other id is a coordinator's here (rest-api.md 4.2): a
+		// workflow id is a coordinator job that does not exist.
 		if s.coords == nil {
 			return errNoCoordinators()
 		}
@@ -577,7 +601,13 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		return s.coordUpdate(w, r, c, id)
 	case "coord-rerun":
 		return s.coordRerun(w, r, c, id)
+	case "bundle-rerun":
+		err = s.bundleRerun(r, id)
 	case "rerun":
+		if kind == kindBundle {
+			err = s.bundleRerun(r, id)
+			break
+		}
 		if kind == kindCoord {
 			return s.coordRerun(w, r, c, id)
 		}
@@ -656,7 +686,8 @@ func (s *Server) writeCoordActions(w http.ResponseWriter, r *http.Request, c *ca
 }
 
 // authorize checks that user may change a job (rest-api.md 4: E0508 for
-// workflows, E0509 for coordinators, both 401).
+// workflows, E0509 for coordinators and bundles, both 401; Oozie's E0509
+// text says "Coord job" for a bundle too).
 func (s *Server) authorize(ctx context.Context, user, id, kind string) error {
 	if !s.auth.opts.Authorization {
 		return nil
@@ -669,6 +700,12 @@ func (s *Server) authorize(ctx context.Context, user, id, kind string) error {
 			return err
 		}
 		owner, group, acl = j.User, j.Group, j.ACL
+	} else if kind == kindBundle {
+		code, what = "E0509", "Coord"
+		var err error
+		if owner, group, acl, err = s.bundles.BundleOwner(ctx, id); err != nil {
+			return err
+		}
 	} else {
 		code, what = "E0509", "Coord"
 		var err error
