@@ -80,41 +80,7 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, i
 	case "", "info":
 		return s.showInfo(w, r, c, ver, id, kind)
 	case "definition":
-		var def string
-		var m *redact.Masker
-		switch kind {
-		case kindWf:
-			j, acts, err := s.engine.Job(ctx, id)
-			if err != nil {
-				return err
-			}
-			def, m = j.Definition, s.jobMasker(c.user, j, acts)
-		case kindCoord:
-			d, err := s.coords.CoordDefinition(ctx, id)
-			if err != nil {
-				return err
-			}
-			if m, err = s.coordMasker(ctx, c.user, id); err != nil {
-				return err
-			}
-			def = d
-		case kindBundle:
-			var err error
-			if def, m, err = s.bundleDefinition(ctx, c.user, id); err != nil {
-				return err
-			}
-		default:
-			return errParamValue("show", show)
-		}
-		// The user's XML, as Oozie sends it (its client reads the body
-		// whatever the type), but never rendered by a browser: XHTML in
-		// it would run on the server's origin. A download, sandboxed
-		// (guard) and not sniffed.
-		h := w.Header()
-		h.Set("Content-Type", xmlType)
-		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": id + ".xml"}))
-		_, _ = w.Write([]byte(m.XML(def)))
-		return nil
+		return s.showDefinition(w, r, c, id, kind)
 	case "log", "errorlog", "auditlog":
 		if show != "log" {
 			if err := v2only(); err != nil {
@@ -188,6 +154,47 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, i
 		return nil
 	}
 	return errParamValue("show", show)
+}
+
+// showDefinition answers show=definition: the application XML of a
+// workflow, coordinator or bundle job, masked for the caller c.
+func (s *Server) showDefinition(w http.ResponseWriter, r *http.Request, c *call, id, kind string) error {
+	ctx := r.Context()
+	var def string
+	var m *redact.Masker
+	switch kind {
+	case kindWf:
+		j, acts, err := s.engine.Job(ctx, id)
+		if err != nil {
+			return err
+		}
+		def, m = j.Definition, s.jobMasker(c.user, j, acts)
+	case kindCoord:
+		d, err := s.coords.CoordDefinition(ctx, id)
+		if err != nil {
+			return err
+		}
+		if m, err = s.coordMasker(ctx, c.user, id); err != nil {
+			return err
+		}
+		def = d
+	case kindBundle:
+		var err error
+		if def, m, err = s.bundleDefinition(ctx, c.user, id); err != nil {
+			return err
+		}
+	default:
+		return errParamValue("show", "definition")
+	}
+	// The user's XML, as Oozie sends it (its client reads the body
+	// whatever the type), but never rendered by a browser: XHTML in
+	// it would run on the server's origin. A download, sandboxed
+	// (guard) and not sniffed.
+	h := w.Header()
+	h.Set("Content-Type", xmlType)
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": id + ".xml"}))
+	_, _ = w.Write([]byte(m.XML(def)))
+	return nil
 }
 
 // showInfo renders the job or action object of an id, masked for the
