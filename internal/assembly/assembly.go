@@ -183,6 +183,9 @@ func New(ctx context.Context, o Options) (sys *System, err error) {
 	opts := server.Options{Engine: sys.Jobs, Coordinators: sys.Coordinators, BaseURL: sys.BaseURL, DataDir: dir,
 		Auth: auth, Config: cfg, Version: o.Version, Logf: o.Logf, Log: o.Log, HTTP: o.HTTP,
 		AllowedHosts: cfg.List("gozie.http.allowed.hosts")}
+	if sys.Bundles != nil {
+		opts.Bundles = sys.Bundles
+	}
 	if sys.Member != nil {
 		opts.Cluster = sys.Member
 	}

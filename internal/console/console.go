@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,6 +50,8 @@ type Options struct {
 	// Coordinators serves the coordinator pages; nil shows no
 	// coordinator jobs.
 	Coordinators Coordinators
+	// Bundles serves the bundle pages; nil shows no bundle jobs.
+	Bundles Bundles
 	// API is the REST API handler; the console's kill, suspend and
 	// resume requests are handed to it as PUT /oozie/v2/job/<id>.
 	API http.Handler
@@ -143,6 +146,9 @@ func New(opts Options) (*Console, error) {
 	if opts.Coordinators == nil {
 		opts.Coordinators = noCoordinators{}
 	}
+	if opts.Bundles == nil {
+		opts.Bundles = noBundles{}
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -150,7 +156,7 @@ func New(opts Options) (*Console, error) {
 		opts.Mode = func() string { return "NORMAL" }
 	}
 	c := &Console{opts: opts, pages: map[string]*template.Template{}}
-	for _, p := range []string{"jobs", "workflow", "coordinator", "runs", "system", "error"} {
+	for _, p := range []string{"jobs", "workflow", "coordinator", "bundle", "runs", "system", "error"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+p+".html")
 		if err != nil {
 			return nil, err
@@ -275,8 +281,9 @@ func (c *Console) render(w http.ResponseWriter, status int, name string, p page)
 // (oozie.wf.rerun.failnodes=true), rerun-skip one that skips the nodes
 // given as skip (oozie.wf.rerun.skip.nodes), both over the job's own
 // configuration; coord-rerun and ignore pass type and scope (and
-// refresh, nocleanup, failed), change builds value from endtime,
-// concurrency and pausetime.
+// refresh, nocleanup, failed), bundle-rerun coord-scope and date-scope
+// (and refresh, nocleanup), change builds value from endtime,
+// concurrency (not a bundle's) and pausetime; start is a bundle's.
 func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 	if c.opts.ReadOnly {
 		writeError(w, failf(http.StatusForbidden, codeNotAuthorized, "Not authorized, the console is read-only (gozie.console.read.only=true)"))
@@ -289,7 +296,7 @@ func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 	q := r.URL.Query()
 	act := q.Get("action")
 	body := ""
-	wf, coord := vocab.IsWorkflowJob(id), vocab.IsCoordJob(id)
+	wf, coord, bundle := vocab.IsWorkflowJob(id), vocab.IsCoordJob(id), vocab.IsBundleJob(id)
 	// fwdQ is what the REST API gets: the action's own parameters, and
 	// user.name (a simple-auth caller authenticates there as anywhere).
 	fwdQ := url.Values{}
@@ -299,6 +306,25 @@ func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 	fwdQ.Set("action", act)
 	switch act {
 	case "kill", "suspend", "resume":
+	case "start":
+		if !bundle {
+			writeError(w, failf(http.StatusBadRequest, codeParamValue, "Invalid parameter value, [action] = [%s]: for bundle jobs only", act))
+			return
+		}
+	case "bundle-rerun":
+		if !bundle {
+			writeError(w, failf(http.StatusBadRequest, codeParamValue, "Invalid parameter value, [action] = [%s]: for bundle jobs only", act))
+			return
+		}
+		for _, k := range []string{"coord-scope", "date-scope"} {
+			if v := strings.TrimSpace(q.Get(k)); v != "" {
+				fwdQ.Set(k, v)
+			}
+		}
+		for _, k := range []string{"refresh", "nocleanup"} {
+			fwdQ.Set(k, strconv.FormatBool(q.Get(k) == "true" || q.Get(k) == "on"))
+		}
+		body = confXML()
 	case "rerun-failed", "rerun-skip":
 		if !wf {
 			writeError(w, failf(http.StatusBadRequest, codeParamValue, "Invalid parameter value, [action] = [%s]: for workflow jobs only", act))
@@ -327,13 +353,18 @@ func (c *Console) change(w http.ResponseWriter, r *http.Request, id string) {
 			body = confXML()
 		}
 	case "change":
-		if !coord {
-			writeError(w, failf(http.StatusBadRequest, codeParamValue, "Invalid parameter value, [action] = [%s]: for coordinator jobs only", act))
+		if !coord && !bundle {
+			writeError(w, failf(http.StatusBadRequest, codeParamValue, "Invalid parameter value, [action] = [%s]: for coordinator and bundle jobs only", act))
 			return
 		}
-		// The form's fields become the REST API's value list.
+		// The form's fields become the REST API's value list; a bundle
+		// has no concurrency (rest-api.md 7.4).
+		keys := []string{"endtime", "concurrency", "pausetime"}
+		if bundle {
+			keys = []string{"endtime", "pausetime"}
+		}
 		var parts []string
-		for _, k := range []string{"endtime", "concurrency", "pausetime"} {
+		for _, k := range keys {
 			if v := strings.TrimSpace(q.Get(k)); v != "" {
 				parts = append(parts, k+"="+v)
 			}

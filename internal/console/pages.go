@@ -15,7 +15,7 @@ import (
 
 // jobsData is the jobs page.
 type jobsData struct {
-	Tab                string // "wf" or "coord"
+	Tab                string // "wf", "coord" or "bundle"
 	Status, User, Name string
 	Text               string // free text: id, name, app path or user
 	// Parent keeps the workflows launched by one coordinator (its id),
@@ -26,9 +26,12 @@ type jobsData struct {
 	First, Last         int
 	PrevURL, NextURL    string
 	WfTabURL, CoTabURL  string
+	BuTabURL            string
 	Workflows           []*store.Job
 	Coordinators        []*rest.CoordJob
+	Bundles             []*rest.BundleJob
 	WfStatuses, CoStats []string
+	BuStats             []string
 	Err                 string
 }
 
@@ -81,9 +84,9 @@ func (c *Console) jobsPage(r *http.Request) *jobsData {
 	q := r.URL.Query()
 	d := &jobsData{Tab: "wf", Status: strings.ToUpper(strings.TrimSpace(q.Get("status"))), User: strings.TrimSpace(q.Get("user")),
 		Name: strings.TrimSpace(q.Get("name")), Text: strings.TrimSpace(q.Get("text")), Parent: strings.TrimSpace(q.Get("parent")), Offset: intParam(q, "offset", 1, 1<<30), Len: intParam(q, "len", jobsPageLen, 1000),
-		WfStatuses: wfStatuses, CoStats: coordStatuses}
-	if q.Get("tab") == "coord" {
-		d.Tab = "coord"
+		WfStatuses: wfStatuses, CoStats: coordStatuses, BuStats: bundleStatuses}
+	if t := q.Get("tab"); t == "coord" || t == "bundle" {
+		d.Tab = t
 	}
 	f := store.JobFilter{Statuses: splitList(d.Status), Users: splitList(d.User), Names: splitList(d.Name), Text: d.Text,
 		Offset: d.Offset - 1, Limit: d.Len, Brief: true}
@@ -106,9 +109,12 @@ func (c *Console) jobsPage(r *http.Request) *jobsData {
 		}
 		f.CreatedBefore = to.Add(24*time.Hour - time.Millisecond)
 	}
-	if d.Tab == "coord" {
+	switch d.Tab {
+	case "coord":
 		d.Coordinators, d.Total, err = c.opts.Coordinators.CoordJobList(ctxOf(r), f)
-	} else {
+	case "bundle":
+		d.Bundles, d.Total, err = c.opts.Bundles.BundleJobList(ctxOf(r), f)
+	default:
 		d.Workflows, d.Total, err = c.opts.Engine.Jobs(ctxOf(r), f)
 	}
 	if err != nil {
@@ -130,7 +136,7 @@ func (c *Console) jobsPage(r *http.Request) *jobsData {
 		}
 		return Prefix + "?" + v.Encode()
 	}
-	n := len(d.Workflows) + len(d.Coordinators)
+	n := len(d.Workflows) + len(d.Coordinators) + len(d.Bundles)
 	if n > 0 {
 		d.First, d.Last = d.Offset, d.Offset+n-1
 	}
@@ -140,12 +146,12 @@ func (c *Console) jobsPage(r *http.Request) *jobsData {
 	if d.Offset-1+n < d.Total {
 		d.NextURL = link(d.Tab, d.Offset+d.Len)
 	}
-	d.WfTabURL, d.CoTabURL = link("wf", 1), link("coord", 1)
+	d.WfTabURL, d.CoTabURL, d.BuTabURL = link("wf", 1), link("coord", 1), link("bundle", 1)
 	return d
 }
 
-// job renders a workflow or coordinator job page; an action id opens its
-// job's page at the action.
+// job renders a workflow, coordinator or bundle job page; an action id
+// opens its job's page at the action.
 func (c *Console) job(w http.ResponseWriter, r *http.Request, id string) {
 	if jobID, act, ok := vocab.SplitID(id); ok {
 		if vocab.IsCoordJob(jobID) {
@@ -157,6 +163,10 @@ func (c *Console) job(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	if vocab.IsCoordJob(id) {
 		c.coordinator(w, r, id)
+		return
+	}
+	if vocab.IsBundleJob(id) {
+		c.bundle(w, r, id)
 		return
 	}
 	c.workflow(w, r, id)
@@ -207,6 +217,9 @@ func (c *Console) system(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, n, err := c.opts.Coordinators.CoordJobList(ctxOf(r), store.JobFilter{Limit: 1, Brief: true}); err == nil {
 		d.Counts = append(d.Counts, [2]string{"coordinators", strconv.Itoa(n)})
+	}
+	if _, n, err := c.opts.Bundles.BundleJobList(ctxOf(r), store.JobFilter{Limit: 1, Brief: true}); err == nil && n > 0 {
+		d.Counts = append(d.Counts, [2]string{"bundles", strconv.Itoa(n)})
 	}
 	// One count query per status: each an indexed COUNT, not a scan of
 	// the rows' contents.

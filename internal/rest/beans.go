@@ -172,6 +172,20 @@ type BundleJob struct {
 	ToString         string      `json:"toString"`
 }
 
+// In shows every date of the bundle and of its coordinator jobs in loc
+// (nil keeps GMT).
+func (j *BundleJob) In(loc *time.Location) {
+	if loc == nil {
+		return
+	}
+	for _, p := range []*Time{&j.KickoffTime, &j.StartTime, &j.EndTime, &j.PauseTime, &j.CreatedTime} {
+		*p = p.In(loc)
+	}
+	for _, c := range j.BundleCoordJobs {
+		c.In(loc)
+	}
+}
+
 // JobList is the answer of GET and PUT /jobs (rest-api.md 5.6): exactly
 // one of the three lists is present, according to the job type asked for;
 // a bulk change (PUT) adds ids. A nil list is absent, an empty one [].

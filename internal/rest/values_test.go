@@ -139,3 +139,37 @@ func TestJobListBytes(t *testing.T) {
 		}
 	}
 }
+
+// A bundle asked for in another zone shows its own dates and those of its
+// coordinators there; nil keeps GMT (rest-api.md 0.6: timezone applies to
+// show=info of every id kind).
+func TestBundleJobIn(t *testing.T) {
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Skip(err)
+	}
+	at := Date(time.Date(2009, 1, 1, 0, 0, 0, 0, time.UTC))
+	for _, tc := range []struct {
+		loc  *time.Location
+		want string
+	}{
+		{nil, "Thu, 01 Jan 2009 00:00:00 GMT"},
+		{la, "Wed, 31 Dec 2008 16:00:00 PST"},
+	} {
+		b := &BundleJob{KickoffTime: at, StartTime: at, EndTime: at, PauseTime: at, CreatedTime: at,
+			BundleCoordJobs: []*CoordJob{{StartTime: at, NextMaterializedTime: at}}}
+		b.In(tc.loc)
+		for name, got := range map[string]Time{"kickoff": b.KickoffTime, "start": b.StartTime, "end": b.EndTime,
+			"pause": b.PauseTime, "created": b.CreatedTime, "coord start": b.BundleCoordJobs[0].StartTime,
+			"coord next": b.BundleCoordJobs[0].NextMaterializedTime} {
+			if got.String() != tc.want {
+				t.Errorf("%v: %s = %q, want %q", tc.loc, name, got, tc.want)
+			}
+		}
+		empty := &BundleJob{}
+		empty.In(tc.loc)
+		if !empty.KickoffTime.IsZero() {
+			t.Errorf("%v: a null kickoff became %v", tc.loc, empty.KickoffTime)
+		}
+	}
+}

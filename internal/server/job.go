@@ -44,9 +44,6 @@ func (s *Server) handleJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 		if q.Has("action") {
 			return errInvalidParam("action")
 		}
-		if idKind(id) == kindBundle {
-			return errorf(http.StatusBadRequest, "E0604", "Job does not exist [%s]", id)
-		}
 		return s.showJob(w, r, c, ver, id)
 	case http.MethodPut:
 		if q.Has("show") {
@@ -70,6 +67,9 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, i
 	if (kind == kindCoord || kind == kindCoordAction) && s.coords == nil {
 		return errNoCoordinators()
 	}
+	if kind == kindBundle && s.bundles == nil {
+		return errNoBundles()
+	}
 	v2only := func() error {
 		if ver != "v2" {
 			return errInvalidParam("show")
@@ -80,36 +80,7 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, i
 	case "", "info":
 		return s.showInfo(w, r, c, ver, id, kind)
 	case "definition":
-		var def string
-		var m *redact.Masker
-		switch kind {
-		case kindWf:
-			j, acts, err := s.engine.Job(ctx, id)
-			if err != nil {
-				return err
-			}
-			def, m = j.Definition, s.jobMasker(c.user, j, acts)
-		case kindCoord:
-			d, err := s.coords.CoordDefinition(ctx, id)
-			if err != nil {
-				return err
-			}
-			if m, err = s.coordMasker(ctx, c.user, id); err != nil {
-				return err
-			}
-			def = d
-		default:
-			return errParamValue("show", show)
-		}
-		// The user's XML, as Oozie sends it (its client reads the body
-		// whatever the type), but never rendered by a browser: XHTML in
-		// it would run on the server's origin. A download, sandboxed
-		// (guard) and not sniffed.
-		h := w.Header()
-		h.Set("Content-Type", xmlType)
-		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": id + ".xml"}))
-		_, _ = w.Write([]byte(m.XML(def)))
-		return nil
+		return s.showDefinition(w, r, c, id, kind)
 	case "log", "errorlog", "auditlog":
 		if show != "log" {
 			if err := v2only(); err != nil {
@@ -161,6 +132,9 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, i
 		// The workflow runs of a coordinator action are the workflow
 		// jobs whose parent it is.
 		parent := id
+		if kind == kindBundle {
+			return errParamValue("show", show)
+		}
 		if kind == kindCoord {
 			if q.Get("type") != "action" || q.Get("scope") == "" {
 				return errMissingParam("scope")
@@ -182,6 +156,47 @@ func (s *Server) showJob(w http.ResponseWriter, r *http.Request, c *call, ver, i
 	return errParamValue("show", show)
 }
 
+// showDefinition answers show=definition: the application XML of a
+// workflow, coordinator or bundle job, masked for the caller c.
+func (s *Server) showDefinition(w http.ResponseWriter, r *http.Request, c *call, id, kind string) error {
+	ctx := r.Context()
+	var def string
+	var m *redact.Masker
+	switch kind {
+	case kindWf:
+		j, acts, err := s.engine.Job(ctx, id)
+		if err != nil {
+			return err
+		}
+		def, m = j.Definition, s.jobMasker(c.user, j, acts)
+	case kindCoord:
+		d, err := s.coords.CoordDefinition(ctx, id)
+		if err != nil {
+			return err
+		}
+		if m, err = s.coordMasker(ctx, c.user, id); err != nil {
+			return err
+		}
+		def = d
+	case kindBundle:
+		var err error
+		if def, m, err = s.bundleDefinition(ctx, c.user, id); err != nil {
+			return err
+		}
+	default:
+		return errParamValue("show", "definition")
+	}
+	// The user's XML, as Oozie sends it (its client reads the body
+	// whatever the type), but never rendered by a browser: XHTML in
+	// it would run on the server's origin. A download, sandboxed
+	// (guard) and not sniffed.
+	h := w.Header()
+	h.Set("Content-Type", xmlType)
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": id + ".xml"}))
+	_, _ = w.Write([]byte(m.XML(def)))
+	return nil
+}
+
 // showInfo renders the job or action object of an id, masked for the
 // caller c.
 func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, c *call, ver, id, kind string) error {
@@ -194,6 +209,8 @@ func (s *Server) showInfo(w http.ResponseWriter, r *http.Request, c *call, ver, 
 		return s.showCoord(w, r, c, ver, id)
 	case kindCoordAction:
 		return s.showCoordAction(w, r, c, id)
+	case kindBundle:
+		return s.showBundle(w, r, c, id)
 	}
 	return nil
 }
@@ -468,6 +485,12 @@ func (s *Server) jobStatus(ctx context.Context, id, kind string) (string, error)
 			return "", err
 		}
 		return v.Status, nil
+	case kindBundle:
+		v, err := s.bundles.BundleJobInfo(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		return v.Status, nil
 	default:
 		v, err := s.coords.CoordActionInfo(ctx, id)
 		if err != nil {
@@ -484,7 +507,7 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 	kind := idKind(id)
 	ctx := r.Context()
 	switch act {
-	case "start", "suspend", "resume", "kill", "rerun", "change", "coord-rerun":
+	case "start", "suspend", "resume", "kill", "rerun", "change", "coord-rerun", "bundle-rerun":
 	case "sla-enable", "sla-disable", "sla-change":
 		// Oozie's SLA commands (oozie job -slaenable ...): refused by name,
 		// not as an unknown action, so that nobody thinks they exist.
@@ -500,8 +523,12 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 	default:
 		return errParamValue("action", act)
 	}
-	if kind == kindBundle {
-		return errorf(http.StatusBadRequest, "E0604", "Job does not exist [%s]", id)
+	if kind == kindBundle && s.bundles == nil {
+		return errNoBundles()
+	}
+	if (act == "bundle-rerun" && kind != kindBundle) || (act == "coord-rerun" && kind == kindBundle) {
+		// Each kind's own rerun; plain rerun is every kind's.
+		return errParamValue("action", act)
 	}
 	if kind == kindCoord && s.coords == nil {
 		return errNoCoordinators()
@@ -537,7 +564,7 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 	var err error
 	switch act {
 	case "start":
-		if kind != kindWf {
+		if kind != kindWf && kind != kindBundle {
 			return errParamValue("action", act)
 		}
 		err = s.engine.StartJob(ctx, id)
@@ -555,8 +582,12 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		}
 		err = s.engine.Kill(ctx, id)
 	case "change":
-		// Every id but a bundle's is a coordinator's here (rest-api.md
-		// 4.2): a workflow id is a coordinator job that does not exist.
+		if kind == kindBundle {
+			err = s.bundles.BundleChange(ctx, id, q.Get("value"))
+			break
+		}
+		// Every other id is a coordinator's here (rest-api.md 4.2): a
+		// workflow id is a coordinator job that does not exist.
 		if s.coords == nil {
 			return errNoCoordinators()
 		}
@@ -577,7 +608,13 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		return s.coordUpdate(w, r, c, id)
 	case "coord-rerun":
 		return s.coordRerun(w, r, c, id)
+	case "bundle-rerun":
+		err = s.bundleRerun(r, id)
 	case "rerun":
+		if kind == kindBundle {
+			err = s.bundleRerun(r, id)
+			break
+		}
 		if kind == kindCoord {
 			return s.coordRerun(w, r, c, id)
 		}
@@ -656,7 +693,8 @@ func (s *Server) writeCoordActions(w http.ResponseWriter, r *http.Request, c *ca
 }
 
 // authorize checks that user may change a job (rest-api.md 4: E0508 for
-// workflows, E0509 for coordinators, both 401).
+// workflows, E0509 for coordinators and bundles, both 401; Oozie's E0509
+// text says "Coord job" for a bundle too).
 func (s *Server) authorize(ctx context.Context, user, id, kind string) error {
 	if !s.auth.opts.Authorization {
 		return nil
@@ -669,6 +707,12 @@ func (s *Server) authorize(ctx context.Context, user, id, kind string) error {
 			return err
 		}
 		owner, group, acl = j.User, j.Group, j.ACL
+	} else if kind == kindBundle {
+		code, what = "E0509", "Coord"
+		var err error
+		if owner, group, acl, err = s.bundles.BundleOwner(ctx, id); err != nil {
+			return err
+		}
 	} else {
 		code, what = "E0509", "Coord"
 		var err error

@@ -38,6 +38,9 @@ func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request, c *call, ver
 		if r.URL.Query().Has("action") {
 			return errInvalidParam("action")
 		}
+		if r.URL.Query().Has("bulk") {
+			return s.bulkMonitor(w, r, c)
+		}
 		return s.listJobs(w, r)
 	case http.MethodPut:
 		return s.bulkModify(w, r, c)
@@ -175,11 +178,21 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, c *call) error {
 		return errorf(http.StatusBadRequest, "E0302", "Invalid parameter [a workflow, coordinator, or bundle app path is required]")
 	case len(paths) > 1:
 		return errorf(http.StatusBadRequest, "E0302", "Invalid parameter [Multiple app paths specified, only one is allowed]")
-	case paths[0] == propBundlePath:
-		return errorf(http.StatusBadRequest, "E0302", "Invalid parameter [bundle jobs are not supported by gozie]")
 	}
 	ctx := r.Context()
-	if paths[0] == propCoordPath {
+	if paths[0] == propBundlePath {
+		if s.bundles == nil {
+			return errNoBundles()
+		}
+		if act == "dryrun" {
+			out, err := s.bundles.BundleDryrun(ctx, props)
+			if err != nil {
+				return err
+			}
+			writeJSONStatus(w, http.StatusCreated, map[string]string{"id": out})
+			return nil
+		}
+	} else if paths[0] == propCoordPath {
 		if s.coords == nil {
 			return errNoCoordinators()
 		}
@@ -351,7 +364,7 @@ func (s *Server) listPage(ctx context.Context, kind string, f store.JobFilter, l
 		}
 		return &rest.JobList{CoordinatorJobs: jobs, Total: total}, nil
 	case "bundle":
-		return &rest.JobList{BundleJobs: []*rest.BundleJob{}}, nil
+		return s.bundleList(ctx, f, loc)
 	}
 	jobs, total, err := s.engine.Jobs(ctx, f)
 	if err != nil {
@@ -510,6 +523,10 @@ func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request, c *call) err
 			if u, g, acl, err := s.coords.CoordOwner(ctx, id); err == nil && s.auth.mayModify(c.user, u, g, acl) {
 				ids = append(ids, id)
 			}
+		}
+	case "bundle":
+		if ids, err = s.bundleIDs(ctx, c.user, f); err != nil {
+			return err
 		}
 	}
 	for _, id := range ids {

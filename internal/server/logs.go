@@ -189,6 +189,10 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, c *call, id, ki
 			}
 			m = s.jobMasker(c.user, j, acts)
 		}
+	case kindBundle:
+		if user, group, app, m, err = s.bundleLogMeta(ctx, c.user, jobID); err != nil {
+			return err
+		}
 	default:
 		if s.coords == nil {
 			return errNoCoordinators()

@@ -48,8 +48,12 @@ func errOwnConf(err error, user, owner, kind, id string) error {
 		userOrQ(user), what, id, owner, strings.Join(ce.Names, ", "))
 }
 
-// jobOwner returns the owner of a workflow or coordinator job.
+// jobOwner returns the owner of a workflow, coordinator or bundle job.
 func (s *Server) jobOwner(r *http.Request, id, kind string) (string, error) {
+	if kind == kindBundle {
+		owner, _, _, err := s.bundles.BundleOwner(r.Context(), id)
+		return owner, err
+	}
 	if kind == kindCoord {
 		owner, _, _, err := s.coords.CoordOwner(r.Context(), id)
 		return owner, err

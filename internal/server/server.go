@@ -67,6 +67,9 @@ type Options struct {
 	// Coordinators serves the coordinator requests; nil answers them
 	// E0302 (coordinator jobs are not supported by this server).
 	Coordinators Coordinators
+	// Bundles serves the bundle requests; nil answers them E0302 (bundle
+	// jobs are not supported by this server).
+	Bundles Bundles
 	// AllowedHosts are names, besides the server's own, that requests may
 	// carry in their Host header (gozie.http.allowed.hosts): a name
 	// (lb.example.com), a domain and every name below it (.example.com),
@@ -140,6 +143,7 @@ type Server struct {
 	opts    Options
 	engine  *jobs.Service
 	coords  Coordinators // nil when the server has no coordinator engine
+	bundles Bundles      // nil when the server has no bundle engine
 	auth    *authenticator
 	hosts   *hostGuard
 	masker  *redact.Masker // secret names of job configurations (masking.go)
@@ -180,6 +184,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, engine: opts.Engine, auth: auth, masker: masker, metrics: newMetrics(), started: opts.Now()}
 	s.coords = opts.Coordinators
+	s.bundles = opts.Bundles
 	var live func(context.Context) ([]store.ServerInfo, error)
 	if opts.Cluster != nil {
 		live = opts.Cluster.Live
@@ -310,7 +315,8 @@ func (s *Server) console(api http.Handler) (*console.Console, error) {
 		storeKind = "postgres"
 	}
 	coords, _ := s.coords.(console.Coordinators) // nil: the console shows no coordinators
-	opts := console.Options{Engine: s.engine.Workflows, Coordinators: coords, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
+	bundles, _ := s.bundles.(console.Bundles)    // nil: the console shows no bundles
+	opts := console.Options{Engine: s.engine.Workflows, Coordinators: coords, Bundles: bundles, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
 		Version: s.opts.Version, StoreKind: storeKind, Mode: s.SystemMode, ActionDir: s.actionDir,
 		Counters: s.metrics.counters, ErrorOf: s.consoleError, Masker: s.consoleMasker}
 	if s.opts.Cluster != nil {

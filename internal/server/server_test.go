@@ -91,6 +91,12 @@ func newEnvConfigured(t testing.TB, cfg map[string]string, tweak ...func(*AuthOp
 // newEnvConfig is newEnvJoined with extra server configuration keys.
 func newEnvConfig(t testing.TB, dir string, st store.Store, join func(base string) Cluster, cfg map[string]string, tweak ...func(*AuthOptions)) *env {
 	t.Helper()
+	return newEnvWith(t, dir, st, join, cfg, nil, tweak...)
+}
+
+// newEnvWith is newEnvConfig with a bundle engine (nil: none).
+func newEnvWith(t testing.TB, dir string, st store.Store, join func(base string) Cluster, cfg map[string]string, bundles Bundles, tweak ...func(*AuthOptions)) *env {
+	t.Helper()
 	reg := action.NewRegistry()
 	self, err := os.Executable()
 	if err != nil {
@@ -126,7 +132,7 @@ func newEnvConfig(t testing.TB, dir string, st store.Store, join func(base strin
 	for k, v := range cfg {
 		config[k] = v
 	}
-	e.srv, err = New(Options{Engine: jobs.New(e.eng, e.coords, nil), Coordinators: e.coords, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
+	e.srv, err = New(Options{Engine: jobs.New(e.eng, e.coords, nil), Coordinators: e.coords, Bundles: bundles, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
 		Config: config, Logf: t.Logf, Cluster: member})
 	if err != nil {
 		t.Fatal(err)
