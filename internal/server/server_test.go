@@ -17,6 +17,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	_ "github.com/gozie/gozie/internal/action/all"
+	"github.com/gozie/gozie/internal/bundleengine"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/jobs"
@@ -132,7 +133,13 @@ func newEnvWith(t testing.TB, dir string, st store.Store, join func(base string)
 	for k, v := range cfg {
 		config[k] = v
 	}
-	e.srv, err = New(Options{Engine: jobs.New(e.eng, e.coords, nil), Coordinators: e.coords, Bundles: bundles, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
+	// With bundles (a fake of the typed views), the job commands and
+	// submissions go to a real bundle engine through the jobs service.
+	var bundleEngine *bundleengine.Engine
+	if bundles != nil {
+		bundleEngine = bundleengine.New(e.eng, e.coords, e.eng.Runtime())
+	}
+	e.srv, err = New(Options{Engine: jobs.New(e.eng, e.coords, bundleEngine), Coordinators: e.coords, Bundles: bundles, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
 		Config: config, Logf: t.Logf, Cluster: member})
 	if err != nil {
 		t.Fatal(err)
