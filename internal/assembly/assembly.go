@@ -20,9 +20,9 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	_ "github.com/gozie/gozie/internal/action/all" // the built-in action types
+	"github.com/gozie/gozie/internal/bundleengine"
 	"github.com/gozie/gozie/internal/cluster"
 	"github.com/gozie/gozie/internal/conf"
-	"github.com/gozie/gozie/internal/bundleengine"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
@@ -47,6 +47,9 @@ type Options struct {
 	// cluster and no server, the engine tuned for one job in the
 	// foreground rather than from the server's keys.
 	Local bool
+	// LocalCoordinators adds the coordinator and bundle engines to a Local
+	// assembly: `gozie run` of a bundle runs its coordinators in-process.
+	LocalCoordinators bool
 	// Addr is the host:port the server listens on (New listens, once
 	// the store is open); the port completes the default base URL and a
 	// cluster member's name. Unused with Local.

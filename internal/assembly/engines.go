@@ -84,7 +84,7 @@ func newEngines(st store.Store, reg *action.Registry, cfg server.Config, o Optio
 		o.Tune(&eo, &co)
 	}
 	eng, err := engine.New(eo)
-	if err != nil || o.Local {
+	if err != nil || o.Local && !o.LocalCoordinators {
 		return eng, nil, err
 	}
 	return eng, coordengine.New(eng, eng.Runtime(), co), nil

@@ -37,7 +37,9 @@ func TestKickoffAndCompletion(t *testing.T) {
 	h.want(id, "SUCCEEDED: c1=SUCCEEDED c2=SUCCEEDED")
 }
 
-func contains(s, sub string) bool { return len(sub) == 0 || len(s) >= len(sub) && (indexOf(s, sub) >= 0) }
+func contains(s, sub string) bool {
+	return len(sub) == 0 || len(s) >= len(sub) && (indexOf(s, sub) >= 0)
+}
 
 func indexOf(s, sub string) int {
 	for i := 0; i+len(sub) <= len(s); i++ {

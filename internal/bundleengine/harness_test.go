@@ -137,7 +137,7 @@ func writeApp(t testing.TB, dir string) {
   <action><workflow><app-path>` + filepath.Join(dir, "wf") + `</app-path></workflow></action>
 </coordinator-app>`
 	files := map[string]string{
-		"wf/workflow.xml": `<workflow-app xmlns="uri:oozie:workflow:0.5" name="w"><start to="end"/><end name="end"/></workflow-app>`,
+		"wf/workflow.xml":      `<workflow-app xmlns="uri:oozie:workflow:0.5" name="w"><start to="end"/><end name="end"/></workflow-app>`,
 		"c1/coordinator.xml":   strings.Replace(coordXML, "NAME", "c1", 1),
 		"c2/coordinator.xml":   strings.Replace(coordXML, "NAME", "c2", 1),
 		"data/coordinator.xml": dataCoordXML,

@@ -146,7 +146,9 @@ func TestRefusals(t *testing.T) {
 		{"RUNNING", func(h *harness, id string) error { return h.b.Resume(ctx, id) }, "E1100"},
 		{"RUNNING", func(h *harness, id string) error { return h.b.Start(ctx, id) }, "E1100"},
 		{"KILLED", func(h *harness, id string) error { return h.b.BundleRerun(ctx, id, "c1", "", false, false) }, "E1100"},
-		{"FAILED", func(h *harness, id string) error { return h.b.BundleRerun(ctx, id, "", "2030-01-01T00:00Z", false, false) }, "E1100"},
+		{"FAILED", func(h *harness, id string) error {
+			return h.b.BundleRerun(ctx, id, "", "2030-01-01T00:00Z", false, false)
+		}, "E1100"},
 		{"SUCCEEDED", func(h *harness, id string) error { return h.b.BundleChange(ctx, id, "pausetime=2031-01-01T00:00Z") }, "E1312"},
 		{"KILLED", func(h *harness, id string) error { return h.b.BundleChange(ctx, id, "endtime=2031-01-01T00:00Z") }, "E1312"},
 		{"RUNNING", func(h *harness, id string) error { return h.b.BundleChange(ctx, id, "concurrency=3") }, "E1317"},

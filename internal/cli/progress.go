@@ -81,6 +81,9 @@ func (p *progress) note(t engine.Transition) {
 		p.announced[j.ID] = true
 		if j.ParentID == "" {
 			fmt.Fprintf(p.w, "job: %s (app %s)\n", j.ID, j.AppName)
+		} else if strings.Contains(j.ParentID, "-C@") {
+			// A bundle's run: the workflow of a coordinator action.
+			fmt.Fprintf(p.w, "%s %sworkflow job: %s (coordinator action %s)\n", stamp, prefix, j.ID, j.ParentID)
 		} else {
 			fmt.Fprintf(p.w, "%s %ssub-workflow job: %s\n", stamp, prefix, j.ID)
 		}

@@ -60,10 +60,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitUsage
 	}
-	if props.Has("oozie.coord.application.path") || props.Has("oozie.bundle.application.path") {
+	isBundle := props.Has("oozie.bundle.application.path")
+	if props.Has("oozie.coord.application.path") && !isBundle {
 		// A coordinator runs for as long as its end time says and waits for
 		// data; "run to completion" has no meaning for it offline.
-		fmt.Fprintln(stderr, "Error: gozie run runs workflows; for a coordinator use 'gozie dryrun -config FILE' offline, or submit it to 'gozie server' with 'gozie job -config FILE -run'")
+		fmt.Fprintln(stderr, "Error: gozie run runs workflows and bundles; for a coordinator use 'gozie dryrun -config FILE' offline, or submit it to 'gozie server' with 'gozie job -config FILE -run'")
 		return exitUsage
 	}
 
@@ -121,8 +122,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		defer prog.follow()()
 	}
 	cfg["gozie.data.dir"] = dir
-	sys, err := assembly.New(ctx, assembly.Options{Config: cfg, Local: true, Registry: runRegistry(cfg, supDir),
-		DefaultUser: currentUser(), Logf: logf, OnTransition: prog.note})
+	sys, err := assembly.New(ctx, assembly.Options{Config: cfg, Local: true, LocalCoordinators: isBundle,
+		Registry: runRegistry(cfg, supDir), DefaultUser: currentUser(), Logf: logf, OnTransition: prog.note})
 	if err == nil {
 		defer sys.Close()
 		err = sys.Start(ctx)
@@ -132,6 +133,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	e, s := sys.Engine, sys.Store
+	if isBundle {
+		code := runBundle(ctx, stdout, stderr, sys.Jobs, props, *timeout, *asJSON)
+		succeeded, refused = code == exitOK, code == exitRefused
+		return min(code, exitFail)
+	}
 
 	id, err := jobs.New(e, nil, nil).Run(ctx, props)
 	if err != nil {

@@ -282,3 +282,13 @@ func parseCoordScope(rangeType, scope string) (func(*store.CoordAction) bool, er
 	}
 	return nil, errorf(CodeInvalidParam, "Invalid parameter [type], [%s] must be action or date", rangeType)
 }
+
+// CoordActionCounts counts a coordinator job's actions by status.
+func (e *Engine) CoordActionCounts(ctx context.Context, id string) (map[string]int, error) {
+	var counts map[string]int
+	err := e.store.View(ctx, func(tx store.Tx) (err error) {
+		counts, err = tx.CountCoordActions(ctx, id)
+		return err
+	})
+	return counts, err
+}
