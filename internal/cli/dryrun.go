@@ -56,12 +56,10 @@ func runDryrun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Error: -len must not be negative")
 		return exitUsage
 	}
-	now := time.Now().UTC().Truncate(time.Minute)
-	if *nowText != "" {
-		if now, err = schedule.ParseTime(*nowText); err != nil {
-			fmt.Fprintf(stderr, "Error: -now: %v\n", err)
-			return exitUsage
-		}
+	now, err := dryrunNow(*nowText)
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: -now: %v\n", err)
+		return exitUsage
 	}
 	props, err := pf.load()
 	if err == nil {
@@ -191,4 +189,13 @@ func existsOn(ctx context.Context) func(uri string) (bool, error) {
 		}
 		return ok, err
 	}
+}
+
+// dryrunNow is the creation time of a dry run's actions: text, or the
+// current minute.
+func dryrunNow(text string) (time.Time, error) {
+	if text == "" {
+		return time.Now().UTC().Truncate(time.Minute), nil
+	}
+	return schedule.ParseTime(text)
 }

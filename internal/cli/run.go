@@ -28,6 +28,11 @@ import (
 	"github.com/gozie/gozie/internal/workflow"
 )
 
+// errRunCoordinator refuses `gozie run` of a coordinator: it runs for as
+// long as its end time says and waits for data, so "run to completion"
+// has no meaning for it offline.
+const errRunCoordinator = "Error: gozie run runs workflows and bundles; for a coordinator use 'gozie dryrun -config FILE' offline, or submit it to 'gozie server' with 'gozie job -config FILE -run'"
+
 // runRun is `gozie run`: it runs one workflow job in-process, like Oozie's
 // LocalOozie, on an embedded store in a data directory, waits for it to
 // end and reports it. The exit status is 0 only when the job SUCCEEDED.
@@ -62,9 +67,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	isBundle := props.Has("oozie.bundle.application.path")
 	if props.Has("oozie.coord.application.path") && !isBundle {
-		// A coordinator runs for as long as its end time says and waits for
-		// data; "run to completion" has no meaning for it offline.
-		fmt.Fprintln(stderr, "Error: gozie run runs workflows and bundles; for a coordinator use 'gozie dryrun -config FILE' offline, or submit it to 'gozie server' with 'gozie job -config FILE -run'")
+		fmt.Fprintln(stderr, errRunCoordinator)
 		return exitUsage
 	}
 
