@@ -15,7 +15,12 @@ import (
 // kick-off time, then submits its enabled coordinators (named as in the
 // bundle, with its configuration), and succeeds when they all do.
 func TestKickoffAndCompletion(t *testing.T) {
-	h := newHarness(t)
+	for name, newH := range map[string]func(testing.TB) *harness{"sqlite": newHarness, "postgres": newPostgresHarness} {
+		t.Run(name, func(t *testing.T) { testKickoffAndCompletion(t, newH(t)) })
+	}
+}
+
+func testKickoffAndCompletion(t *testing.T, h *harness) {
 	id := h.submit(h.bundleXML("2030-01-01T06:00Z", "c1=c1", "c2!=c2", "off-=c1"), false)
 	h.want(id, "PREP:")
 	h.advance(5*time.Hour, time.Hour)

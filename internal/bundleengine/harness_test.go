@@ -14,6 +14,7 @@ import (
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/engine/enginetest"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
 	"github.com/gozie/gozie/internal/vocab"
 )
@@ -42,6 +43,18 @@ func newHarness(t testing.TB) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return newHarnessOn(t, dir, st)
+}
+
+// newPostgresHarness is a harness on a schema of its own on the test
+// PostgreSQL server (skipped without one).
+func newPostgresHarness(t testing.TB) *harness {
+	t.Helper()
+	return newHarnessOn(t, t.TempDir(), postgres.OpenTest(t))
+}
+
+func newHarnessOn(t testing.TB, dir string, st store.Store) *harness {
+	t.Helper()
 	h := &harness{t: t, dir: dir, store: st, clock: enginetest.NewFakeClock(t0)}
 	h.start()
 	t.Cleanup(func() { h.wf.Close() })
