@@ -179,8 +179,7 @@ func (e *Engine) performCommand(ctx context.Context, ef *store.Effect) error {
 		if refused != nil {
 			c.log(a.ID, "WARN", "%s of coordinator [%s] refused: %v", cmd.Op, a.CoordID, refused)
 		}
-		c.rollUp()
-		return nil
+		return e.rollUp(ctx, c)
 	})
 	return e.settle(ctx, ef, err)
 }
@@ -220,19 +219,42 @@ func (e *Engine) performNotify(ctx context.Context, ef *store.Effect) error {
 	}
 	err = e.update(ctx, cj.ParentID, func(c *change) error {
 		c.done = append(c.done, ef.ID)
-		for _, a := range c.actions {
-			if a.CoordID == cj.ID && a.Status != cj.Status {
-				c.setAction(a, cj.Status)
-			}
-		}
-		c.rollUp()
-		return nil
+		return e.rollUp(ctx, c)
 	})
 	return e.settle(ctx, ef, err)
 }
 
-// rollUp applies the roll-up of the bundle's status (RollUp).
-func (c *change) rollUp() {
+// rollUp applies the roll-up of the bundle's status (RollUp) to the
+// coordinators' statuses as they are now: a report still on its way does
+// not make the bundle follow an older status.
+func (e *Engine) rollUp(ctx context.Context, c *change) error {
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		for _, a := range c.actions {
+			if a.CoordID == "" {
+				continue
+			}
+			cj, err := tx.CoordJob(ctx, a.CoordID)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if cj.Status != a.Status {
+				c.setAction(a, cj.Status)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	c.applyRollUp()
+	return nil
+}
+
+// applyRollUp applies RollUp to the actions' statuses as c holds them.
+func (c *change) applyRollUp() {
 	in := RollUpInput{Status: c.job.Status, PauseTime: !c.job.PauseTime.IsZero(), Suspended: !c.job.SuspendedTime.IsZero()}
 	for _, a := range c.actions {
 		in.Actions = append(in.Actions, RollUpAction{Status: a.Status, Pending: a.Pending > 0})

@@ -22,7 +22,12 @@ type RollUpAction struct {
 
 // RollUp computes a bundle's status from its coordinators' (spec: bundle
 // 4.2; the decision order is Oozie's BundleStatusTransitXCommand: ended,
-// paused, suspended, running). It returns the status and whether it
+// paused, suspended, running). Two conditions differ from Oozie's code,
+// which its own comments state and its pause service makes good later: a
+// paused bundle stays paused only while it has a pause time (Oozie's test
+// lacks parentheses, so a PAUSED bundle without one stayed PAUSED until
+// the service unpaused it), and coordinators all paused pause the bundle
+// only when no command is on its way to them (an unpause in flight). It returns the status and whether it
 // changes. IGNORED coordinators do not count. A bundle without
 // coordinators, or one that was killed or failed, keeps its status: the
 // roll-up never moves a bundle away from an end its own command gave it.
@@ -75,14 +80,14 @@ func rollUp(in RollUpInput, n map[string]int, total int, pending bool) string {
 			return store.BundleFailed
 		}
 		return store.BundleDoneWithError
-	case in.Status == store.BundlePaused || in.Status == store.BundlePausedWithError && in.PauseTime:
+	case (in.Status == store.BundlePaused || in.Status == store.BundlePausedWithError) && in.PauseTime:
 		if ended || has(store.CoordSuspendedWithError, store.CoordRunningWithError, store.CoordPausedWithError) {
 			return store.BundlePausedWithError
 		}
 		return store.BundlePaused
-	case has(store.CoordPaused) && total == n[store.CoordPaused]:
+	case !pending && has(store.CoordPaused) && total == n[store.CoordPaused]:
 		return store.BundlePaused
-	case has(store.CoordPausedWithError) && total == sum(store.CoordPaused, store.CoordPausedWithError):
+	case !pending && has(store.CoordPausedWithError) && total == sum(store.CoordPaused, store.CoordPausedWithError):
 		return store.BundlePausedWithError
 	case (in.Status == store.BundleSuspended || in.Status == store.BundleSuspendedWithError) && in.Suspended:
 		if ended || has(store.CoordSuspendedWithError, store.CoordPausedWithError) {
