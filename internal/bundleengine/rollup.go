@@ -75,7 +75,13 @@ func rollUp(in RollUpInput, n map[string]int, total int, pending bool) string {
 			return store.BundleFailed
 		}
 		return store.BundleDoneWithError
-	case in.Status == store.BundlePaused || in.Status == store.BundlePausedWithError && in.PauseTime:
+	// Oozie's test here reads "PAUSED or PAUSEDWITHERROR with a pause
+	// time" by Java's precedence, though its comment means both with a
+	// pause time; its pause service unpauses a PAUSED bundle without one
+	// on its next run. gozie has no such sweep: a bundle paused bottom up
+	// (its coordinators' reports of PAUSED arriving after the unpause)
+	// would stay PAUSED for good, so both statuses need the pause time.
+	case (in.Status == store.BundlePaused || in.Status == store.BundlePausedWithError) && in.PauseTime:
 		if ended || has(store.CoordSuspendedWithError, store.CoordRunningWithError, store.CoordPausedWithError) {
 			return store.BundlePausedWithError
 		}

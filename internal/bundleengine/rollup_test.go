@@ -33,6 +33,9 @@ func TestRollUp(t *testing.T) {
 		{"paused bundle, running with error", "PAUSED", true, false, "RUNNINGWITHERROR", "PAUSEDWITHERROR"},
 		{"paused with error, clean again", "PAUSEDWITHERROR", true, false, "PAUSED RUNNING", "PAUSED"},
 		{"paused with error, no pause time", "PAUSEDWITHERROR", false, false, "PAUSED RUNNING", "RUNNING"},
+		// Unpaused while its coordinators' reports were on their way: the
+		// bottom-up PAUSED does not stick once they run again.
+		{"paused bottom up, no pause time", "PAUSED", false, false, "PAUSED RUNNING", "RUNNING"},
 		{"all paused", "RUNNING", false, false, "PAUSED PAUSED", "PAUSED"},
 		{"paused with an error", "RUNNING", false, false, "PAUSED PAUSEDWITHERROR", "PAUSEDWITHERROR"},
 		{"suspended bundle", "SUSPENDED", false, true, "SUSPENDED RUNNING", ""},
