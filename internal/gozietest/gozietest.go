@@ -37,6 +37,10 @@ type Options struct {
 	// BaseURL is the server's public URL including /oozie; default the
 	// URL it is served on.
 	BaseURL string
+	// Clock is the engines' clock; nil is the wall clock. A test whose
+	// jobs act at minute boundaries (pause times, nominal times) gives
+	// one a few seconds before such a boundary.
+	Clock engine.Clock
 }
 
 // Server is a started test server.
@@ -80,6 +84,9 @@ func NewServer(t testing.TB, o Options) *Server {
 	sys, err := assembly.New(ctx, assembly.Options{Config: cfg, Listener: hs.Listener, Auth: o.Auth, Registry: reg,
 		DefaultUser: o.DefaultUser, Logf: t.Logf, Tune: func(eo *engine.Options, co *coordengine.Options) {
 			eo.PollInterval, eo.SystemID = o.PollInterval, o.SystemID
+			if o.Clock != nil {
+				eo.Clock = o.Clock
+			}
 			if eo.PollInterval == 0 {
 				eo.PollInterval = 20 * time.Millisecond
 			}
