@@ -14,18 +14,6 @@ import (
 	"github.com/gozie/gozie/internal/server"
 )
 
-// offsetClock is the wall clock moved by a fixed offset: it runs at the
-// wall clock's pace, so timers fire when they would, but the test chooses
-// where the next minute boundary falls. Pause, end and nominal times are
-// whole minutes (yyyy-MM-ddTHH:mmZ); a server whose clock stands a few
-// seconds before a boundary reaches a pause time set at that boundary in
-// those few seconds instead of up to a minute.
-type offsetClock time.Duration
-
-func (c offsetClock) Now() time.Time { return time.Now().Add(time.Duration(c)) }
-
-func (offsetClock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
-
 // bundleE2EMinute formats a time as the CLI and the definitions take it.
 func bundleE2EMinute(t time.Time) string { return t.UTC().Format("2006-01-02T15:04Z") }
 
@@ -236,10 +224,9 @@ func TestBundleEndToEnd(t *testing.T) {
 	}
 	pinEnv(t)
 	// The server's clock stands 9 s before a minute boundary m when it
-	// starts: the bundle is paused at m.
-	wall := time.Now()
-	m := wall.Truncate(time.Minute).Add(2 * time.Minute)
-	clock := offsetClock(m.Add(-9 * time.Second).Sub(wall))
+	// starts (pause times are whole minutes): the bundle is paused at m.
+	m := time.Now().Truncate(time.Minute).Add(2 * time.Minute)
+	clock := gozietest.ClockFrom(m.Add(-9 * time.Second))
 	srv := gozietest.NewServer(t, gozietest.Options{DefaultUser: "tester", PollInterval: 50 * time.Millisecond, Clock: clock,
 		Auth:   &server.AuthOptions{Secret: []byte("e2e-secret"), AnonymousReads: true},
 		Config: map[string]string{"gozie.coord.min.frequency.minutes": "-1", "gozie.coord.input.check.interval.s": "1", "gozie.coord.materialization.window.s": "300"}})

@@ -105,3 +105,17 @@ func NewServer(t testing.TB, o Options) *Server {
 	t.Cleanup(hs.Close)
 	return &Server{URL: url, DataDir: dir, HTTP: hs, System: sys}
 }
+
+// ClockFrom returns a clock that reads start now and from then on runs at
+// the wall clock's pace, its timers the wall clock's: pause, kick-off and
+// nominal times are whole minutes, and a server on ClockFrom(boundary -
+// a few seconds) reaches such a time in those seconds, not in up to a
+// minute.
+func ClockFrom(start time.Time) engine.Clock { return offsetClock(time.Until(start)) }
+
+// offsetClock is the wall clock moved by a fixed offset.
+type offsetClock time.Duration
+
+func (c offsetClock) Now() time.Time { return time.Now().Add(time.Duration(c)) }
+
+func (offsetClock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
