@@ -13,10 +13,10 @@ import (
 )
 
 // TestBundleKickoff: a bundle submitted (not run: the start command
-// starts a bundle at once, whatever its kick-off time) whose kick-off time is the
-// next minute of the server's clock (ClockFrom puts it three seconds
-// ahead) waits in PREP with no coordinator, and starts them when the
-// clock reaches it.
+// starts a bundle at once, whatever its kick-off time) whose kick-off
+// time is the next minute of the server's clock (ClockFrom puts it three
+// seconds ahead) waits in PREP with no coordinator, and starts them when
+// the clock reaches it.
 func TestBundleKickoff(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: -short")
