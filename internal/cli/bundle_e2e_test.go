@@ -95,6 +95,15 @@ type bundleE2E struct {
 	url string
 	c   *client.Client
 	id  string
+	// m is the minute boundary the bundle is paused at, on clock.
+	m     time.Time
+	clock interface{ Now() time.Time }
+	// dir holds the application; clockID and dataID are the ids of the
+	// coordinators; want counts the workflows each action should have
+	// launched.
+	dir             string
+	clockID, dataID string
+	want            map[string]int
 }
 
 // cli runs `gozie ARGS -oozie URL`.
@@ -122,7 +131,7 @@ func (e *bundleE2E) info() *client.BundleJob {
 	return b
 }
 
-// coords maps the bundle's coordinator names to their jobs.
+// coordsByName maps the bundle's coordinator names to their jobs.
 func coordsByName(b *client.BundleJob) map[string]*client.CoordJob {
 	m := map[string]*client.CoordJob{}
 	for _, c := range b.BundleCoordJobs {
@@ -230,9 +239,8 @@ func TestBundleEndToEnd(t *testing.T) {
 	srv := gozietest.NewServer(t, gozietest.Options{DefaultUser: "tester", PollInterval: 50 * time.Millisecond, Clock: clock,
 		Auth:   &server.AuthOptions{Secret: []byte("e2e-secret"), AnonymousReads: true},
 		Config: map[string]string{"gozie.coord.min.frequency.minutes": "-1", "gozie.coord.input.check.interval.s": "1", "gozie.coord.materialization.window.s": "300"}})
-	dir := t.TempDir()
-	props := bundleE2EApp(t, dir, m)
-	e := &bundleE2E{t: t, url: srv.URL, c: client.New(srv.URL, client.Options{User: "tester"})}
+	e := &bundleE2E{t: t, url: srv.URL, c: client.New(srv.URL, client.Options{User: "tester"}), m: m, clock: clock, dir: t.TempDir()}
+	props := bundleE2EApp(t, e.dir, m)
 
 	out := e.ok("job", "-config", props, "-run")
 	mm := regexp.MustCompile(`^job: (\S+-B)\n$`).FindStringSubmatch(out)
@@ -240,11 +248,10 @@ func TestBundleEndToEnd(t *testing.T) {
 		t.Fatalf("job -run printed %q", out)
 	}
 	e.id = mm[1]
-	running := map[string]string{"clock": "RUNNING", "data": "RUNNING"}
-	b := e.wait("RUNNING", running, nil)
+	b := e.wait("RUNNING", map[string]string{"clock": "RUNNING", "data": "RUNNING"}, nil)
 	e.checkInfo(b)
 	byName := coordsByName(b)
-	clockID, dataID := byName["clock"].CoordJobID, byName["data"].CoordJobID
+	e.clockID, e.dataID = byName["clock"].CoordJobID, byName["data"].CoordJobID
 	for name, c := range byName {
 		if string(c.BundleID) != e.id {
 			t.Errorf("coordinator %s names bundle %q, want %s", name, c.BundleID, e.id)
@@ -253,15 +260,34 @@ func TestBundleEndToEnd(t *testing.T) {
 	if byName["off"] != nil {
 		t.Errorf("the disabled coordinator was submitted: %s", describeBundle(b))
 	}
-	if got := clock.Now(); !got.Before(m.Add(-2 * time.Second)) {
+
+	e.pauseAndUnpause()
+	end := e.endSuspendResume()
+	e.reruns()
+	e.killAndList()
+	out = e.ok("job", "-log", e.id)
+	for _, w := range []string{"coordinator [off] is not enabled", "coordinator [clock] submitted as [" + e.clockID + "]",
+		"coordinator [data] submitted as [" + e.dataID + "]", "pause time changed to [" + bundleE2EMinute(m) + "]",
+		"bundle job status RUNNING -> PAUSED", "pause time changed to []", "bundle job status PAUSED -> RUNNING", "end time changed to [" + bundleE2EMinute(end) + "]",
+		"bundle job status RUNNING -> SUSPENDED", "rerun of [1] coordinators, coordinators [clock]",
+		"rerun of [2] coordinators", "bundle job status RUNNING -> KILLED"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("-log lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// pauseAndUnpause: -change pausetime=m pauses the bundle and its
+// coordinators when the server's clock reaches m; an empty pause time
+// unpauses them.
+func (e *bundleE2E) pauseAndUnpause() {
+	t, m := e.t, e.m
+	if got := e.clock.Now(); !got.Before(m.Add(-2 * time.Second)) {
 		t.Fatalf("the server's clock reached %s before the pause was set; the pause time would be past", got)
 	}
-
-	// Paused when the server's clock reaches m, bundle and coordinators.
 	e.ok("job", "-change", e.id, "-value", "pausetime="+bundleE2EMinute(m))
-	paused := map[string]string{"clock": "PAUSED", "data": "PAUSED"}
-	b = e.wait("PAUSED", paused, func(b *client.BundleJob) bool { return b.PauseTime.Equal(m) })
-	if now := clock.Now(); now.Before(m) {
+	b := e.wait("PAUSED", map[string]string{"clock": "PAUSED", "data": "PAUSED"}, func(b *client.BundleJob) bool { return b.PauseTime.Equal(m) })
+	if now := e.clock.Now(); now.Before(m) {
 		t.Errorf("paused at %s, before the pause time %s", now, m)
 	}
 	// The jobs list behind bundleCoordJobs leaves pauseTime out (rest-api
@@ -273,21 +299,26 @@ func TestBundleEndToEnd(t *testing.T) {
 	}
 	e.checkInfo(b)
 
-	// An empty pause time unpauses them.
 	e.ok("job", "-change", e.id, "-value", "pausetime=")
-	b = e.wait("RUNNING", running, func(b *client.BundleJob) bool { return b.PauseTime.IsZero() })
+	b = e.wait("RUNNING", map[string]string{"clock": "RUNNING", "data": "RUNNING"}, func(b *client.BundleJob) bool { return b.PauseTime.IsZero() })
 	for _, c := range b.BundleCoordJobs {
 		if j, _, err := e.c.CoordInfo(t.Context(), c.CoordJobID, client.InfoOptions{}); err != nil || !j.PauseTime.IsZero() {
 			t.Errorf("coordinator %s pause time %v (%v) after the unpause", c.CoordJobName, j.PauseTime, err)
 		}
 	}
 	e.checkInfo(b)
+}
 
-	// A new end time reaches every coordinator: the clock-driven one ends
-	// with its action of m; the data-driven one gets an action at m too.
+// endSuspendResume: a new end time reaches every coordinator (the
+// clock-driven one ends with its action of m, the data-driven one gets an
+// action at m too); -suspend and -resume; then the data arrives and the
+// bundle succeeds, each action having launched one workflow. It returns
+// the end time.
+func (e *bundleE2E) endSuspendResume() time.Time {
+	t, m := e.t, e.m
 	end := m.Add(time.Minute)
 	e.ok("job", "-change", e.id, "-value", "endtime="+bundleE2EMinute(end))
-	b = e.wait("RUNNING", map[string]string{"clock": "SUCCEEDED", "data": "RUNNING"}, func(b *client.BundleJob) bool {
+	b := e.wait("RUNNING", map[string]string{"clock": "SUCCEEDED", "data": "RUNNING"}, func(b *client.BundleJob) bool {
 		for _, c := range b.BundleCoordJobs {
 			if !c.EndTime.Equal(end) {
 				return false
@@ -303,10 +334,8 @@ func TestBundleEndToEnd(t *testing.T) {
 	e.ok("job", "-resume", e.id)
 	e.wait("RUNNING", map[string]string{"clock": "SUCCEEDED", "data": "RUNNING"}, nil)
 
-	// The data arrives: the data-driven coordinator runs its three
-	// actions and the bundle succeeds.
 	for _, at := range []time.Time{m.Add(-2 * time.Minute), m.Add(-time.Minute), m} {
-		flag := filepath.Join(dir, "data", at.UTC().Format("1504"), "_DONE")
+		flag := filepath.Join(e.dir, "data", at.UTC().Format("1504"), "_DONE")
 		if err := os.MkdirAll(filepath.Dir(flag), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -314,82 +343,81 @@ func TestBundleEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	succeeded := map[string]string{"clock": "SUCCEEDED", "data": "SUCCEEDED"}
-	b = e.wait("SUCCEEDED", succeeded, nil)
+	b = e.wait("SUCCEEDED", map[string]string{"clock": "SUCCEEDED", "data": "SUCCEEDED"}, nil)
 	e.checkInfo(b)
-	want := map[string]int{}
+	e.want = map[string]int{}
 	for i := -3; i <= 0; i++ {
-		want[e.actionOf(clockID, m.Add(time.Duration(i)*time.Minute))] = 1
+		e.want[e.actionOf(e.clockID, m.Add(time.Duration(i)*time.Minute))] = 1
 	}
 	for i := -2; i <= 0; i++ {
-		want[e.actionOf(dataID, m.Add(time.Duration(i)*time.Minute))] = 1
+		e.want[e.actionOf(e.dataID, m.Add(time.Duration(i)*time.Minute))] = 1
 	}
-	checkWorkflows := func(step string) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			got := e.workflowsPerAction()
-			same := len(got) == len(want)
-			for a, n := range want {
-				same = same && got[a] == n
-			}
-			if same {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: workflows per coordinator action %v, want %v", step, got, want)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	checkWorkflows("before the reruns")
+	e.checkWorkflows("before the reruns")
+	return end
+}
 
-	// A rerun of one coordinator by name runs each of its actions again.
-	out = e.ok("job", "-rerun", e.id, "-coordinator", "clock")
+// checkWorkflows polls until each coordinator action has launched as
+// many workflows as e.want says.
+func (e *bundleE2E) checkWorkflows(step string) {
+	e.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got := e.workflowsPerAction()
+		same := len(got) == len(e.want)
+		for a, n := range e.want {
+			same = same && got[a] == n
+		}
+		if same {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%s: workflows per coordinator action %v, want %v", step, got, e.want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// reruns: a rerun of one coordinator by name runs each of its actions
+// again; a rerun by date, the action of that minute of every coordinator.
+func (e *bundleE2E) reruns() {
+	t, m := e.t, e.m
+	succeeded := map[string]string{"clock": "SUCCEEDED", "data": "SUCCEEDED"}
+	out := e.ok("job", "-rerun", e.id, "-coordinator", "clock")
 	if !strings.Contains(out, "Coordinators [clock] of bundle "+e.id) {
 		t.Errorf("-rerun -coordinator printed %q", out)
 	}
 	for i := -3; i <= 0; i++ {
-		want[e.actionOf(clockID, m.Add(time.Duration(i)*time.Minute))]++
+		e.want[e.actionOf(e.clockID, m.Add(time.Duration(i)*time.Minute))]++
 	}
-	checkWorkflows("after -rerun -coordinator clock")
+	e.checkWorkflows("after -rerun -coordinator clock")
 	e.wait("SUCCEEDED", succeeded, nil)
 
-	// A rerun by date reruns the action of that minute of every
-	// coordinator.
 	minute := m.Add(-time.Minute)
 	out = e.ok("job", "-rerun", e.id, "-date", bundleE2EMinute(minute)+"::"+bundleE2EMinute(minute))
 	if !strings.Contains(out, "All coordinators of bundle "+e.id) {
 		t.Errorf("-rerun -date printed %q", out)
 	}
-	want[e.actionOf(clockID, minute)]++
-	want[e.actionOf(dataID, minute)]++
-	checkWorkflows("after -rerun -date")
+	e.want[e.actionOf(e.clockID, minute)]++
+	e.want[e.actionOf(e.dataID, minute)]++
+	e.checkWorkflows("after -rerun -date")
 	e.wait("SUCCEEDED", succeeded, nil)
+}
 
-	// A later end time reopens the ended bundle and its coordinators;
-	// -kill ends them all.
-	e.ok("job", "-change", e.id, "-value", "endtime="+bundleE2EMinute(m.Add(time.Hour)))
-	e.wait("RUNNING", running, nil)
+// killAndList: a later end time reopens the ended bundle and its
+// coordinators; -kill ends them all, a second -kill is refused, and `jobs
+// -jobtype bundle` lists the bundle KILLED.
+func (e *bundleE2E) killAndList() {
+	t := e.t
+	e.ok("job", "-change", e.id, "-value", "endtime="+bundleE2EMinute(e.m.Add(time.Hour)))
+	e.wait("RUNNING", map[string]string{"clock": "RUNNING", "data": "RUNNING"}, nil)
 	e.ok("job", "-kill", e.id)
-	b = e.wait("KILLED", map[string]string{"clock": "KILLED", "data": "KILLED"}, nil)
+	b := e.wait("KILLED", map[string]string{"clock": "KILLED", "data": "KILLED"}, nil)
 	e.checkInfo(b)
 	if code, _, errOut := e.cli("job", "-kill", e.id); code == 0 || !strings.Contains(errOut, "E1020") {
 		t.Errorf("-kill of a killed bundle: exit %d %q", code, errOut)
 	}
-
-	out = e.ok("jobs", "-jobtype", "bundle")
+	out := e.ok("jobs", "-jobtype", "bundle")
 	if !regexp.MustCompile(regexp.QuoteMeta(e.id) + `\s+e2e-bundle\s+.*KILLED`).MatchString(out) {
 		t.Errorf("jobs -jobtype bundle lacks the bundle:\n%s", out)
-	}
-	out = e.ok("job", "-log", e.id)
-	for _, w := range []string{"coordinator [off] is not enabled", "coordinator [clock] submitted as [" + clockID + "]",
-		"coordinator [data] submitted as [" + dataID + "]", "pause time changed to [" + bundleE2EMinute(m) + "]",
-		"bundle job status RUNNING -> PAUSED", "pause time changed to []", "bundle job status PAUSED -> RUNNING", "end time changed to [" + bundleE2EMinute(end) + "]",
-		"bundle job status RUNNING -> SUSPENDED", "rerun of [1] coordinators, coordinators [clock]",
-		"rerun of [2] coordinators", "bundle job status RUNNING -> KILLED"} {
-		if !strings.Contains(out, w) {
-			t.Errorf("-log lacks %q:\n%s", w, out)
-		}
 	}
 }
