@@ -34,6 +34,9 @@ func TestRollUp(t *testing.T) {
 		{"paused bundle, running with error", "PAUSED", true, false, "RUNNINGWITHERROR", "PAUSEDWITHERROR"},
 		{"paused with error, clean again", "PAUSEDWITHERROR", true, false, "PAUSED RUNNING", "PAUSED"},
 		{"paused with error, no pause time", "PAUSEDWITHERROR", false, false, "PAUSED RUNNING", "RUNNING"},
+		// Unpaused while its coordinators' reports were on their way: the
+		// bottom-up PAUSED does not stick once they run again.
+		{"paused bottom up, no pause time", "PAUSED", false, false, "PAUSED RUNNING", "RUNNING"},
 		{"all paused", "RUNNING", false, false, "PAUSED PAUSED", "PAUSED"},
 		{"all paused, an unpause on its way", "RUNNING", false, false, "PAUSED PAUSED*", ""},
 		{"paused bundle without a pause time follows", "PAUSED", false, false, "RUNNING RUNNING", "RUNNING"},

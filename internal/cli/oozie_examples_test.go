@@ -302,6 +302,89 @@ func TestOozieExampleCoordinators(t *testing.T) {
 	t.Run("aggregator", func(t *testing.T) { oozieAggregator(t, ex, srv) })
 }
 
+// TestOozieExampleBundle: the bundle example, its job.properties
+// unchanged, read through the mount by its hdfs:// URI: `gozie validate`
+// and `gozie dryrun` offline, then `gozie job -run` on a server (bundles
+// run on servers only). It starts the aggregator for the two hours of its
+// job.properties, every input there: the bundle succeeds with its one
+// coordinator, named after the bundle's coordinator, whose two actions
+// succeeded.
+func TestOozieExampleBundle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
+	for _, k := range []string{"OOZIE_URL", "OOZIE_TIMEZONE", "OOZIE_AUTH", "GOZIE_TOKEN", "OOZIE_DEBUG"} {
+		t.Setenv(k, "")
+	}
+	ex := newOozieExamples(t)
+	// The bundle, read through the mount by its hdfs:// URI: valid, and its
+	// dry run resolves the aggregator's path and the window's properties.
+	code, out, errOut := run(t, "validate", "-site", ex.site, "-config", ex.props("bundle"), ex.uri+"/apps/bundle/bundle.xml")
+	if code != 0 || !strings.Contains(out, "Valid bundle-app") {
+		t.Errorf("validate bundle: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = run(t, "dryrun", "-site", ex.site, "-config", ex.props("bundle"))
+	if code != 0 {
+		t.Fatalf("dryrun bundle: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"***Bundle job after parsing: ***", `<coordinator name="coord-1">`,
+		"<app-path>" + ex.uri + "/apps/aggregator/coordinator.xml</app-path>", "<value>2010-01-01T01:00Z</value>", "<value>2010-01-01T03:00Z</value>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dryrun bundle lacks %q:\n%s", want, out)
+		}
+	}
+
+	site, err := server.LoadConfig(ex.site, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := gozietest.NewServer(t, gozietest.Options{Config: site, DefaultUser: ex.user})
+	code, out, errOut = run(t, "job", "-oozie", srv.URL, "-config", ex.props("bundle"), "-run")
+	id := strings.TrimSpace(strings.TrimPrefix(out, "job: "))
+	if code != 0 || !strings.HasSuffix(id, "-B") {
+		t.Fatalf("job -run bundle: exit %d\n%s%s", code, out, errOut)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	var b *restapi.BundleJob
+	for {
+		var err error
+		if b, err = srv.Bundles.BundleJobInfo(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+		if coordEnded(b.Status) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bundle %s still %s", id, b.Status)
+		}
+		time.Sleep(50 * time.Millisecond) // polling a condition, not timing it
+	}
+	if b.Status != "SUCCEEDED" || len(b.BundleCoordJobs) != 1 {
+		t.Fatalf("bundle %s ended %s with %d coordinators, want SUCCEEDED with 1", id, b.Status, len(b.BundleCoordJobs))
+	}
+	c := b.BundleCoordJobs[0]
+	if c.CoordJobName != "coord-1" || string(c.BundleID) != id || c.Status != "SUCCEEDED" {
+		t.Errorf("the bundle's coordinator: %s %s of %s, %s", c.CoordJobID, c.CoordJobName, c.BundleID, c.Status)
+	}
+	j := waitOozieCoord(t, srv, c.CoordJobID, func(j *restapi.CoordJob) bool { return coordEnded(j.Status) })
+	if len(j.Actions) != 2 || j.Actions[0].Status != "SUCCEEDED" || j.Actions[1].Status != "SUCCEEDED" {
+		t.Errorf("the bundle's aggregator:\n%s", describeCoord(j))
+	}
+	if !strings.Contains(string(j.Actions[0].RunConf), ex.uri+"/apps/aggregator<") {
+		t.Errorf("the bundle's coordinator runs %s", j.Actions[0].RunConf)
+	}
+	for hour, logs := range map[string][]string{"01": {"00/20", "00/40", "01/00"}, "02": {"01/20", "01/40", "02/00"}} {
+		out := "output-data/aggregator/aggregatedLogs/2010/01/01/" + hour
+		if got, want := pageCounts(t, ex.read(t, out+"/part-00000")), logPageCounts(t, ex, logs); !sameCounts(got, want) {
+			t.Errorf("%s: counts %v, want %v", out, got, want)
+		}
+	}
+	code, out, errOut = run(t, "job", "-oozie", srv.URL, "-info", id)
+	if code != 0 || !strings.Contains(out, "Job Name : bundle-app") || !strings.Contains(out, c.CoordJobID) {
+		t.Errorf("job -info %s: exit %d\n%s%s", id, code, out, errOut)
+	}
+}
+
 // oozieCron: six runs, one every ten minutes of the hour, each leaving
 // its mark on the mounted store.
 func oozieCron(t *testing.T, ex *oozieExamples, srv *gozietest.Server) {

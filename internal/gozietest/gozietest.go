@@ -37,6 +37,10 @@ type Options struct {
 	// BaseURL is the server's public URL including /oozie; default the
 	// URL it is served on.
 	BaseURL string
+	// Clock is the engines' clock; nil is the wall clock. A test whose
+	// jobs act at minute boundaries (pause times, nominal times) gives
+	// one a few seconds before such a boundary.
+	Clock engine.Clock
 }
 
 // Server is a started test server.
@@ -80,6 +84,9 @@ func NewServer(t testing.TB, o Options) *Server {
 	sys, err := assembly.New(ctx, assembly.Options{Config: cfg, Listener: hs.Listener, Auth: o.Auth, Registry: reg,
 		DefaultUser: o.DefaultUser, Logf: t.Logf, Tune: func(eo *engine.Options, co *coordengine.Options) {
 			eo.PollInterval, eo.SystemID = o.PollInterval, o.SystemID
+			if o.Clock != nil {
+				eo.Clock = o.Clock
+			}
 			if eo.PollInterval == 0 {
 				eo.PollInterval = 20 * time.Millisecond
 			}
@@ -98,3 +105,17 @@ func NewServer(t testing.TB, o Options) *Server {
 	t.Cleanup(hs.Close)
 	return &Server{URL: url, DataDir: dir, HTTP: hs, System: sys}
 }
+
+// ClockFrom returns a clock that reads start now and from then on runs at
+// the wall clock's pace, its timers the wall clock's: pause, kick-off and
+// nominal times are whole minutes, and a server on ClockFrom(boundary -
+// a few seconds) reaches such a time in those seconds, not in up to a
+// minute.
+func ClockFrom(start time.Time) engine.Clock { return offsetClock(time.Until(start)) }
+
+// offsetClock is the wall clock moved by a fixed offset.
+type offsetClock time.Duration
+
+func (c offsetClock) Now() time.Time { return time.Now().Add(time.Duration(c)) }
+
+func (offsetClock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }

@@ -60,7 +60,7 @@ func TestJavaClientBundleSequence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnvWith(t, dir, st, nil, nil, realBundles)
+	e := newEnvWith(t, dir, st, nil, nil, realBundles{})
 	c := &javaClient{t: t, base: e.base}
 	const xmlCT = "application/xml;charset=UTF-8"
 	_, h, _ := c.send("OPTIONS", "/versions?user.name=joe", "", "")

@@ -95,11 +95,12 @@ func newEnvConfig(t testing.TB, dir string, st store.Store, join func(base strin
 	return newEnvWith(t, dir, st, join, cfg, nil, tweak...)
 }
 
-// realBundles, given to newEnvWith as its bundles, asks for the real bundle
-// engine behind the server's typed views too.
-var realBundles Bundles = (*bundleengine.Engine)(nil)
+// realBundles, passed to newEnvWith, serves the bundle engine's own views
+// rather than a fake's.
+type realBundles struct{ Bundles }
 
-// newEnvWith is newEnvConfig with a bundle engine (nil: none).
+// newEnvWith is newEnvConfig with a bundle engine (nil: none; realBundles{}:
+// the real engine's views too).
 func newEnvWith(t testing.TB, dir string, st store.Store, join func(base string) Cluster, cfg map[string]string, bundles Bundles, tweak ...func(*AuthOptions)) *env {
 	t.Helper()
 	reg := action.NewRegistry()
@@ -142,9 +143,9 @@ func newEnvWith(t testing.TB, dir string, st store.Store, join func(base string)
 	var bundleEngine *bundleengine.Engine
 	if bundles != nil {
 		bundleEngine = bundleengine.New(e.eng, e.coords, e.eng.Runtime())
-	}
-	if bundles == realBundles {
-		bundles = bundleEngine
+		if _, ok := bundles.(realBundles); ok {
+			bundles = bundleEngine
+		}
 	}
 	e.srv, err = New(Options{Engine: jobs.New(e.eng, e.coords, bundleEngine), Coordinators: e.coords, Bundles: bundles, BaseURL: e.base, DataDir: dir, Auth: auth, Version: "test",
 		Config: config, Logf: t.Logf, Cluster: member})
