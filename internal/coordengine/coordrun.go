@@ -44,6 +44,8 @@ type coordChange struct {
 	// loaded is the job's status as read from the store: a coordinator of
 	// a bundle whose status changes tells its bundle (notifyBundle).
 	loaded string
+	// slas are the SLA records of the actions this change creates.
+	slas []*store.SLA
 }
 
 // actionStep is one status change of a coordinator action.
@@ -227,6 +229,11 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 		}
 		for _, l := range c.logs {
 			if err := tx.AppendLog(ctx, l); err != nil {
+				return err
+			}
+		}
+		for _, s := range c.slas {
+			if err := tx.PutSLA(ctx, s); err != nil {
 				return err
 			}
 		}
@@ -548,6 +555,7 @@ func (e *Engine) materialize(c *coordChange, app *coord.App, props *conf.Config,
 			ActionXML: p.ActionXML, Plan: string(planJSON),
 		}
 		c.touch(a, "")
+		c.registerSLA(a)
 		c.log(a.ID, "INFO", "status -> %s, nominal time %s", a.Status, a.NominalTime.UTC().Format(time.RFC3339))
 		acts = append(acts, a)
 		j.LastActionTime = p.NominalTime

@@ -456,6 +456,7 @@ type change struct {
 	done     []int64
 	deleted  []string
 	logs     []*store.LogEntry
+	slas     []*store.SLA
 	modified time.Time
 }
 
@@ -485,9 +486,9 @@ func (e *Engine) takeChange(st *jobState) *change {
 	}
 	e.queueNotifications(st, ch.dirty, now)
 	ch.logs = st.takeLogs(now, ch.dirty, e.ActionDir)
-	ch.effects, ch.done, ch.deleted = st.effects, st.done, st.deleted
+	ch.effects, ch.done, ch.deleted, ch.slas = st.effects, st.done, st.deleted, st.slas
 	e.recordIntents(ch.effects)
-	st.effects, st.done, st.deleted, st.jobDirty = nil, nil, nil, false
+	st.effects, st.done, st.deleted, st.slas, st.jobDirty = nil, nil, nil, nil, false
 	return ch
 }
 
@@ -521,6 +522,11 @@ func (ch *change) write(ctx context.Context, tx store.Tx) error {
 	}
 	for _, l := range ch.logs {
 		if err := tx.AppendLog(ctx, l); err != nil {
+			return err
+		}
+	}
+	for _, s := range ch.slas {
+		if err := tx.PutSLA(ctx, s); err != nil {
 			return err
 		}
 	}

@@ -64,6 +64,9 @@ func (st *jobState) startJob(e *Engine) error {
 	}
 	st.job.StartTime = e.now()
 	st.jobDirty = true
+	if st.job.Run == 0 {
+		st.registerSLA(e, st.app.SLA, "")
+	}
 	st.controlDone(e, workflow.StartNodeName, TypeStart, st.app.Start)
 	st.walk(e, st.app.Start)
 	return nil
@@ -172,6 +175,9 @@ func (st *jobState) enterAction(e *Engine, n *workflow.Node, hold bool) {
 		return // already on its way (a path reached it twice)
 	}
 	a := st.newRecord(e, n.Name, n.Action.Type)
+	if a.Attempt == 0 {
+		st.registerSLA(e, n.Action.SLA, n.Name)
+	}
 	a.Cred = n.Action.Cred
 	a.UserRetryMax = min(atoiOr(st.resolveAttr(e, n, n.Action.RetryMax), 0), e.opts.MaxUserRetries)
 	a.UserRetryInterval = atoiOr(st.resolveAttr(e, n, n.Action.RetryInterval), 10)

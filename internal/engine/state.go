@@ -117,6 +117,8 @@ type jobState struct {
 	done       []int64
 	deleted    []string // action records to delete (rerun)
 	log        jobLog   // joblog.go
+	// slas are the SLA records the change registers (sla.go).
+	slas []*store.SLA
 	// lastSeq is the largest Seq the job's records have had: new records
 	// are numbered here rather than by the store, which would need a
 	// query (a round trip on PostgreSQL) per new record.
@@ -173,7 +175,7 @@ func loadState(j *store.Job, acts []*store.Action, options func(*conf.Config) wo
 }
 
 func (st *jobState) changed() bool {
-	return st.jobDirty || len(st.dirty) > 0 || len(st.effects) > 0 || len(st.done) > 0 || len(st.log.pending) > 0
+	return st.jobDirty || len(st.dirty) > 0 || len(st.effects) > 0 || len(st.done) > 0 || len(st.log.pending) > 0 || len(st.slas) > 0
 }
 
 // touch marks an action changed in the transition in progress.

@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/gozie/gozie/internal/el"
+	"github.com/gozie/gozie/internal/sla"
+	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/workflow"
+)
+
+// slaVars adds the SLA duration constants (in minutes: ${10 * MINUTES})
+// to a node's variables, as Oozie's wf-sla-submit evaluator does.
+type slaVars struct{ vars el.Resolver }
+
+// Lookup resolves name among the job's variables, then the constants.
+func (v slaVars) Lookup(name string) (any, bool) {
+	if val, ok := v.vars.Lookup(name); ok {
+		return val, true
+	}
+	switch name {
+	case "MINUTES":
+		return int64(1), true
+	case "HOURS":
+		return int64(60), true
+	case "DAYS":
+		return int64(24 * 60), true
+	}
+	return nil, false
+}
+
+// registerSLA records the <sla:info> of the job (node "") or of an action
+// node for tracking, written with the change that starts it: its fields
+// are resolved with the node's EL now, as Oozie resolves them when the job
+// or action starts. A field that does not resolve, or an expectation that
+// is not valid, is noted in the job's log and the job runs untracked, as
+// in Oozie.
+func (st *jobState) registerSLA(e *Engine, info *workflow.Element, node string) {
+	if info == nil {
+		return
+	}
+	ev := *st.evaluator(e, node)
+	ev.Vars = slaVars{ev.Vars}
+	fields := map[string]string{}
+	for _, c := range info.Children {
+		v := strings.TrimSpace(c.Text)
+		if el.HasExpr(v) {
+			r, err := ev.EvalString(v)
+			if err != nil {
+				st.note(e, "", "WARN", "SLA not tracked: sla:%s [%s]: %v", c.Name.Local, v, err)
+				return
+			}
+			v = strings.TrimSpace(r)
+		}
+		fields[c.Name.Local] = v
+	}
+	j := st.job
+	s := &store.SLA{ID: j.ID, AppType: sla.AppTypeWorkflowJob, AppName: j.AppName, User: j.User, ParentID: j.ParentID,
+		CreatedTime: e.now(), LastModTime: e.now()}
+	if node != "" {
+		s.ID, s.AppType, s.AppName, s.ParentID = ActionID(j.ID, node), sla.AppTypeWorkflowAction, node, j.ID
+	}
+	if err := sla.Expect(s, info.Name.Space, fields); err != nil {
+		st.note(e, actionIDOrEmpty(j.ID, node), "WARN", "SLA not tracked: %v", err)
+		return
+	}
+	st.slas = append(st.slas, s)
+}
+
+func actionIDOrEmpty(jobID, node string) string {
+	if node == "" {
+		return ""
+	}
+	return ActionID(jobID, node)
+}
