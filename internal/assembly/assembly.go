@@ -24,6 +24,7 @@ import (
 	"github.com/gozie/gozie/internal/cluster"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coordengine"
+	"github.com/gozie/gozie/internal/slatrack"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
 	_ "github.com/gozie/gozie/internal/fsys/all" // the stores: hdfs, s3a, gs, abfs, ...
@@ -94,6 +95,9 @@ type System struct {
 	Coordinators *coordengine.Engine
 	// Bundles is nil with Options.Local.
 	Bundles *bundleengine.Engine
+	// SLA tracks the <sla:info> of jobs and actions; nil with
+	// Options.Local.
+	SLA *slatrack.Tracker
 	// Jobs is the one face over both engines the server serves.
 	Jobs *jobs.Service
 	// Member is the cluster membership on a shared store, else nil.
@@ -178,6 +182,7 @@ func New(ctx context.Context, o Options) (sys *System, err error) {
 	if o.Local {
 		return sys, nil
 	}
+	sys.SLA = newTracker(cfg, sys.Engine, sys.BaseURL, o.Logf)
 	o.Logf("gozie: action types this server runs: %s", strings.Join(sys.Registry.Types(), ", "))
 	o.Logf("gozie: stores this server reaches: %s", strings.Join(fsys.Schemes(), ", "))
 	for _, m := range ns.Mounts() {
@@ -202,6 +207,9 @@ func (s *System) Start(ctx context.Context) error {
 		return err
 	}
 	s.started = true
+	if s.SLA != nil {
+		s.SLA.Start(ctx)
+	}
 	if s.Member != nil {
 		// The heartbeats stop with the system; the registration stays, so
 		// that a restart under the same id takes its jobs back at once and
@@ -220,6 +228,9 @@ func (s *System) Close() error {
 	var err error
 	if s.Listener != nil && !s.started {
 		_ = s.Listener.Close()
+	}
+	if s.SLA != nil && s.started {
+		s.SLA.Close()
 	}
 	if s.Engine != nil && s.started {
 		err = s.Engine.Close()
