@@ -24,7 +24,6 @@ import (
 	"github.com/gozie/gozie/internal/cluster"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coordengine"
-	"github.com/gozie/gozie/internal/slatrack"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
 	_ "github.com/gozie/gozie/internal/fsys/all" // the stores: hdfs, s3a, gs, abfs, ...
@@ -32,6 +31,7 @@ import (
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/server"
+	"github.com/gozie/gozie/internal/slatrack"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
