@@ -64,9 +64,6 @@ func (st *jobState) startJob(e *Engine) error {
 	}
 	st.job.StartTime = e.now()
 	st.jobDirty = true
-	if st.job.Run == 0 {
-		st.registerSLA(e, st.app.SLA, "")
-	}
 	st.controlDone(e, workflow.StartNodeName, TypeStart, st.app.Start)
 	st.walk(e, st.app.Start)
 	return nil

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"strings"
 
 	"github.com/gozie/gozie/internal/el"
@@ -72,4 +73,29 @@ func actionIDOrEmpty(jobID, node string) string {
 		return ""
 	}
 	return ActionID(jobID, node)
+}
+
+// registerSLA writes the SLA record of a job submitted in PREP, in the
+// transaction that writes the job: its <sla:info> is resolved with the
+// job's properties now, as for a job started at once.
+func (nj *newJob) registerSLA(ctx context.Context, tx store.Tx, j *store.Job) error {
+	if !strings.Contains(j.Definition, "uri:oozie:sla:") {
+		return nil
+	}
+	st, err := loadState(j, nil, nj.e.parseOptions, nj.reuse)
+	if err != nil || st.app.SLA == nil {
+		return nil // the job itself is checked where it runs
+	}
+	st.registerSLA(nj.e, st.app.SLA, "")
+	for _, s := range st.slas {
+		if err := tx.PutSLA(ctx, s); err != nil {
+			return err
+		}
+	}
+	for _, l := range st.takeLogs(nj.e.now(), nil, nj.e.ActionDir) {
+		if err := tx.AppendLog(ctx, l); err != nil {
+			return err
+		}
+	}
+	return nil
 }

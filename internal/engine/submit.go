@@ -172,6 +172,9 @@ func (nj *newJob) Write(ctx context.Context, tx store.Tx) (*store.Job, error) {
 		if err := tx.PutJob(ctx, &j); err != nil {
 			return nil, err
 		}
+		if err := nj.registerSLA(ctx, tx, &j); err != nil {
+			return nil, err
+		}
 	}
 	// Started at once, the job row is written by the start's change
 	// below, RUNNING: one row version instead of a PREP one replaced in
@@ -188,6 +191,9 @@ func (nj *newJob) Write(ctx context.Context, tx store.Tx) (*store.Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The job's SLA is tracked from its submission (Oozie registers it
+	// then), in the transaction that writes the job.
+	st.registerSLA(e, st.app.SLA, "")
 	if err := st.startJob(e); err != nil {
 		return nil, err
 	}

@@ -195,7 +195,7 @@ func osUserName() string {
 
 // instrumentation renders the counters in the shape of rest-api.md 9.3.
 func (s *Server) instrumentation() map[string]any {
-	counters := s.metrics.counters()
+	counters := s.counters()
 	names := make([]string, 0, len(counters))
 	for n := range counters {
 		names = append(names, n)
@@ -221,7 +221,7 @@ func (s *Server) instrumentation() map[string]any {
 // dropwizardMetrics renders the counters in the shape of v2 admin/metrics.
 func (s *Server) dropwizardMetrics() map[string]any {
 	counters := map[string]any{}
-	for n, v := range s.metrics.counters() {
+	for n, v := range s.counters() {
 		counters[n] = map[string]int64{"count": v}
 	}
 	return map[string]any{
@@ -233,4 +233,15 @@ func (s *Server) dropwizardMetrics() map[string]any {
 		"timers":     map[string]any{},
 		"histograms": map[string]any{},
 	}
+}
+
+// counters are the server's own counters and those of Options.Counters.
+func (s *Server) counters() map[string]int64 {
+	c := s.metrics.counters()
+	if s.opts.Counters != nil {
+		for n, v := range s.opts.Counters() {
+			c[n] = v
+		}
+	}
+	return c
 }

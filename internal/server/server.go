@@ -70,6 +70,10 @@ type Options struct {
 	// Bundles serves the bundle requests; nil answers them E0302 (bundle
 	// jobs are not supported by this server).
 	Bundles Bundles
+	// Counters, when set, adds counters of other parts of the system to
+	// admin/instrumentation and admin/metrics (the SLA tracker's
+	// sla-calculator.sla-map).
+	Counters func() map[string]int64
 	// AllowedHosts are names, besides the server's own, that requests may
 	// carry in their Host header (gozie.http.allowed.hosts): a name
 	// (lb.example.com), a domain and every name below it (.example.com),
