@@ -115,6 +115,7 @@ var entries = map[string]Entry{
 	"E1022": {Template: "Cannot delete running/completed coordinator action: [{0}]"},
 	"E1023": {Template: "Coord Job update Error: [{0}]"},
 	"E1024": {Template: "Cannot run ignore command: [{0}]"},
+	"E1027": {Template: "SLA change command failed. {0}"},
 
 	// Bundle definitions, submissions and commands (Oozie's E13xx).
 	"E1301": {Template: "Could not read the bundle job definition, [{0}]"},
