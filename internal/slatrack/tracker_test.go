@@ -190,7 +190,6 @@ const slaInfo = `<sla:info>
     <sla:alert-contact>ops@example.com</sla:alert-contact>
   </sla:info>`
 
-const fsAction = `<fs><mkdir path="/tmp/gozie-sla-test-unused-dir-never-created/x"/></fs>`
 
 // TestWorkflowMet: a job that starts and ends in time meets every
 // criterion; nothing is mailed (only misses are, by its alert-events).
