@@ -77,7 +77,8 @@ type SLAFilter struct {
 	ExpectedEndAfter, ExpectedEndBefore     time.Time
 	ActualStartAfter, ActualStartBefore     time.Time
 	ActualEndAfter, ActualEndBefore         time.Time
-	// Duration ranges in ms; -1 means unbounded.
+	// Duration ranges in ms; -1 (or 0, the zero value) means unbounded.
+	// A bound selects known durations only (never -1).
 	ActualDurationMin, ActualDurationMax     int64
 	ExpectedDurationMin, ExpectedDurationMax int64
 	// SortBy is a column of Oozie's sortby (nominalTimeTS by default),
@@ -96,7 +97,7 @@ type SLATx interface {
 	PutSLA(ctx context.Context, s *SLA) error
 	// SLAs lists the records matching f.
 	SLAs(ctx context.Context, f SLAFilter) ([]*SLA, error)
-	// DueSLAs lists up to limit records not decided yet whose NextCheck
+	// DueSLAs lists up to limit (<= 0: all) records not decided yet whose NextCheck
 	// is at or before t, or whose tracked job or action changed status
 	// since the calculator last saw it (JobStatus differs from the job's
 	// or action's status in the store), oldest NextCheck first; with

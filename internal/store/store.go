@@ -194,6 +194,7 @@ type JobFilter struct {
 type Tx interface {
 	CoordTx
 	BundleTx
+	SLATx
 
 	// Job returns the job with the given id, or ErrNotFound.
 	Job(ctx context.Context, id string) (*Job, error)

@@ -61,7 +61,12 @@ func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) 
 	// the jobs list over 10,000 jobs went from 1.3 ms to 0.7 ms
 	// (BenchmarkJobsList in internal/server). Writes still go through the
 	// WAL as before, so durability is unchanged.
-	for _, p := range []string{"journal_mode(WAL)", "synchronous(NORMAL)", "busy_timeout(10000)", "foreign_keys(1)", "mmap_size(268435456)"} {
+	//
+	// LIKE compares case-sensitively, as PostgreSQL's does, so that the
+	// SLA filters' patterns and the parent-prefix filter select the same
+	// rows in both stores (the free-text filter lowers both sides).
+	for _, p := range []string{"journal_mode(WAL)", "synchronous(NORMAL)", "busy_timeout(10000)", "foreign_keys(1)", "mmap_size(268435456)",
+		"case_sensitive_like(1)"} {
 		pragmas.Add("_pragma", p)
 	}
 	// The writer takes the write lock at BEGIN so two writers never
