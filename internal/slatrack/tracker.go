@@ -175,9 +175,8 @@ func (t *Tracker) Pass(ctx context.Context) error {
 func (t *Tracker) count(ctx context.Context) error {
 	var n int
 	err := t.store.View(ctx, func(tx store.Tx) error {
-		l, err := tx.SLAs(ctx, store.SLAFilter{SLAStatuses: []string{sla.NotStarted, sla.InProcess},
-			ActualDurationMin: -1, ActualDurationMax: -1, ExpectedDurationMin: -1, ExpectedDurationMax: -1})
-		n = len(l)
+		var err error
+		n, err = tx.CountSLAs(ctx, noDurations(store.SLAFilter{SLAStatuses: []string{sla.NotStarted, sla.InProcess}}))
 		return err
 	})
 	if err == nil {

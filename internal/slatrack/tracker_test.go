@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/action"
+	fsaction "github.com/gozie/gozie/internal/action/fs"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
@@ -58,6 +59,7 @@ func (h *harness) start() {
 	h.t.Helper()
 	reg := action.NewRegistry()
 	reg.Register("hold", holdExec{})
+	reg.Register("fs", fsaction.NewFS())
 	wf, err := engine.New(engine.Options{Store: h.store, Actions: reg, DataDir: h.dir, Clock: h.clock,
 		PollInterval: time.Hour, DefaultUser: "tester", SystemID: "oozie-test", Logf: h.t.Logf})
 	if err != nil {
@@ -133,16 +135,18 @@ func (h *harness) settle() {
 }
 
 // workflow writes a workflow app with an <sla:info> and the given action
-// body, and returns its job properties.
+// body ("BODY|ACTION-SLA" for an action with an <sla:info> of its own),
+// and returns its job properties.
 func (h *harness) workflow(name, actionBody, slaInfo string) *conf.Config {
 	h.t.Helper()
+	body, actionSLA, _ := strings.Cut(actionBody, "|")
 	dir := filepath.Join(h.dir, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		h.t.Fatal(err)
 	}
 	xml := `<workflow-app xmlns="uri:oozie:workflow:0.5" xmlns:sla="uri:oozie:sla:0.2" name="` + name + `">
   <start to="a"/>
-  <action name="a">` + actionBody + `<ok to="end"/><error to="end"/></action>
+  <action name="a">` + body + `<ok to="end"/><error to="end"/>` + actionSLA + `</action>
   <end name="end"/>` + slaInfo + `
 </workflow-app>`
 	if err := os.WriteFile(filepath.Join(dir, "workflow.xml"), []byte(xml), 0o644); err != nil {
@@ -251,7 +255,7 @@ func TestNeverStartedMissesAcrossRestart(t *testing.T) {
 // none.
 func TestActionDurationMissAndDisable(t *testing.T) {
 	ctx := context.Background()
-	actionSLA := `<hold/><sla:info><sla:nominal-time>2030-01-01T00:00Z</sla:nominal-time>
+	actionSLA := `<hold xmlns="uri:gozie:test:1.0"/>|<sla:info><sla:nominal-time>2030-01-01T00:00Z</sla:nominal-time>
       <sla:should-end>${2 * HOURS}</sla:should-end><sla:max-duration>${20 * MINUTES}</sla:max-duration>
       <sla:alert-events>duration_miss,end_miss</sla:alert-events><sla:alert-contact>a@example.com</sla:alert-contact></sla:info>`
 	h := newHarness(t)

@@ -97,6 +97,9 @@ type SLATx interface {
 	PutSLA(ctx context.Context, s *SLA) error
 	// SLAs lists the records matching f.
 	SLAs(ctx context.Context, f SLAFilter) ([]*SLA, error)
+	// CountSLAs counts the records matching f, ignoring its order,
+	// Offset and Limit.
+	CountSLAs(ctx context.Context, f SLAFilter) (int, error)
 	// DueSLAs lists up to limit (<= 0: all) records not decided yet whose NextCheck
 	// is at or before t, or whose tracked job or action changed status
 	// since the calculator last saw it (JobStatus differs from the job's

@@ -244,6 +244,16 @@ func (t *tx) SLAs(ctx context.Context, f store.SLAFilter) ([]*store.SLA, error) 
 	return t.querySLAs(ctx, "slas", t.rebind(q), args...)
 }
 
+// CountSLAs counts the records matching f, ignoring its order and paging.
+func (t *tx) CountSLAs(ctx context.Context, f store.SLAFilter) (int, error) {
+	where, args := slaWhere(f)
+	var n int
+	if err := t.queryRowText(ctx, t.rebind(`SELECT COUNT(*) FROM sla`+where), args...).Scan(&n); err != nil {
+		return 0, store.Errorf("%s: count slas: %w", t.db.Dialect.Name, err)
+	}
+	return n, nil
+}
+
 func (t *tx) DueSLAs(ctx context.Context, at time.Time, limit int) ([]*store.SLA, error) {
 	n := int64(limit)
 	if limit <= 0 {

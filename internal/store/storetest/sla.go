@@ -119,7 +119,17 @@ func filterSLAs() []*store.SLA {
 func listSLAs(t *testing.T, s store.Store, f store.SLAFilter) ([]string, error) {
 	t.Helper()
 	var got []*store.SLA
-	err := s.View(ctx, func(tx store.Tx) (err error) { got, err = tx.SLAs(ctx, f); return err })
+	var n int
+	err := s.View(ctx, func(tx store.Tx) (err error) {
+		if got, err = tx.SLAs(ctx, f); err != nil {
+			return err
+		}
+		n, err = tx.CountSLAs(ctx, f)
+		return err
+	})
+	if err == nil && f.Limit == 0 && f.Offset == 0 && n != len(got) {
+		t.Errorf("CountSLAs(%+v) = %d, SLAs listed %d", f, n, len(got))
+	}
 	ids := []string{}
 	for _, r := range got {
 		ids = append(ids, r.ID)
