@@ -166,7 +166,9 @@ func TestSLAFilter(t *testing.T) {
 				f.NominalAfter, f.NominalBefore, f.AppNames = at("2013-06-18T00:01Z"), at("2013-06-23T00:01Z"), []string{"my-sla-app"}
 			}},
 		{name: "compat names", query: "filter=" + url.QueryEscape("nominal_start=2013-06-18T00:01Z;nominal_end=2013-06-23T00:01Z"),
-			status: 200, want: func(f *store.SLAFilter) { f.NominalAfter, f.NominalBefore = at("2013-06-18T00:01Z"), at("2013-06-23T00:01Z") }},
+			status: 200, want: func(f *store.SLAFilter) {
+				f.NominalAfter, f.NominalBefore = at("2013-06-18T00:01Z"), at("2013-06-23T00:01Z")
+			}},
 		{name: "ids and lists", query: "filter=" + url.QueryEscape("id=A;parent_id=B;event_status=START_MET,END_MISS;sla_status=MISS;job_status=SUCC%;app_type=WORKFLOW_JOB;user_name=j_e"),
 			status: 200, want: func(f *store.SLAFilter) {
 				f.IDs, f.ParentIDs, f.EventStatuses, f.SLAStatuses = []string{"A"}, []string{"B"}, []string{"START_MET", "END_MISS"}, []string{"MISS"}
@@ -187,7 +189,9 @@ func TestSLAFilter(t *testing.T) {
 		{name: "bundle id", query: "filter=bundle%3D" + bundleB, status: 200, want: func(f *store.SLAFilter) { f.BundleIDs = []string{bundleB} }},
 		{name: "bundle name", query: "filter=bundle%3Ddaily-bundle", status: 200, want: func(f *store.SLAFilter) { f.BundleIDs = []string{bundleA} }},
 		{name: "paging and order", query: "filter=id%3DA&len=10&offset=3&sortby=expectedEndTS&order=desc", status: 200,
-			want: func(f *store.SLAFilter) { f.IDs, f.Limit, f.Offset, f.SortBy, f.Desc = []string{"A"}, 10, 2, "expectedEndTS", true }},
+			want: func(f *store.SLAFilter) {
+				f.IDs, f.Limit, f.Offset, f.SortBy, f.Desc = []string{"A"}, 10, 2, "expectedEndTS", true
+			}},
 		{name: "no filter", query: "len=3", status: 400, code: "E0305"},
 		{name: "unknown name", query: "filter=color%3Dred", status: 400, code: "E0401"},
 		{name: "upper-case name", query: "filter=APP_NAME%3Dx", status: 400, code: "E0401"},
