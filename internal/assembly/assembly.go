@@ -194,6 +194,7 @@ func New(ctx context.Context, o Options) (sys *System, err error) {
 	if sys.Bundles != nil {
 		opts.Bundles = sys.Bundles
 	}
+	opts.SLAs = sys.SLA
 	opts.Counters = func() map[string]int64 {
 		return map[string]int64{"sla-calculator.sla-map": sys.SLA.Tracked()}
 	}

@@ -50,6 +50,7 @@ func commands() []command {
 		{"times", "compute nominal times of a frequency or cron, convert datetimes across timezones", runTimes},
 		{"job", "job operations on a server: -run, -info, -kill, -log, ... (like 'oozie job')", runJob},
 		{"jobs", "list jobs on a server, or kill/suspend/resume them in bulk (like 'oozie jobs')", runJobs},
+		{"sla", "list SLA records on a server: -filter app_name=..;sla_status=MISS;... (GET /v2/sla)", runSLA},
 		{"admin", "server administration: -status, -systemmode, -version, ... (like 'oozie admin')", runAdmin},
 		{"server", "run the engine and the Oozie REST API (-port, -data, -db, -config gozie-site.xml)", runServer},
 		{"info", "list supported timezones (-timezones)", runInfo},
@@ -101,7 +102,6 @@ func usage(w io.Writer) {
 // have, with what to use instead: someone coming from Oozie learns at once
 // that the command is missing on purpose, and what replaces it.
 var unsupportedCommands = map[string]string{
-	"sla":       "SLA events are not kept (gozie has no SLA support yet, and its server refuses the -slaenable/-sladisable/-slachange of 'gozie job' too); follow jobs with 'gozie job -info ID' and 'gozie jobs -filter status=...'",
 	"pig":       "write a workflow with a <pig> action and run it with 'gozie run -config job.properties' or 'gozie job -run -config job.properties'",
 	"hive":      "write a workflow with a <hive> action and run it with 'gozie run -config job.properties' or 'gozie job -run -config job.properties'",
 	"sqoop":     "write a workflow with a <sqoop> action and run it with 'gozie run -config job.properties' or 'gozie job -run -config job.properties'",

@@ -246,10 +246,10 @@ func TestMainDispatch(t *testing.T) {
 		{[]string{"launch", "-h"}, 0, "Usage: gozie launch", ""},
 		{[]string{"help", "-h"}, 0, "Usage: gozie", ""},
 		{[]string{"help", "bogus"}, exitUsage, "", `unknown command "bogus"`},
-		{[]string{"sla"}, exitUsage, "", "'oozie sla' is not supported by gozie"},
+		{[]string{"sla"}, exitRemote, "", "-filter is required"},
 		{[]string{"pig", "-file", "x.pig"}, exitUsage, "", "<pig> action"},
 		{[]string{"mapreduce"}, exitUsage, "", "not supported by gozie: write a workflow with a <map-reduce> action"},
-		{[]string{"help", "sla"}, 0, "not supported by gozie", ""},
+		{[]string{"help", "sla"}, 0, "Usage: gozie sla", ""},
 		{[]string{"job", "-runjar", "x.jar"}, exitRemote, "", "-runjar is not supported by gozie"},
 		{[]string{"jobs", "-auth", "KERBEROS"}, exitRemote, "", "-auth KERBEROS is not supported by gozie"},
 	}

@@ -44,9 +44,9 @@ var jobActionUsage = map[string]string{
 	"retries":       "show the attempts of a workflow action (ID@node)",
 	"update":        "update a coordinator's definition and configuration (-config, -dryrun, -diff)",
 	"missingdeps":   "show what coordinator actions wait for (-action, -date)",
-	"slaenable":     "an Oozie server's: enable SLA alerts (-action, -date, -coordinator); gozie's server refuses it (no SLA yet)",
-	"sladisable":    "an Oozie server's: disable SLA alerts (-action, -date, -coordinator); gozie's server refuses it",
-	"slachange":     "an Oozie server's: change SLA values (-value sla-should-end=..); gozie's server refuses it",
+	"slaenable":     "enable the SLA alerts of a job (-action, -date of a coordinator; -coordinator of a bundle)",
+	"sladisable":    "disable the SLA alerts of a job (-action, -date of a coordinator; -coordinator of a bundle)",
+	"slachange":     "change SLA expectations: -value sla-nominal-time=..;sla-should-start=..;sla-should-end=..;sla-max-duration=..",
 }
 
 // jobUsage prints `gozie job -help`: the operations, of which a command

@@ -27,6 +27,12 @@ type (
 	BundleJob = rest.BundleJob
 	// JobList is the answer of GET and PUT /jobs.
 	JobList = rest.JobList
+	// SLASummary is one SLA record of GET /v2/sla (rest-api §5.7).
+	SLASummary = rest.SLASummary
+	// SLATime is a date of an SLA summary (epoch ms or a date string).
+	SLATime = rest.SLATime
+	// SLASummaryList is the answer of GET /v2/sla.
+	SLASummaryList = rest.SLASummaryList
 	// BulkResponse is one element of a bulk-monitor answer.
 	BulkResponse = rest.BulkResponse
 	// BulkList is the answer of GET /jobs?bulk=.

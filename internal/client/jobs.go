@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -543,4 +544,37 @@ func (c *Client) SLAChange(ctx context.Context, id, action, actionList, dates, c
 	}
 	_, err := c.put(ctx, id, action, q, nil, xmlContentType)
 	return err
+}
+
+// SLAOptions select SLA records for SLA (GET /v2/sla, rest-api.md 7.7).
+type SLAOptions struct {
+	// Filter is required: name=value pairs separated by ';' (app_name,
+	// id, parent_id, bundle, nominal_after, sla_status, ...).
+	Filter string
+	// Offset (1-based) and Len page the answer; 0 leaves them to the
+	// server (the first record, 1000 records).
+	Offset, Len int
+	// SortBy is a field of the summary (nominalTimeTS by default), Order
+	// asc or desc.
+	SortBy, Order string
+}
+
+// SLA lists the SLA records o selects. The request names no timezone, so
+// the dates come as epoch milliseconds and decode as UTC times.
+func (c *Client) SLA(ctx context.Context, o SLAOptions) ([]*SLASummary, json.RawMessage, error) {
+	q := url.Values{}
+	q.Set("filter", o.Filter)
+	for k, v := range map[string]int{"offset": o.Offset, "len": o.Len} {
+		if v > 0 {
+			q.Set(k, strconv.Itoa(v))
+		}
+	}
+	for k, v := range map[string]string{"sortby": o.SortBy, "order": o.Order} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	var v SLASummaryList
+	raw, err := c.getJSON(ctx, "/v2/sla", q, &v)
+	return v.SLASummaryList, raw, err
 }

@@ -52,6 +52,9 @@ type Options struct {
 	Coordinators Coordinators
 	// Bundles serves the bundle pages; nil shows no bundle jobs.
 	Bundles Bundles
+	// SLAs serves the SLA page and the SLA sections of the job pages;
+	// nil shows no SLA.
+	SLAs SLAs
 	// API is the REST API handler; the console's kill, suspend and
 	// resume requests are handed to it as PUT /oozie/v2/job/<id>.
 	API http.Handler
@@ -156,7 +159,7 @@ func New(opts Options) (*Console, error) {
 		opts.Mode = func() string { return "NORMAL" }
 	}
 	c := &Console{opts: opts, pages: map[string]*template.Template{}}
-	for _, p := range []string{"jobs", "workflow", "coordinator", "bundle", "runs", "system", "error"} {
+	for _, p := range []string{"jobs", "workflow", "coordinator", "bundle", "runs", "system", "error", "sla"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+p+".html")
 		if err != nil {
 			return nil, err
@@ -238,6 +241,8 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.system(w, r)
 	case rest == "runs":
 		c.runs(w, r)
+	case rest == "sla":
+		c.slaPage(w, r)
 	case strings.HasPrefix(rest, "job/"):
 		c.job(w, r, strings.TrimPrefix(rest, "job/"))
 	case strings.HasPrefix(rest, "tail/"):

@@ -28,6 +28,8 @@ type coordData struct {
 	// Scope is the action range shown, the default scope of the
 	// rerun and ignore forms.
 	Scope string
+	// SLA are the SLA records of the coordinator's actions, if any.
+	SLA []*rest.SLASummary
 }
 
 // coordCell is one coordinator action.
@@ -106,5 +108,6 @@ func (c *Console) coordinator(w http.ResponseWriter, r *http.Request, id string)
 	d.Conf, d.ConfRaw = confTable(j.Conf, m)
 	d.Definition = m.XML(j.Definition)
 	d.Controls = controls(j.Status)
+	d.SLA = c.jobSLA(r, id)
 	c.render(w, http.StatusOK, "coordinator", page{Title: j.AppName + " " + id, Nav: "jobs", Live: !d.Terminal, Data: d})
 }

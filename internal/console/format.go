@@ -59,6 +59,26 @@ var funcs = template.FuncMap{
 		return false
 	},
 	"pathEscape": url.PathEscape,
+	// ms is a duration in milliseconds as the console writes durations,
+	// "-" for -1 (unknown).
+	"ms": func(ms int64) string {
+		if ms < 0 {
+			return "-"
+		}
+		return duration(time.UnixMilli(0), time.UnixMilli(ms), time.Time{})
+	},
+	// slaClass is the CSS class of an SLA status.
+	"slaClass": func(s string) string {
+		switch s {
+		case "MET":
+			return "st-ok"
+		case "MISS":
+			return "st-bad"
+		case "IN_PROCESS":
+			return "st-run"
+		}
+		return "st-other"
+	},
 	// parentOf is the job a parent id belongs to: a coordinator action's
 	// coordinator, so that "all" lists every workflow it launched.
 	"parentOf": vocab.JobOf,

@@ -10,6 +10,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/redact"
+	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/store"
 )
 
@@ -42,6 +43,8 @@ type wfData struct {
 	// Path is the transitions taken, in the order the nodes were
 	// reached: the graph colours the nodes, this names the edges.
 	Path [][2]string
+	// SLA are the SLA records of the job and its actions, if any.
+	SLA []*rest.SLASummary
 }
 
 // graphLayouts are the graph layouts a page offers, the default first:
@@ -153,6 +156,7 @@ func (c *Console) workflow(w http.ResponseWriter, r *http.Request, id string) {
 			d.Rerun = append(d.Rerun, rerunNode{Name: a.Name, Skip: a.Status == "OK" || a.Status == "DONE"})
 		}
 	}
+	d.SLA = c.jobSLA(r, id)
 	c.render(w, http.StatusOK, "workflow", page{Title: j.AppName + " " + id, Nav: "jobs", Live: !d.Terminal, Data: d})
 }
 

@@ -509,9 +509,14 @@ func (s *Server) changeJob(w http.ResponseWriter, r *http.Request, c *call, ver,
 	switch act {
 	case "start", "suspend", "resume", "kill", "rerun", "change", "coord-rerun", "bundle-rerun":
 	case "sla-enable", "sla-disable", "sla-change":
-		// Oozie's SLA commands (oozie job -slaenable ...): refused by name,
-		// not as an unknown action, so that nobody thinks they exist.
-		return errorf(http.StatusBadRequest, "E1027", "SLA change command failed. gozie has no SLA support yet: <sla:info> in definitions is checked, but no SLA is monitored, so there is nothing to enable, disable or change")
+		// rest-api.md 4.2: v2 only, for workflow, coordinator and bundle
+		// jobs; refused by name on a server without SLA monitoring.
+		if ver != "v2" {
+			return errInvalidParam("Not supported in v1")
+		}
+		if s.opts.SLAs == nil {
+			return errNoSLA()
+		}
 	case "ignore", "update":
 		// rest-api.md 4.2: v2 only, coordinators only.
 		if ver != "v2" {
@@ -610,6 +615,8 @@ func (s *Server) applyChange(w http.ResponseWriter, r *http.Request, c *call, id
 		return s.coordRerun(w, r, c, id)
 	case "bundle-rerun":
 		err = s.bundleRerun(r, id)
+	case "sla-enable", "sla-disable", "sla-change":
+		err = s.slaCommand(r, id, act)
 	case "rerun":
 		if kind == kindBundle {
 			err = s.bundleRerun(r, id)

@@ -74,6 +74,10 @@ type Options struct {
 	// admin/instrumentation and admin/metrics (the SLA tracker's
 	// sla-calculator.sla-map).
 	Counters func() map[string]int64
+	// SLAs serves GET /v2/sla and the sla-enable, sla-disable and
+	// sla-change job commands; nil answers them as a server without SLA
+	// monitoring (404 and E1027).
+	SLAs SLAs
 	// AllowedHosts are names, besides the server's own, that requests may
 	// carry in their Host header (gozie.http.allowed.hosts): a name
 	// (lb.example.com), a domain and every name below it (.example.com),
@@ -275,6 +279,8 @@ func (s *Server) routes() http.Handler {
 			return s.handleJob(w, r, c, ver, resourceAfter(r.URL.Path, "/oozie/"+ver+"/job/"))
 		}))
 	}
+	mux.HandleFunc("/oozie/v2/sla", s.api(false, s.handleSLA))
+	mux.HandleFunc("/oozie/v2/sla/", s.api(false, s.handleSLA))
 	mux.HandleFunc("/oozie/v2/validate", s.api(false, s.handleValidate))
 	mux.HandleFunc("/oozie/v2/validate/", s.api(false, s.handleValidate))
 	mux.HandleFunc("/oozie/callback", s.handleCallback)
@@ -323,6 +329,9 @@ func (s *Server) console(api http.Handler) (*console.Console, error) {
 	opts := console.Options{Engine: s.engine.Workflows, Coordinators: coords, Bundles: bundles, API: api, ReadOnly: strings.EqualFold(strings.TrimSpace(s.opts.Config["gozie.console.read.only"]), "true"),
 		Version: s.opts.Version, StoreKind: storeKind, Mode: s.SystemMode, ActionDir: s.actionDir,
 		Counters: s.metrics.counters, ErrorOf: s.consoleError, Masker: s.consoleMasker}
+	if s.opts.SLAs != nil {
+		opts.SLAs = s.opts.SLAs
+	}
 	if s.opts.Cluster != nil {
 		opts.Servers, opts.Self = s.opts.Cluster.Live, s.opts.Cluster.ID
 	}

@@ -111,7 +111,15 @@ func newEnvWith(t testing.TB, dir string, st store.Store, join func(base string)
 	launch.RegisterBuiltins(reg, launch.Options{Launcher: []string{self}})
 	e := &env{t: t, dir: dir}
 	var h http.Handler = http.NotFoundHandler()
-	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if e.srv != nil {
+			// The server's handler as it is now: a test may rebuild it
+			// with other options (withSLAs).
+			e.srv.Handler().ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
 	e.base = e.ts.URL + "/oozie"
 	e.eng, err = engine.New(engine.Options{Store: st, Actions: reg, DataDir: dir, SystemID: "oozie-test",
 		PollInterval: 20 * time.Millisecond, CallbackURL: e.base + "/callback", ConsoleURL: e.base, Logf: t.Logf})
