@@ -197,3 +197,33 @@ func TestLogAndInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestSuspendResumeInQuickSuccession: a resume right after a suspend,
+// whose effects may reach a coordinator in either order, leaves every
+// coordinator running with the bundle; reversed holds the rule.
+func TestSuspendResumeInQuickSuccession(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t)
+	id := h.submit(h.bundleXML("", "c1=c1", "c2=c2"), true)
+	for range 3 {
+		if err := h.b.Suspend(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.b.Resume(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.settle()
+	h.want(id, "RUNNING: c1=RUNNING c2=RUNNING")
+	for _, r := range []struct {
+		status, op string
+		want       bool
+	}{
+		{"SUSPENDED", "suspend", false}, {"RUNNING", "suspend", true}, {"PREPSUSPENDED", "suspend", false},
+		{"RUNNING", "resume", false}, {"SUSPENDEDWITHERROR", "resume", true}, {"KILLED", "kill", false},
+	} {
+		if got := reversed(r.status, r.op); got != r.want {
+			t.Errorf("reversed(%s, %s) = %v", r.status, r.op, got)
+		}
+	}
+}

@@ -146,31 +146,34 @@ var timeZero time.Time
 // or is not in the status the command needs) is noted in the bundle's
 // log: the command's outcome for the bundle is the coordinator's status,
 // which the coordinator reports itself.
+//
+// It runs under the bundle's lock (the coordinator's is taken inside it,
+// never the other way), and a suspend or resume the bundle has reversed
+// since is skipped: the commands of one coordinator are separate effects
+// whose order nothing fixes, and a resume performed before the suspend it
+// follows would leave the coordinator suspended under a running bundle.
 func (e *Engine) performCommand(ctx context.Context, ef *store.Effect) error {
-	var a *store.BundleAction
-	err := e.store.View(ctx, func(tx store.Tx) (err error) {
-		a, err = tx.BundleAction(ctx, ef.ActionID)
-		return err
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return e.rt.MarkDone(ctx, ef)
-	}
-	if err != nil {
-		return err
-	}
-	cmd, err := decodeCommand(ef.Payload)
-	var refused error
-	if err == nil && a.CoordID != "" {
-		refused = e.toCoordinator(ctx, a.CoordID, cmd)
-		if refused != nil && vocab.CodeOf(refused) == "" {
-			return refused // not the coordinator's answer: performed again
-		}
-	}
-	err = e.update(ctx, ef.JobID, func(c *change) error {
+	var retry error
+	err := e.update(ctx, ef.JobID, func(c *change) error {
 		c.done = append(c.done, ef.ID)
 		a := c.action(ef.ActionID)
 		if a == nil {
 			return nil
+		}
+		cmd, err := decodeCommand(ef.Payload)
+		var refused error
+		switch {
+		case err != nil:
+			refused = err
+		case a.CoordID == "":
+		case reversed(c.job.Status, cmd.Op):
+			c.log(a.ID, "INFO", "%s of coordinator [%s] skipped: the bundle is %s now", cmd.Op, a.CoordID, c.job.Status)
+		default:
+			refused = e.toCoordinator(ctx, a.CoordID, cmd)
+			if refused != nil && vocab.CodeOf(refused) == "" {
+				retry = refused // not the coordinator's answer: performed again
+				return refused
+			}
 		}
 		if a.Pending > 0 {
 			a.Pending--
@@ -181,7 +184,24 @@ func (e *Engine) performCommand(ctx context.Context, ef *store.Effect) error {
 		}
 		return e.rollUp(ctx, c)
 	})
+	if retry != nil {
+		return retry
+	}
 	return e.settle(ctx, ef, err)
+}
+
+// reversed reports whether a suspend or resume no longer matches the
+// bundle's status: a suspend of a bundle resumed since, a resume of one
+// suspended again.
+func reversed(status, op string) bool {
+	_, suspended := resumeSteps[status]
+	switch op {
+	case "suspend":
+		return !suspended
+	case "resume":
+		return suspended
+	}
+	return false
 }
 
 // toCoordinator performs one command on a coordinator.

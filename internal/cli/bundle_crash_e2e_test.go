@@ -91,6 +91,26 @@ func runningActions(base string, b *bundleCrashView) (int, error) {
 	return n, nil
 }
 
+// pollBundle reads bundle id on the server at base until cond holds,
+// failing the test after 45 s (polling a condition, not timing it).
+func pollBundle(t *testing.T, base, id, what string, cond func(*bundleCrashView) bool) *bundleCrashView {
+	t.Helper()
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		var b bundleCrashView
+		if err := clusterGet(base, "/v2/job/"+id+"?show=info", &b); err != nil {
+			t.Fatal(err)
+		}
+		if cond(&b) {
+			return &b
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not in time; bundle %+v", what, b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // TestBundleCrashRecovery: SIGKILL of the server just after a bundle's
 // submission and again while its coordinator actions run, then a restart
 // that finishes the bundle.
@@ -98,23 +118,11 @@ func TestBundleCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
 	}
-	bin, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	work := t.TempDir()
 	marks := filepath.Join(work, "marks")
 	bundleCrashApp(t, work, marks)
-	port := clusterFreePort(t)
-	s := &clusterServer{name: "bundle-crash", dir: filepath.Join(work, "data"), base: fmt.Sprintf("http://127.0.0.1:%d/oozie", port),
-		port: port, bin: bin, logPath: filepath.Join(work, "server.log")}
-	t.Cleanup(func() {
-		s.kill()
-		clusterStopSupervisors(t, []string{s.dir})
-		if t.Failed() {
-			t.Logf("---- end of the server's log:\n%s", clusterTail(s.logPath, 6000))
-		}
-	})
+	s := newClusterServer(t, work, "bundle-crash", "")
+	clusterCleanup(t, s)
 	if err := s.start(); err != nil {
 		t.Fatal(err)
 	}
@@ -131,32 +139,13 @@ func TestBundleCrashRecovery(t *testing.T) {
 	if err := s.start(); err != nil {
 		t.Fatal(err)
 	}
-	// poll reads the bundle until cond holds, failing after a deadline
-	// (polling a condition, not timing it).
-	poll := func(what string, cond func(*bundleCrashView) bool) *bundleCrashView {
-		t.Helper()
-		deadline := time.Now().Add(45 * time.Second)
-		for {
-			var b bundleCrashView
-			if err := clusterGet(s.base, "/v2/job/"+id+"?show=info", &b); err != nil {
-				t.Fatal(err)
-			}
-			if cond(&b) {
-				return &b
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not in time; bundle %+v", what, b)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
 	// Killed again mid-run: coordinator actions RUNNING and steps under
 	// way (their marks written), other actions still to come. Not at the
 	// same moment as the first kill: an effect in flight at two deaths is
 	// quarantined by design (the crash journal cannot tell a SIGKILL from
 	// an effect that kills), and those in flight at the first kill have
 	// ended by the time a step runs.
-	b := poll("coordinator actions running", func(b *bundleCrashView) bool {
+	b := pollBundle(t, s.base, id, "coordinator actions running", func(b *bundleCrashView) bool {
 		if b.Status != "RUNNING" || len(b.Coords) != bundleCrashCoords {
 			return false
 		}
@@ -179,7 +168,7 @@ func TestBundleCrashRecovery(t *testing.T) {
 	if err := s.start(); err != nil {
 		t.Fatal(err)
 	}
-	b = poll("bundle ended", func(b *bundleCrashView) bool {
+	b = pollBundle(t, s.base, id, "bundle ended", func(b *bundleCrashView) bool {
 		return b.Status != "RUNNING" && b.Status != "PREP"
 	})
 	if b.Status != "SUCCEEDED" {

@@ -50,11 +50,48 @@ const (
 type clusterServer struct {
 	name, dir, base, dsn, bin, logPath string
 	port                               int
+	env                                []string // more environment, KEY=value
 
 	cmd     *exec.Cmd
 	done    chan struct{}
 	kills   []time.Time // when it was SIGKILLed
 	refused int         // starts refused by PostgreSQL (too many clients)
+}
+
+// newClusterServer describes a server of a test named name (its
+// gozie.server.id), working in the data directory work/<name> and logging
+// to work/<name>.log, on a free loopback port; dsn is its PostgreSQL
+// store, "" for SQLite in its data directory. It is not started.
+func newClusterServer(t *testing.T, work, name, dsn string) *clusterServer {
+	t.Helper()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := clusterFreePort(t)
+	return &clusterServer{name: name, dir: filepath.Join(work, name), base: fmt.Sprintf("http://127.0.0.1:%d/oozie", port),
+		port: port, dsn: dsn, bin: bin, logPath: filepath.Join(work, name+".log")}
+}
+
+// clusterCleanup ends the servers and the launch supervisors they started
+// when the test ends, and logs the end of each server's log if it failed.
+// Registered after t.TempDir and postgres.TestDSN, it runs before the
+// directory's removal and the schema's drop (cleanups run last in, first
+// out).
+func clusterCleanup(t *testing.T, servers ...*clusterServer) {
+	t.Cleanup(func() {
+		var dirs []string
+		for _, s := range servers {
+			s.kill()
+			dirs = append(dirs, s.dir)
+		}
+		clusterStopSupervisors(t, dirs)
+		if t.Failed() {
+			for _, s := range servers {
+				t.Logf("---- end of %s's log:\n%s", s.name, clusterTail(s.logPath, 6000))
+			}
+		}
+	})
 }
 
 // start runs the server and waits until it answers /oozie/versions (it
@@ -101,6 +138,7 @@ func (s *clusterServer) startOnce() (full bool, err error) {
 	cmd.Env = append(env, clusterAsGozieEnv+"=1", "GOZIE_SERVER_ID="+s.name,
 		"GOZIE_SERVER_LEASE_S="+strconv.Itoa(clusterLeaseS), "GOZIE_SERVER_HEARTBEAT_S="+strconv.Itoa(clusterHeartbeatS),
 		"GOZIE_POLL_INTERVAL_MS=250")
+	cmd.Env = append(cmd.Env, s.env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Should the test binary die, its servers die with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -392,10 +430,6 @@ func TestClusterFailover(t *testing.T) {
 		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
 	}
 	dsn := postgres.TestDSN(t)
-	bin, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	defN := 30
 	nWF := clusterEnvInt(t, "GOZIE_CLUSTER_TEST_WORKFLOWS", defN)
 	nKills := clusterEnvInt(t, "GOZIE_CLUSTER_TEST_KILLS", 6+nWF/50)
@@ -408,6 +442,7 @@ func TestClusterFailover(t *testing.T) {
 	}
 	seed := uint64(time.Now().UnixNano())
 	if v := os.Getenv("GOZIE_CLUSTER_TEST_SEED"); v != "" {
+		var err error
 		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
 			t.Fatalf("GOZIE_CLUSTER_TEST_SEED=%q: %v", v, err)
 		}
@@ -438,28 +473,10 @@ func TestClusterFailover(t *testing.T) {
 	}
 
 	servers := make([]*clusterServer, 3)
-	var dirs []string
 	for i := range servers {
-		port := clusterFreePort(t)
-		s := &clusterServer{name: fmt.Sprintf("srv%d", i+1), dir: filepath.Join(work, fmt.Sprintf("data%d", i+1)),
-			base: fmt.Sprintf("http://127.0.0.1:%d/oozie", port), port: port, dsn: dsn, bin: bin,
-			logPath: filepath.Join(work, fmt.Sprintf("srv%d.log", i+1))}
-		servers[i] = s
-		dirs = append(dirs, s.dir)
+		servers[i] = newClusterServer(t, work, fmt.Sprintf("srv%d", i+1), dsn)
 	}
-	// Runs before t.TempDir's removal and the schema's drop (cleanups
-	// run last in, first out).
-	t.Cleanup(func() {
-		for _, s := range servers {
-			s.kill()
-		}
-		clusterStopSupervisors(t, dirs)
-		if t.Failed() {
-			for _, s := range servers {
-				t.Logf("---- end of %s's log:\n%s", s.name, clusterTail(s.logPath, 4000))
-			}
-		}
-	})
+	clusterCleanup(t, servers...)
 	for _, s := range servers {
 		if err := s.start(); err != nil {
 			t.Fatal(err)

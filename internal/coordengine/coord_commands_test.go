@@ -409,3 +409,71 @@ func TestCoordSubmitErrors(t *testing.T) {
 		t.Errorf("refused submissions created %d jobs", total)
 	}
 }
+
+// TestCoordCascadeAfterReversal: the suspend and the resume a coordinator
+// passes on to its workflows are effects performed in any order, so each
+// applies only while the coordinator is still in the state its command
+// left it. Each case brings the coordinator to a status, sets the
+// workflow's own, then performs one cascade effect as a late one would be.
+func TestCoordCascadeAfterReversal(t *testing.T) {
+	tests := []struct {
+		name     string
+		commands []string // coordinator commands, each settled
+		wfCmd    string   // then a command on the workflow itself
+		kind     string   // the cascade effect performed last
+		want     string   // the workflow's status
+	}{
+		{"suspend performed after the resume", []string{"suspend", "resume"}, "", EffectCoordSuspend, store.JobRunning},
+		{"resume performed after a new suspend", []string{"suspend", "resume", "suspend"}, "", EffectCoordResume, store.JobSuspended},
+		{"suspend of a suspended coordinator", []string{"suspend"}, "resume", EffectCoordSuspend, store.JobSuspended},
+		{"resume of a running coordinator", []string{}, "suspend", EffectCoordResume, store.JobRunning},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			h := newCoordHarness(t, policyNow, Options{InputCheckInterval: time.Minute})
+			for n := 0; n < 4; n++ {
+				h.publish(policyNow.Add(time.Duration(n-2) * time.Hour))
+			}
+			id, err := h.e.Run(ctx, h.coordProps(holdWorkflow,
+				"start", "2026-03-02T08:00Z", "end", "2026-03-02T09:00Z", "concurrency", "1"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.settle()
+			h.advance(2*time.Minute, time.Minute, nil)
+			wfs := h.runningWorkflows(id)
+			if len(wfs) != 1 {
+				t.Fatalf("%d running workflows, want 1", len(wfs))
+			}
+			do := func(cmd, job string) {
+				t.Helper()
+				f := map[string]func(context.Context, string) error{"suspend": h.e.Suspend, "resume": h.e.Resume}[cmd]
+				if err := f(ctx, job); err != nil {
+					t.Fatalf("%s %s: %v", cmd, job, err)
+				}
+				h.settle()
+			}
+			for _, cmd := range tt.commands {
+				do(cmd, id)
+			}
+			if tt.wfCmd != "" {
+				do(tt.wfCmd, wfs[0])
+			}
+			var action string
+			for _, a := range h.actions(id) {
+				if a.ExternalID == wfs[0] {
+					action = a.ID
+				}
+			}
+			// Not committed (id 0): performed as the runtime would, once.
+			ef := &store.Effect{Kind: tt.kind, JobID: id, ActionID: action, CreatedTime: h.clock.Now()}
+			if err := h.e.PerformEffect(ctx, ef); err != nil {
+				t.Fatal(err)
+			}
+			if s := h.wfStatus(wfs[0]); s != tt.want {
+				t.Errorf("workflow %s after %v, workflow %q and %s: %s, want %s", wfs[0], tt.commands, tt.wfCmd, tt.kind, s, tt.want)
+			}
+		})
+	}
+}

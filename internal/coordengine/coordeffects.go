@@ -219,7 +219,29 @@ func (e *Engine) coordWorkflowEnded(ctx context.Context, ef *store.Effect, jobID
 // performCoordCascade passes kill, suspend or resume on to the workflow of
 // an action. A workflow that has ended or is not in the state the command
 // needs is left alone.
+//
+// A suspend and the resume after it are effects of two kinds, which the
+// runtime performs in any order. So each is performed under the job's lock
+// and only while the coordinator is still in the state its command left
+// it: a resume performed first finds the workflow running and leaves it,
+// and the suspend, performed after it on a coordinator resumed since, must
+// not suspend that workflow for good.
 func (e *Engine) performCoordCascade(ctx context.Context, ef *store.Effect) error {
+	if ef.Kind == EffectCoordSuspend || ef.Kind == EffectCoordResume {
+		unlock := e.coordLock(ef.JobID)
+		defer unlock()
+		var j *store.CoordJob
+		err := e.store.View(ctx, func(tx store.Tx) (err error) {
+			j, err = tx.CoordJob(ctx, ef.JobID)
+			return err
+		})
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if j != nil && coordSuspended(j.Status) != (ef.Kind == EffectCoordSuspend) {
+			return e.markDone(ctx, ef)
+		}
+	}
 	var a *store.CoordAction
 	var existing []*store.Job
 	err := e.store.View(ctx, func(tx store.Tx) (err error) {
@@ -266,6 +288,15 @@ func (e *Engine) performCoordCascade(ctx context.Context, ef *store.Effect) erro
 		}
 	}
 	return e.markDone(ctx, ef)
+}
+
+// coordSuspended reports the statuses a suspend leaves a coordinator in.
+func coordSuspended(status string) bool {
+	switch status {
+	case store.CoordSuspended, store.CoordSuspendedWithError, store.CoordPrepSuspended:
+		return true
+	}
+	return false
 }
 
 // QuarantineEffect marks done a coordinator effect the server died
