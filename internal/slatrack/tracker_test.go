@@ -194,7 +194,6 @@ const slaInfo = `<sla:info>
     <sla:alert-contact>ops@example.com</sla:alert-contact>
   </sla:info>`
 
-
 // TestWorkflowMet: a job that starts and ends in time meets every
 // criterion; nothing is mailed (only misses are, by its alert-events).
 func TestWorkflowMet(t *testing.T) {
