@@ -93,6 +93,9 @@ type Options struct {
 	// per failing cycle (gozie.coord.input.check.backoff.max.s); default
 	// 10m.
 	InputCheckMaxBackoff time.Duration
+	// Events publishes the status changes of coordinator actions to the
+	// message broker (package events), from the commit making them.
+	Events bool
 }
 
 func (o Options) withDefaults() Options {

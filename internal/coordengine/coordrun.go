@@ -84,6 +84,17 @@ func (c *coordChange) setStatus(e *Engine, to string) bool {
 	return true
 }
 
+// touchedAction returns the action with the given id among those the
+// change wrote, nil if none.
+func (c *coordChange) touchedAction(id string) *store.CoordAction {
+	for _, a := range c.actions {
+		if a.ID == id {
+			return a
+		}
+	}
+	return nil
+}
+
 // touch marks an action changed, remembering the status it had in the
 // store.
 func (c *coordChange) touch(a *store.CoordAction, storedStatus string) {
@@ -183,6 +194,7 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 	}
 	e.queueCoordNotifications(c)
 	c.notifyBundle()
+	e.announce(c)
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		if c.launch != nil {
 			// First: the action written below names the workflow.

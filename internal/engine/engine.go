@@ -486,6 +486,7 @@ func (e *Engine) takeChange(st *jobState) *change {
 	}
 	e.queueNotifications(st, ch.dirty, now)
 	ch.logs = st.takeLogs(now, ch.dirty, e.ActionDir)
+	e.announce(st, now)
 	ch.effects, ch.done, ch.deleted, ch.slas = st.effects, st.done, st.deleted, st.slas
 	e.recordIntents(ch.effects)
 	st.effects, st.done, st.deleted, st.slas, st.jobDirty = nil, nil, nil, nil, false

@@ -69,6 +69,11 @@ type Options struct {
 	// job locked: it must return quickly and not call the engine.
 	// `gozie run` prints progress with it, the server its transition log.
 	OnTransition func(Transition)
+	// Events publishes the job's status changes to the message broker
+	// (package events): each change of a workflow job's status that
+	// Oozie announces adds an events.EffectPublish effect to the commit
+	// making it. The server sets it when gozie.events.url names a broker.
+	Events bool
 	// Logf receives diagnostics; default log.Printf.
 	Logf func(format string, args ...any)
 	// NotificationTimeout bounds one HTTP notification (notify.go);

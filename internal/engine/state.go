@@ -119,6 +119,10 @@ type jobState struct {
 	log        jobLog   // joblog.go
 	// slas are the SLA records the change registers (sla.go).
 	slas []*store.SLA
+	// announced is the job status the last event was published for (or
+	// the stored one, at load): a change to another status publishes one
+	// (Options.Events).
+	announced string
 	// lastSeq is the largest Seq the job's records have had: new records
 	// are numbered here rather than by the store, which would need a
 	// query (a round trip on PostgreSQL) per new record.
@@ -171,6 +175,7 @@ func loadState(j *store.Job, acts []*store.Action, options func(*conf.Config) wo
 	}
 	st.arrived = arrivals(app, st.actions)
 	st.log = newJobLog(j, acts)
+	st.announced = j.Status
 	return st, nil
 }
 

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/effect"
+	"github.com/gozie/gozie/internal/events"
 	"github.com/gozie/gozie/internal/sla"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
@@ -52,6 +53,9 @@ type Options struct {
 	NotifyURL string
 	// Logf logs what goes wrong in a pass.
 	Logf func(format string, args ...any)
+	// Events publishes every SLA event to the message broker (package
+	// events) from the pass's commit.
+	Events bool
 }
 
 func (o Options) withDefaults() Options {
@@ -198,6 +202,9 @@ func (t *Tracker) decide(ctx context.Context, batch []*store.SLA, now time.Time)
 			}
 			for _, ev := range sla.Step(s, js, now) {
 				effects = append(effects, t.alerts(s, ev, now)...)
+				if t.opts.Events {
+					effects = append(effects, events.NewEffect(vocab.JobOf(s.ID), events.SLAMessage(s, ev), now))
+				}
 				logs = append(logs, &store.LogEntry{JobID: vocab.JobOf(s.ID), ActionID: actionOf(s.ID), Time: now,
 					Level: "INFO", Message: fmt.Sprintf("SLA %s of %s [%s], SLA status %s", ev.Status, s.AppType, s.ID, ev.SLAStatus)})
 			}

@@ -1,0 +1,25 @@
+package coordengine
+
+import "github.com/gozie/gozie/internal/events"
+
+// announce adds to a change the events of its coordinator actions' status
+// changes (Options.Events), one per step Oozie announces (an action made
+// WAITING, started, ended, suspended, skipped), published from the outbox
+// after the commit.
+func (e *Engine) announce(c *coordChange) {
+	if !e.opts.Events {
+		return
+	}
+	j := c.job
+	for _, s := range c.steps {
+		a := c.touchedAction(s.actionID)
+		if a == nil {
+			continue
+		}
+		m, ok := events.JobMessage("COORDINATOR_ACTION", a.ID, j.ID, j.AppName, j.User, s.to, a.NominalTime, a.LastModTime,
+			a.ErrorCode, a.ErrorMessage)
+		if ok {
+			c.addEffect(events.NewEffect(j.ID, m, c.now))
+		}
+	}
+}
