@@ -25,6 +25,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/events"
 	"github.com/gozie/gozie/internal/fsys"
 	_ "github.com/gozie/gozie/internal/fsys/all" // the stores: hdfs, s3a, gs, abfs, ...
 	"github.com/gozie/gozie/internal/jobs"
@@ -98,6 +99,9 @@ type System struct {
 	// SLA tracks the <sla:info> of jobs and actions; nil with
 	// Options.Local.
 	SLA *slatrack.Tracker
+	// Events publishes job and SLA events to the broker of
+	// gozie.events.url; nil without one.
+	Events *events.Sink
 	// Jobs is the one face over both engines the server serves.
 	Jobs *jobs.Service
 	// Member is the cluster membership on a shared store, else nil.
@@ -183,6 +187,9 @@ func New(ctx context.Context, o Options) (sys *System, err error) {
 		return sys, nil
 	}
 	sys.SLA = newTracker(cfg, sys.Engine, sys.BaseURL, o.Logf)
+	if sys.Events, err = newSink(cfg, sys.Engine, o.Logf); err != nil {
+		return sys, err
+	}
 	o.Logf("gozie: action types this server runs: %s", strings.Join(sys.Registry.Types(), ", "))
 	o.Logf("gozie: stores this server reaches: %s", strings.Join(fsys.Schemes(), ", "))
 	for _, m := range ns.Mounts() {
@@ -241,6 +248,9 @@ func (s *System) Close() error {
 	}
 	if s.stopBeats != nil {
 		s.stopBeats()
+	}
+	if s.Events != nil {
+		err = errors.Join(err, s.Events.Close())
 	}
 	if s.Store != nil {
 		err = errors.Join(err, s.Store.Close())

@@ -80,6 +80,9 @@ func newEngines(st store.Store, reg *action.Registry, cfg server.Config, o Optio
 		InputCheckWalkBudget:  cfg.Int("gozie.coord.input.check.walk.budget", fsys.DefaultWalkBudget),
 		InputCheckMaxBackoff:  time.Duration(cfg.Int("gozie.coord.input.check.backoff.max.s", 600)) * time.Second,
 	}
+	// Job events go to the broker gozie.events.url names (docs/events.md).
+	eo.Events = cfg["gozie.events.url"] != "" && !o.Local
+	co.Events = eo.Events
 	if o.Tune != nil {
 		o.Tune(&eo, &co)
 	}

@@ -21,4 +21,3 @@ func (e *Engine) announce(st *jobState, now time.Time) {
 		st.effects = append(st.effects, events.NewEffect(j.ID, m, now))
 	}
 }
-
