@@ -71,6 +71,11 @@ func (p *amqpPublisher) publish(ctx context.Context, topic string, m Message) er
 		return err
 	}
 	if !acked {
+		// The library nacks what was in flight when the connection
+		// went: say which, for the log.
+		if p.conn.IsClosed() {
+			return errors.New("connection lost before the broker confirmed the message")
+		}
 		return errors.New("the broker refused the message (nack)")
 	}
 	return nil

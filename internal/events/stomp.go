@@ -40,10 +40,14 @@ func dialSTOMP(ctx context.Context, u *url.URL) (publisher, error) {
 		pw, _ := u.User.Password()
 		opts = append(opts, stomp.ConnOpt.Login(u.User.Username(), pw))
 	}
-	// The path names the virtual host, as in an amqp:// URL.
-	if vhost := strings.TrimPrefix(u.Path, "/"); vhost != "" {
-		opts = append(opts, stomp.ConnOpt.Host(vhost))
+	// The path names the virtual host, as in an amqp:// URL; the host
+	// header is the virtual host to RabbitMQ, whose default one is "/"
+	// (the library would send the host name, an unknown virtual host).
+	vhost := strings.TrimPrefix(u.Path, "/")
+	if vhost == "" {
+		vhost = "/"
 	}
+	opts = append(opts, stomp.ConnOpt.Host(vhost))
 	conn, err := stomp.Connect(nc, opts...)
 	if err != nil {
 		nc.Close()
