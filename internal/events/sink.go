@@ -78,7 +78,9 @@ func NewSink(rt *effect.Runtime, cfg Config, logf func(string, ...any)) (*Sink, 
 	default:
 		return nil, fmt.Errorf("events: broker url %q: scheme must be amqp, amqps or stomp", redactURL(u))
 	}
-	rt.Register(EffectPublish, s)
+	// In order: a job's events committed together (STARTED, then
+	// SUCCESS) are published in that order, not raced on goroutines.
+	rt.Register(EffectPublish, s, effect.InOrder())
 	return s, nil
 }
 
