@@ -15,9 +15,11 @@ require (
 	github.com/colinmarc/hdfs/v2 v2.4.0
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
 	github.com/emersion/go-smtp v0.25.1
+	github.com/go-stomp/stomp/v3 v3.1.3
 	github.com/googleapis/gax-go/v2 v2.26.2
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/jcmturner/gokrb5/v8 v8.4.4
+	github.com/rabbitmq/amqp091-go v1.16.0
 	golang.org/x/image v0.47.0
 	google.golang.org/api v0.307.0
 	google.golang.org/protobuf v1.36.12
