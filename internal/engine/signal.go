@@ -64,6 +64,9 @@ func (st *jobState) startJob(e *Engine) error {
 	}
 	st.job.StartTime = e.now()
 	st.jobDirty = true
+	// A job may end in the change that starts it (start to end): its
+	// start is announced on its own, before its end.
+	e.announce(st, st.job.StartTime)
 	st.controlDone(e, workflow.StartNodeName, TypeStart, st.app.Start)
 	st.walk(e, st.app.Start)
 	return nil
