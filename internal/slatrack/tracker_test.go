@@ -16,6 +16,7 @@ import (
 	"github.com/gozie/gozie/internal/engine/enginetest"
 	"github.com/gozie/gozie/internal/sla"
 	"github.com/gozie/gozie/internal/store"
+	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
 	"github.com/gozie/gozie/internal/vocab"
 )
@@ -47,6 +48,12 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return newHarnessOn(t, dir, st)
+}
+
+// newHarnessOn is a harness on a given store.
+func newHarnessOn(t *testing.T, dir string, st store.Store) *harness {
+	t.Helper()
 	h := &harness{t: t, dir: dir, store: st, clock: enginetest.NewFakeClock(t0), mails: make(chan mail, 100)}
 	h.start()
 	t.Cleanup(func() { h.wf.Close() })
@@ -345,5 +352,49 @@ func TestCoordinatorActionSLA(t *testing.T) {
 	}
 	if h.tr.Tracked() != 0 {
 		t.Errorf("tracked %d, want 0", h.tr.Tracked())
+	}
+}
+
+// TestTwoServersSharePostgres: two servers share a PostgreSQL store; each
+// pass decides only the records of its own jobs, so the owner alone
+// mails and records the events, once.
+func TestTwoServersSharePostgres(t *testing.T) {
+	ctx := context.Background()
+	dsn := postgres.TestDSN(t)
+	servers := map[string]*harness{}
+	for _, name := range []string{"a", "b"} {
+		st, err := postgres.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		if err := st.(store.Cluster).Register(ctx, store.ServerInfo{ID: name, Name: name, URL: "http://" + name + "/oozie", Started: t0}); err != nil {
+			t.Fatal(err)
+		}
+		servers[name] = newHarnessOn(t, t.TempDir(), st)
+	}
+	a, b := servers["a"], servers["b"]
+	id, err := a.wf.Submit(ctx, a.workflow("shared", `<fs><delete path="`+a.dir+`/nothing"/></fs>`, slaInfo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []*harness{a, b} {
+		h.clock.Advance(2 * time.Hour)
+	}
+	b.pass()
+	if s := b.record(id); s.SLAStatus != sla.NotStarted || s.EventProcessed != 0 {
+		t.Fatalf("the other server decided a record it does not own: %+v", s)
+	}
+	a.pass()
+	b.pass()
+	a.pass()
+	if s := a.record(id); s.SLAStatus != sla.Miss {
+		t.Fatalf("the owner's pass: %+v", s)
+	}
+	if m := a.drain(); len(m) != 2 {
+		t.Errorf("the owner mailed %d alerts, want START_MISS and END_MISS", len(m))
+	}
+	if m := b.drain(); len(m) != 0 {
+		t.Errorf("the other server mailed %v", m)
 	}
 }
