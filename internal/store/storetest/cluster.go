@@ -14,7 +14,7 @@ type OpenShared func(t *testing.T, n int) []store.Store
 // RunCluster runs the suite of store.Cluster: registration, ownership of
 // new jobs, fenced commits, scans limited to owned jobs, heartbeats,
 // take-over and its beat check, unowned jobs, shared secrets; the same for
-// bundle jobs (bundle_cluster.go).
+// bundle jobs (bundle_cluster.go) and SLA records (sla_cluster.go).
 func RunCluster(t *testing.T, open OpenShared) {
 	tests := []struct {
 		name string
@@ -35,6 +35,7 @@ func RunCluster(t *testing.T, open OpenShared) {
 		{"BundleScans", testBundleScans},
 		{"BundleTakeOver", testBundleTakeOver},
 		{"BundleClaimUnowned", testBundleClaimUnowned},
+		{"SLAOwnership", testSLAOwnership},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
