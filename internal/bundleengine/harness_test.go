@@ -87,37 +87,10 @@ func (h *harness) restart() {
 	h.settle()
 }
 
-// settle waits until no effect is due: effects are committed before the
-// work they describe and marked done with its outcome, so none pending
-// means idle.
+// settle waits until no effect is due (enginetest.Settle).
 func (h *harness) settle() {
 	h.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for quiet := 0; quiet < 3; {
-		due := 0
-		now := h.clock.Now()
-		err := h.store.View(context.Background(), func(tx store.Tx) error {
-			effs, err := tx.PendingEffects(context.Background(), "", 0)
-			for _, ef := range effs {
-				if !ef.NotBefore.After(now) {
-					due++
-				}
-			}
-			return err
-		})
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		if due == 0 {
-			quiet++
-		} else {
-			quiet = 0
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("engines not idle after 30s: %d effects due", due)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	enginetest.Settle(h.t, h.store, h.clock.Now)
 }
 
 // advance moves the fake clock by d in steps of at most step, settling

@@ -469,7 +469,7 @@ func (a *App) resolvedActionBlock(p *ActionPlan) (string, bool) {
 	b.WriteString(a.workflowXML("    ", appPath, props))
 	if a.SLA != nil {
 		slaCtx := *ctx
-		slaCtx.Vars = slaVars{p.vars}
+		slaCtx.Vars = el.SLAUnits(p.vars)
 		fields := make([]Property, len(a.SLA.Fields))
 		for i, f := range a.SLA.Fields {
 			v, ok := early(&slaCtx, f.Value)

@@ -362,7 +362,7 @@ func resolveApp(r *rawApp, job *conf.Config, read func(string) ([]byte, error), 
 		}
 	}
 	if a.SLA != nil {
-		slaRV := resolver{vars: slaVars{rv.vars}, pz: rv.pz, open: rv.open}
+		slaRV := resolver{vars: el.SLAUnits(rv.vars), pz: rv.pz, open: rv.open}
 		for _, f := range a.SLA.Fields {
 			if _, err := slaRV.eval(PhaseSLASubmit, "sla:"+f.Name, f.Value); err != nil && !skip(err) {
 				return nil, err
@@ -370,25 +370,6 @@ func resolveApp(r *rawApp, job *conf.Config, read func(string) ([]byte, error), 
 		}
 	}
 	return a, nil
-}
-
-// slaVars adds the SLA evaluators' duration constants (in minutes) to the
-// job variables, as in ${5 * MINUTES}.
-type slaVars struct{ job el.Resolver }
-
-func (v slaVars) Lookup(name string) (any, bool) {
-	if val, ok := v.job.Lookup(name); ok {
-		return val, true
-	}
-	switch name {
-	case "MINUTES":
-		return int64(1), true
-	case "HOURS":
-		return int64(60), true
-	case "DAYS":
-		return int64(24 * 60), true
-	}
-	return nil, false
 }
 
 // restFrequency returns the REST "frequency" and "timeUnit" of f.

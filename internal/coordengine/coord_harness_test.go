@@ -14,6 +14,7 @@ import (
 	fsaction "github.com/gozie/gozie/internal/action/fs"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
+	"github.com/gozie/gozie/internal/engine/enginetest"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/postgres"
 	"github.com/gozie/gozie/internal/store/sqlite"
@@ -148,38 +149,10 @@ func (h *coordHarness) restart() {
 	h.settle()
 }
 
-// settle waits until the engine has nothing due: every effect whose time
-// has come is performed. Effects are committed before the work they
-// describe and marked done with its outcome, so none pending means idle.
+// settle waits until no effect is due (enginetest.Settle).
 func (h *coordHarness) settle() {
 	h.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	quiet := 0
-	for quiet < 3 {
-		var due int
-		now := h.clock.Now()
-		err := h.store.View(context.Background(), func(tx store.Tx) error {
-			effs, err := tx.PendingEffects(context.Background(), "", 0)
-			for _, ef := range effs {
-				if !ef.NotBefore.After(now) {
-					due++
-				}
-			}
-			return err
-		})
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		if due == 0 {
-			quiet++
-		} else {
-			quiet = 0
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("engine not idle after 30s: %d effects due", due)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	enginetest.Settle(h.t, h.store, h.clock.Now)
 }
 
 // advance moves the fake clock in steps of at most step, settling after

@@ -395,3 +395,28 @@ func (e *Evaluator) binary(n *Binary) (any, error) {
 	}
 	return v, nil
 }
+
+// SLAUnits adds the duration constants of the SLA evaluators to vars:
+// MINUTES, HOURS and DAYS count minutes, so ${2 * HOURS} is 120. A
+// variable of vars with one of those names wins, as in Oozie, where the
+// job's properties come first.
+func SLAUnits(vars Resolver) Resolver { return slaUnits{vars} }
+
+type slaUnits struct{ vars Resolver }
+
+func (v slaUnits) Lookup(name string) (any, bool) {
+	if v.vars != nil {
+		if val, ok := v.vars.Lookup(name); ok {
+			return val, true
+		}
+	}
+	switch name {
+	case "MINUTES":
+		return int64(1), true
+	case "HOURS":
+		return int64(60), true
+	case "DAYS":
+		return int64(24 * 60), true
+	}
+	return nil, false
+}

@@ -10,26 +10,6 @@ import (
 	"github.com/gozie/gozie/internal/workflow"
 )
 
-// slaVars adds the SLA duration constants (in minutes: ${10 * MINUTES})
-// to a node's variables, as Oozie's wf-sla-submit evaluator does.
-type slaVars struct{ vars el.Resolver }
-
-// Lookup resolves name among the job's variables, then the constants.
-func (v slaVars) Lookup(name string) (any, bool) {
-	if val, ok := v.vars.Lookup(name); ok {
-		return val, true
-	}
-	switch name {
-	case "MINUTES":
-		return int64(1), true
-	case "HOURS":
-		return int64(60), true
-	case "DAYS":
-		return int64(24 * 60), true
-	}
-	return nil, false
-}
-
 // registerSLA records the <sla:info> of the job (node "") or of an action
 // node for tracking, written with the change that starts it: its fields
 // are resolved with the node's EL now, as Oozie resolves them when the job
@@ -41,7 +21,7 @@ func (st *jobState) registerSLA(e *Engine, info *workflow.Element, node string) 
 		return
 	}
 	ev := *st.evaluator(e, node)
-	ev.Vars = slaVars{ev.Vars}
+	ev.Vars = el.SLAUnits(ev.Vars)
 	fields := map[string]string{}
 	for _, c := range info.Children {
 		v := strings.TrimSpace(c.Text)

@@ -111,34 +111,10 @@ func (h *harness) pass() {
 	h.settle()
 }
 
-// settle waits until no effect is due.
+// settle waits until no effect is due (enginetest.Settle).
 func (h *harness) settle() {
 	h.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for quiet := 0; quiet < 3; {
-		due := 0
-		err := h.store.View(context.Background(), func(tx store.Tx) error {
-			effs, err := tx.PendingEffects(context.Background(), "", 0)
-			for _, ef := range effs {
-				if !ef.NotBefore.After(h.clock.Now()) {
-					due++
-				}
-			}
-			return err
-		})
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		if due == 0 {
-			quiet++
-		} else {
-			quiet = 0
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("not idle: %d effects due", due)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	enginetest.Settle(h.t, h.store, h.clock.Now)
 }
 
 // workflow writes a workflow app with an <sla:info> and the given action
