@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
-	"path"
 	"strings"
 
 	"github.com/gozie/gozie/internal/conf"
@@ -51,7 +50,7 @@ func Submit(props *conf.Config, opts SubmitOptions) (*App, *conf.Config, error) 
 	// path names the file or its directory, which the read tells.
 	data, file, readErr := readDefinition(strings.TrimSpace(appURI), opts.ReadFile)
 	job := props.Clone()
-	if err := mergeDefaults(job, uriJoin(uriDir(file), ConfigDefaultFile), opts.ReadFile); err != nil {
+	if err := mergeDefaults(job, conf.JoinAppPath(conf.AppPathDir(file), ConfigDefaultFile), opts.ReadFile); err != nil {
 		return nil, nil, err
 	}
 	if readErr != nil {
@@ -97,7 +96,7 @@ func readDefinition(appURI string, read func(string) ([]byte, error)) ([]byte, s
 	file := strings.TrimSuffix(appURI, "/")
 	if i := strings.IndexAny(appURI, " \t\n\"<>\\^`{|}"); i >= 0 {
 		// java.net.URI's refusal, which Oozie reports as E1302.
-		return nil, uriJoin(file, DefinitionFile), vocab.Errorf(CodeURI, "Invalid bundle application URI [%s], Illegal character in path at index %d: %s", appURI, i, appURI)
+		return nil, conf.JoinAppPath(file, DefinitionFile), vocab.Errorf(CodeURI, "Invalid bundle application URI [%s], Illegal character in path at index %d: %s", appURI, i, appURI)
 	}
 	data, err := read(file)
 	if refused, ok := err.(*Error); ok {
@@ -106,7 +105,7 @@ func readDefinition(appURI string, read func(string) ([]byte, error)) ([]byte, s
 	if err == nil && len(bytes.TrimSpace(data)) > 0 {
 		return data, file, nil
 	}
-	file = uriJoin(file, DefinitionFile)
+	file = conf.JoinAppPath(file, DefinitionFile)
 	data, err = read(file)
 	if refused, ok := err.(*Error); ok {
 		return nil, file, refused
@@ -199,27 +198,4 @@ func expanded(job *conf.Config) *conf.Config {
 		out.Set(n, v)
 	}
 	return out
-}
-
-// uriJoin joins name to an application directory, a plain path or a URI
-// whose scheme://authority must survive (path.Join would fold "//").
-func uriJoin(dir, name string) string {
-	if !strings.Contains(dir, "://") {
-		return path.Join(dir, name)
-	}
-	return strings.TrimSuffix(dir, "/") + "/" + name
-}
-
-// uriDir returns the directory holding p, a plain path or a URI.
-func uriDir(p string) string {
-	i := strings.Index(p, "://")
-	if i < 0 {
-		return path.Dir(p)
-	}
-	rest := p[i+3:]
-	j := strings.IndexByte(rest, '/')
-	if j < 0 {
-		return p
-	}
-	return p[:i+3+j] + path.Dir(rest[j:])
 }

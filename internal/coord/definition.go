@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/schedule"
 )
 
@@ -33,7 +34,7 @@ func (a *App) resolveDatasets(r *rawApp, rv resolver, read func(string) ([]byte,
 		}
 		p = strings.TrimSpace(p)
 		if !path.IsAbs(p) && !strings.Contains(p, "://") {
-			p = uriJoin(appDir, p)
+			p = conf.JoinAppPath(appDir, p)
 		}
 		data, err := read(p)
 		if rv.open != nil && errors.Is(err, ErrNoFiles) {

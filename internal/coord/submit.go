@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -73,7 +72,7 @@ func submitApp(props *conf.Config, opts SubmitOptions, open *openVars) (*App, *c
 		return nil, nil, refused
 	}
 	if err != nil || len(bytes.TrimSpace(data)) == 0 {
-		file = uriJoin(file, "coordinator.xml")
+		file = conf.JoinAppPath(file, "coordinator.xml")
 		if data, err = opts.ReadFile(file); err != nil {
 			if refused, ok := err.(*Error); ok {
 				return nil, nil, refused
@@ -86,14 +85,14 @@ func submitApp(props *conf.Config, opts SubmitOptions, open *openVars) (*App, *c
 			return nil, nil, errorf(CodeReadApp, "File does not exist, %s", file)
 		}
 	}
-	appDir := uriDir(file)
+	appDir := conf.AppPathDir(file)
 	job := props.Clone()
-	def, err := opts.ReadFile(uriJoin(appDir, "config-default.xml"))
+	def, err := opts.ReadFile(conf.JoinAppPath(appDir, "config-default.xml"))
 	if refused, ok := err.(*Error); ok {
 		return nil, nil, refused
 	}
 	if err == nil {
-		dc, err := conf.ParseXML(bytes.NewReader(def), uriJoin(appDir, "config-default.xml"))
+		dc, err := conf.ParseXML(bytes.NewReader(def), conf.JoinAppPath(appDir, "config-default.xml"))
 		if err != nil {
 			return nil, nil, errorf(CodeSchema, "config-default.xml: %v", err)
 		}
@@ -166,29 +165,6 @@ func checkDisallowed(c *conf.Config, names []string) error {
 		}
 	}
 	return nil
-}
-
-// uriJoin joins name to an application directory, a plain path or a URI
-// whose scheme://authority must survive (path.Join would fold "//").
-func uriJoin(dir, name string) string {
-	if !strings.Contains(dir, "://") {
-		return path.Join(dir, name)
-	}
-	return strings.TrimSuffix(dir, "/") + "/" + name
-}
-
-// uriDir returns the directory holding p, a plain path or a URI.
-func uriDir(p string) string {
-	i := strings.Index(p, "://")
-	if i < 0 {
-		return path.Dir(p)
-	}
-	rest := p[i+3:]
-	j := strings.IndexByte(rest, '/')
-	if j < 0 {
-		return p
-	}
-	return p[:i+3+j] + path.Dir(rest[j:])
 }
 
 // missingParams lists, comma-separated, the parameters without a default
