@@ -27,7 +27,15 @@ func (r *Runtime) Dispatch(effects []*store.Effect) {
 			continue
 		}
 		if d := ef.NotBefore.Sub(r.clock.Now()); d > 0 {
-			r.clock.AfterFunc(d, func() { r.Go(func() { r.perform(ef) }) })
+			stop := r.clock.AfterFunc(d, func() { r.Go(func() { r.perform(ef) }) })
+			// The clock may have moved on between reading it and arming
+			// the timer (a test's clock jumps hours at once): the timer
+			// then fires that much later than the effect is due. An
+			// effect due by now is performed now, if its timer had not
+			// fired yet.
+			if !ef.NotBefore.After(r.clock.Now()) && stop() {
+				r.Go(func() { r.perform(ef) })
+			}
 			continue
 		}
 		if inOrder[ef.Kind] {

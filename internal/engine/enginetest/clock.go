@@ -21,6 +21,7 @@ type fakeTimer struct {
 	at      time.Time
 	f       func()
 	stopped bool
+	fired   bool // Advance took it to fire
 }
 
 // NewFakeClock returns a fake clock showing now.
@@ -42,7 +43,9 @@ func (c *FakeClock) AfterFunc(d time.Duration, f func()) func() bool {
 	return func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		was := !t.stopped
+		// As time.Timer.Stop: false once the timer fired (Advance took
+		// it) or was stopped, so that true means f will not run.
+		was := !t.stopped && !t.fired
 		t.stopped = true
 		return was
 	}
@@ -56,6 +59,7 @@ func (c *FakeClock) Advance(d time.Duration) {
 	var rest []*fakeTimer
 	for _, t := range c.timers {
 		if !t.stopped && !t.at.After(c.now) {
+			t.fired = true
 			due = append(due, t)
 		} else if !t.stopped {
 			rest = append(rest, t)

@@ -17,12 +17,15 @@ func Settle(t testing.TB, s store.Store, now func() time.Time) {
 	deadline := time.Now().Add(30 * time.Second)
 	for quiet := 0; quiet < 3; {
 		due := 0
+		var first *store.Effect
 		at := now()
 		err := s.View(context.Background(), func(tx store.Tx) error {
 			effs, err := tx.PendingEffects(context.Background(), "", 0)
 			for _, ef := range effs {
 				if !ef.NotBefore.After(at) {
-					due++
+					if due++; first == nil {
+						first = ef
+					}
 				}
 			}
 			return err
@@ -36,7 +39,8 @@ func Settle(t testing.TB, s store.Store, now func() time.Time) {
 			quiet = 0
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("engines not idle after 30s: %d effects due", due)
+			t.Fatalf("engines not idle after 30s: %d effects due, the first %s of %s %s (due %s, clock %s)",
+				due, first.Kind, first.JobID, first.ActionID, first.NotBefore.Format(time.RFC3339), at.Format(time.RFC3339))
 		}
 		time.Sleep(time.Millisecond)
 	}
