@@ -3,11 +3,9 @@ package events
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 	"github.com/gozie/gozie/internal/sla"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlite"
+	"github.com/gozie/gozie/internal/testservers"
 	"github.com/gozie/gozie/internal/vocab"
 )
 
@@ -282,63 +281,6 @@ func stompSubscribe(t *testing.T, dest string) <-chan *stomp.Message {
 	return sub.C
 }
 
-// tcpProxy forwards a local port to the broker; stop cuts it (an outage),
-// start restores it on the same port.
-type tcpProxy struct {
-	t      *testing.T
-	addr   string
-	target string
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  []net.Conn
-}
-
-func (p *tcpProxy) start() {
-	p.t.Helper()
-	addr := p.addr
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	p.mu.Lock()
-	p.ln, p.addr = ln, ln.Addr().String()
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			b, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, b)
-			p.mu.Unlock()
-			go func() { io.Copy(b, c); b.Close() }()
-			go func() { io.Copy(c, b); c.Close() }()
-		}
-	}()
-}
-
-func (p *tcpProxy) stop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
 // An outage loses no event: while the broker is unreachable, Perform fails
 // and the effect stays pending; once the broker is back, the same effect
 // publishes, on a new connection.
@@ -352,9 +294,7 @@ func TestOutage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			needBroker(t, tt.target, tt.name)
-			proxy := &tcpProxy{t: t, target: tt.target}
-			proxy.start()
-			t.Cleanup(proxy.stop)
+			proxy := testservers.NewTCPProxy(t, tt.target)
 			h := newHarness(t)
 			prefix := uniquePrefix(t)
 			var recv func() string
@@ -373,7 +313,7 @@ func TestOutage(t *testing.T) {
 					return ""
 				}
 			}
-			s := h.sink(Config{URL: tt.scheme + "://guest:guest@" + proxy.addr + "/", TopicPrefix: prefix})
+			s := h.sink(Config{URL: tt.scheme + "://guest:guest@" + proxy.Addr() + "/", TopicPrefix: prefix})
 			ctx := context.Background()
 			running, _ := JobMessage("WORKFLOW_JOB", "w1", "", "etl", "john", "RUNNING", ms(1), time.Time{}, "", "")
 			if err := s.Perform(ctx, h.add("w1", running)); err != nil {
@@ -383,7 +323,7 @@ func TestOutage(t *testing.T) {
 				t.Fatalf("received %s, want %s", got, running.Body)
 			}
 
-			proxy.stop()
+			proxy.Stop()
 			done, _ := JobMessage("WORKFLOW_JOB", "w1", "", "etl", "john", "SUCCEEDED", ms(1), ms(2), "", "")
 			ef := h.add("w1", done)
 			for i := range 2 { // on the broken connection, then on a failed reconnect
@@ -399,7 +339,7 @@ func TestOutage(t *testing.T) {
 				t.Fatalf("pending during the outage: %v, want the effect %d", p, ef.ID)
 			}
 
-			proxy.start()
+			proxy.Start()
 			if err := s.Perform(ctx, ef); err != nil {
 				t.Fatalf("after the outage: %v", err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/gozie/gozie/internal/client"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/gozietest"
+	"github.com/gozie/gozie/internal/testservers"
 )
 
 // TestEventsEndToEnd: a server with gozie.events.url publishes to
@@ -124,6 +125,84 @@ func TestEventsEndToEnd(t *testing.T) {
 			}
 		case <-ctx.Done():
 			t.Fatalf("events not received: %v", want)
+		}
+	}
+}
+
+// TestEventsBrokerOutage: the broker is unreachable for 10 s while a
+// workflow runs; its events wait in the outbox and arrive once it is
+// back, none lost.
+func TestEventsBrokerOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: -short")
+	}
+	const target = "127.0.0.1:5672"
+	if c, err := net.DialTimeout("tcp", target, time.Second); err != nil {
+		t.Skip("RabbitMQ is not running on 127.0.0.1:5672 (rabbitmq-server -detached): " + err.Error())
+	} else {
+		c.Close()
+	}
+	conn, err := amqp.Dial("amqp://guest:guest@" + target + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ch.QueueDeclare("", false, true, true, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topic := "gozie-e2e-outage-" + time.Now().Format("150405.000000")
+	if err := ch.QueueBind(q.Name, topic, "amq.topic", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	deliveries, err := ch.Consume(q.Name, "", true, true, false, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := testservers.NewTCPProxy(t, target)
+	srv := gozietest.NewServer(t, gozietest.Options{DefaultUser: "joe", Config: map[string]string{
+		"gozie.events.url":                         "amqp://guest:guest@" + proxy.Addr() + "/",
+		"oozie.service.JMSTopicService.topic.name": "WORKFLOW=" + topic,
+	}})
+	dir := t.TempDir()
+	wf := `<workflow-app xmlns="uri:oozie:workflow:0.5" name="outage"><start to="end"/><end name="end"/></workflow-app>`
+	if err := os.WriteFile(filepath.Join(dir, "workflow.xml"), []byte(wf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cf := conf.New()
+	cf.Set("user.name", "joe")
+	cf.Set("oozie.wf.application.path", dir)
+	id, _, err := client.New(srv.URL, client.Options{User: "joe"}).Submit(ctx, cf, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The outage lasts 10 s (the scenario, not a wait for a result):
+	// nothing may arrive meanwhile.
+	select {
+	case d := <-deliveries:
+		t.Fatalf("an event arrived through a stopped broker: %s", d.Body)
+	case <-time.After(10 * time.Second):
+	}
+	proxy.Start()
+	want := map[string]bool{"STARTED": true, "SUCCESS": true}
+	for len(want) > 0 {
+		select {
+		case d := <-deliveries:
+			status, _ := d.Headers["eventStatus"].(string)
+			var body map[string]any
+			if err := json.Unmarshal(d.Body, &body); err != nil || body["id"] != id || !want[status] {
+				t.Fatalf("event %s: %s (%v)", status, d.Body, err)
+			}
+			delete(want, status)
+		case <-ctx.Done():
+			t.Fatalf("events not received after the outage: %v", want)
 		}
 	}
 }
