@@ -7,7 +7,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 
 	"github.com/gozie/gozie/internal/store"
 )
@@ -109,25 +108,9 @@ func (t *tx) BundleJobs(ctx context.Context, f store.JobFilter) ([]*store.Bundle
 		cols = briefBundleJobColumns
 	}
 	q := `SELECT ` + cols + ` FROM bundle_jobs` + where + " ORDER BY created_ms DESC, id DESC"
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
-	} else if f.Offset > 0 {
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", int64(1)<<62, f.Offset)
-	}
+	q += page(f.Limit, f.Offset)
 	rows, err := t.query(ctx, t.rebind(q), args...)
-	if err != nil {
-		return nil, store.Errorf("%s: bundle jobs: %w", t.db.Dialect.Name, err)
-	}
-	defer rows.Close()
-	var out []*store.BundleJob
-	for rows.Next() {
-		j, err := scanBundleJob(rows)
-		if err != nil {
-			return nil, store.Errorf("%s: bundle jobs: %w", t.db.Dialect.Name, err)
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
+	return listRows(t, "bundle jobs", rows, err, func(r rowScanner) (*store.BundleJob, error) { return scanBundleJob(r) })
 }
 
 func (t *tx) CountBundleJobs(ctx context.Context, f store.JobFilter) (int, error) {
@@ -167,17 +150,5 @@ func (t *tx) PutBundleAction(ctx context.Context, a *store.BundleAction) error {
 
 func (t *tx) BundleActions(ctx context.Context, bundleID string) ([]*store.BundleAction, error) {
 	rows, err := t.query(ctx, t.db.q["bundleActions"], bundleID)
-	if err != nil {
-		return nil, store.Errorf("%s: bundle actions: %w", t.db.Dialect.Name, err)
-	}
-	defer rows.Close()
-	var out []*store.BundleAction
-	for rows.Next() {
-		a, err := scanBundleAction(rows)
-		if err != nil {
-			return nil, store.Errorf("%s: bundle actions: %w", t.db.Dialect.Name, err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return listRows(t, "bundle actions", rows, err, func(r rowScanner) (*store.BundleAction, error) { return scanBundleAction(r) })
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/gozie/gozie/internal/store"
@@ -132,25 +131,9 @@ func (t *tx) CoordJobs(ctx context.Context, f store.JobFilter) ([]*store.CoordJo
 		cols = briefCoordJobColumns
 	}
 	q := `SELECT ` + cols + ` FROM coord_jobs` + where + " ORDER BY created_ms DESC, id DESC"
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
-	} else if f.Offset > 0 {
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", int64(1)<<62, f.Offset)
-	}
+	q += page(f.Limit, f.Offset)
 	rows, err := t.query(ctx, t.rebind(q), args...)
-	if err != nil {
-		return nil, store.Errorf("%s: coordinator jobs: %w", t.db.Dialect.Name, err)
-	}
-	defer rows.Close()
-	var out []*store.CoordJob
-	for rows.Next() {
-		j, err := scanCoordJob(rows)
-		if err != nil {
-			return nil, store.Errorf("%s: coordinator jobs: %w", t.db.Dialect.Name, err)
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
+	return listRows(t, "coordinator jobs", rows, err, func(r rowScanner) (*store.CoordJob, error) { return scanCoordJob(r) })
 }
 
 func (t *tx) CountCoordJobs(ctx context.Context, f store.JobFilter) (int, error) {
@@ -187,19 +170,7 @@ func (t *tx) DeleteCoordAction(ctx context.Context, id string) error {
 
 func (t *tx) queryCoordActions(ctx context.Context, q string, args ...any) ([]*store.CoordAction, error) {
 	rows, err := t.query(ctx, t.rebind(q), args...)
-	if err != nil {
-		return nil, store.Errorf("%s: coordinator actions: %w", t.db.Dialect.Name, err)
-	}
-	defer rows.Close()
-	var out []*store.CoordAction
-	for rows.Next() {
-		a, err := scanCoordAction(rows)
-		if err != nil {
-			return nil, store.Errorf("%s: coordinator actions: %w", t.db.Dialect.Name, err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return listRows(t, "coordinator actions", rows, err, func(r rowScanner) (*store.CoordAction, error) { return scanCoordAction(r) })
 }
 
 func (t *tx) CoordActions(ctx context.Context, jobID string, f store.CoordActionFilter) ([]*store.CoordAction, error) {
@@ -229,12 +200,7 @@ func (t *tx) CoordActions(ctx context.Context, jobID string, f store.CoordAction
 	if f.Desc {
 		q += " DESC"
 	}
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
-	} else if f.Offset > 0 {
-		// Both databases accept a huge LIMIT as "no limit" before OFFSET.
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", int64(1)<<62, f.Offset)
-	}
+	q += page(f.Limit, f.Offset)
 	return t.queryCoordActions(ctx, q, args...)
 }
 

@@ -8,7 +8,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -236,11 +235,7 @@ func (t *tx) SLAs(ctx context.Context, f store.SLAFilter) ([]*store.SLA, error) 
 	}
 	where, args := slaWhere(f)
 	q := `SELECT ` + slaColumns + ` FROM sla` + where + order
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
-	} else if f.Offset > 0 {
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", int64(1)<<62, f.Offset)
-	}
+	q += page(f.Limit, f.Offset)
 	return t.querySLAs(ctx, "slas", t.rebind(q), args...)
 }
 
@@ -268,17 +263,5 @@ func (t *tx) DueSLAs(ctx context.Context, at time.Time, limit int) ([]*store.SLA
 
 func (t *tx) querySLAs(ctx context.Context, what, q string, args ...any) ([]*store.SLA, error) {
 	rows, err := t.query(ctx, q, args...)
-	if err != nil {
-		return nil, store.Errorf("%s: %s: %w", t.db.Dialect.Name, what, err)
-	}
-	defer rows.Close()
-	var out []*store.SLA
-	for rows.Next() {
-		s, err := scanSLA(rows)
-		if err != nil {
-			return nil, store.Errorf("%s: %s: %w", t.db.Dialect.Name, what, err)
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return listRows(t, what, rows, err, func(r rowScanner) (*store.SLA, error) { return scanSLA(r) })
 }

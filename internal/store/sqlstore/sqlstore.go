@@ -419,3 +419,34 @@ func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error
 	}
 	return t.q.QueryContext(ctx, q, args...)
 }
+
+// page is the LIMIT/OFFSET clause of a list: limit 0 means no bound, so
+// an offset alone takes a huge LIMIT, which both databases read as none
+// (each spells "no limit" its own way).
+func page(limit, offset int) string {
+	switch {
+	case limit > 0:
+		return fmt.Sprintf(" LIMIT %d OFFSET %d", limit, max(offset, 0))
+	case offset > 0:
+		return fmt.Sprintf(" LIMIT %d OFFSET %d", int64(1)<<62, offset)
+	}
+	return ""
+}
+
+// listRows reads every row of a list query (rows and err as t.query
+// returned them) with scan, naming what in its errors.
+func listRows[T any](t *tx, what string, rows *sql.Rows, err error, scan func(rowScanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, store.Errorf("%s: %s: %w", t.db.Dialect.Name, what, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, store.Errorf("%s: %s: %w", t.db.Dialect.Name, what, err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

@@ -217,30 +217,12 @@ func (t *tx) Jobs(ctx context.Context, f store.JobFilter) ([]*store.Job, error) 
 	}
 	q := `SELECT ` + cols + ` FROM wf_jobs` + where
 	q += " ORDER BY created_ms DESC, id DESC"
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
-	} else if f.Offset > 0 {
-		// Both databases accept a LIMIT of -1 / ALL only in their own
-		// spelling; a huge bound works in both.
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", int64(1)<<62, f.Offset)
-	}
+	q += page(f.Limit, f.Offset)
 	if t.db.Dialect.Rebind != nil {
 		q = t.db.Dialect.Rebind(q)
 	}
 	rows, err := t.query(ctx, q, args...)
-	if err != nil {
-		return nil, store.Errorf("%s: jobs: %w", t.db.Dialect.Name, err)
-	}
-	defer rows.Close()
-	var out []*store.Job
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, store.Errorf("%s: jobs: %w", t.db.Dialect.Name, err)
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
+	return listRows(t, "jobs", rows, err, func(r rowScanner) (*store.Job, error) { return scanJob(r) })
 }
 
 func (t *tx) CountJobs(ctx context.Context, f store.JobFilter) (int, error) {
@@ -269,19 +251,7 @@ func (t *tx) Action(ctx context.Context, id string) (*store.Action, error) {
 
 func (t *tx) queryActions(ctx context.Context, q string, args ...any) ([]*store.Action, error) {
 	rows, err := t.query(ctx, q, args...)
-	if err != nil {
-		return nil, store.Errorf("%s: actions: %w", t.db.Dialect.Name, err)
-	}
-	defer rows.Close()
-	var out []*store.Action
-	for rows.Next() {
-		a, err := scanAction(rows)
-		if err != nil {
-			return nil, store.Errorf("%s: actions: %w", t.db.Dialect.Name, err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return listRows(t, "actions", rows, err, func(r rowScanner) (*store.Action, error) { return scanAction(r) })
 }
 
 func (t *tx) Actions(ctx context.Context, jobID string) ([]*store.Action, error) {
@@ -409,19 +379,7 @@ func (t *tx) PendingEffects(ctx context.Context, jobID string, limit int) ([]*st
 		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
 	rows, err := t.query(ctx, q, args...)
-	if err != nil {
-		return nil, store.Errorf("%s: pending effects: %w", t.db.Dialect.Name, err)
-	}
-	defer rows.Close()
-	var out []*store.Effect
-	for rows.Next() {
-		e, err := scanEffect(rows)
-		if err != nil {
-			return nil, store.Errorf("%s: pending effects: %w", t.db.Dialect.Name, err)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return listRows(t, "pending effects", rows, err, func(r rowScanner) (*store.Effect, error) { return scanEffect(r) })
 }
 
 func (t *tx) NextSequence(ctx context.Context, name string) (int64, error) {
