@@ -22,6 +22,7 @@ const (
 	CodeNoApp          = "E0504" // the application path is missing
 	CodeReadApp        = "E0505" // the coordinator definition cannot be read
 	CodeDisallowed     = "E0808" // a job property uses a reserved name
+	CodeURIParse       = "E0906" // a dataset URI (hcat://) that does not parse
 )
 
 // Error is a coordinator parse, submission or materialization failure with

@@ -34,28 +34,32 @@ func TestDryRunActionID(t *testing.T) {
 	}
 }
 
-// Issue 26 point 8: a data event on an hcat:// dataset (HCatalog table) is
-// refused at submission with E1021, instead of an input check waiting for
-// ever on <uri>/_SUCCESS; the scheme may come from a job property and the
-// dataset from an include. A dataset no event uses is not refused.
-func TestHCatalogDatasetRefused(t *testing.T) {
+// Issue 26 point 8 refused hcat:// datasets (E1021); issue 29 supports
+// them: an HCatalog data event is accepted when its uri-template is a
+// partition URI, whatever the case of the scheme, wherever the scheme and
+// the dataset come from (a job property, an include); a template that is
+// not (no partition part, no table) is refused with E0906. A dataset no
+// event uses is not looked at.
+func TestHCatalogDatasetChecked(t *testing.T) {
 	hcat := func(name, uri string) string {
 		return `<dataset name="` + name + `" frequency="${coord:days(1)}" initial-instance="2009-01-01T00:00Z" timezone="UTC"><uri-template>` + uri + `</uri-template></dataset>`
 	}
 	hdfs := hcat("plain", "hdfs://nn/a/${YEAR}${MONTH}${DAY}")
+	in := `<input-events><data-in name="in" dataset="t"><instance>${coord:current(0)}</instance></data-in></input-events>`
 	rows := []struct {
 		name, datasets, events string
 		files                  map[string]string
 		wantCode               string
 	}{
-		{"data-in", hcat("t", "hcat://metastore:9083/db/t/dt=${YEAR}${MONTH}${DAY}"),
-			`<input-events><data-in name="in" dataset="t"><instance>${coord:current(0)}</instance></data-in></input-events>`, nil, "E1021"},
+		{"data-in", hcat("t", "hcat://metastore:9083/db/t/dt=${YEAR}${MONTH}${DAY}"), in, nil, ""},
 		{"data-out, scheme from a property, upper case", hcat("t", "${hcatNode}/db/t/dt=${YEAR}${MONTH}${DAY}"),
-			`<output-events><data-out name="out" dataset="t"><instance>${coord:current(0)}</instance></data-out></output-events>`, nil, "E1021"},
-		{"included", `<include>ds.xml</include>`,
-			`<input-events><data-in name="in" dataset="t"><instance>${coord:current(0)}</instance></data-in></input-events>`,
-			map[string]string{"/app/ds.xml": `<datasets>` + hcat("t", "hcat://m/db/t/dt=${DAY}") + `</datasets>`}, "E1021"},
-		{"unused", hcat("t", "hcat://m/db/t/dt=${DAY}") + hdfs,
+			`<output-events><data-out name="out" dataset="t"><instance>${coord:current(0)}</instance></data-out></output-events>`, nil, ""},
+		{"included", `<include>ds.xml</include>`, in,
+			map[string]string{"/app/ds.xml": `<datasets>` + hcat("t", "hcat://m/db/t/dt=${DAY}") + `</datasets>`}, ""},
+		{"no partition", hcat("t", "hcat://m/db/t"), in, nil, CodeURIParse},
+		{"no authority", hcat("t", "hcat:///db/t/dt=${DAY}"), in, nil, CodeURIParse},
+		{"bad pair", hcat("t", "hcat://m/db/t/dt"), in, nil, CodeURIParse},
+		{"unused", hcat("t", "hcat://m/db") + hdfs,
 			`<input-events><data-in name="in" dataset="plain"><instance>${coord:current(0)}</instance></data-in></input-events>`, nil, ""},
 	}
 	for _, r := range rows {
@@ -64,10 +68,6 @@ func TestHCatalogDatasetRefused(t *testing.T) {
 		_, _, err := submit(t, xml, map[string]string{"hcatNode": "HCAT://metastore:9083"}, r.files)
 		if ErrorCode(err) != r.wantCode {
 			t.Errorf("%s: err = %v, want code %q", r.name, err, r.wantCode)
-			continue
-		}
-		if r.wantCode != "" && !strings.Contains(err.Error(), "HCatalog datasets are not supported yet") {
-			t.Errorf("%s: message %q does not say HCatalog is not supported", r.name, err)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/hcaturi"
 	"github.com/gozie/gozie/internal/schedule"
 )
 
@@ -228,7 +229,7 @@ func hasTopLevelComma(s string) bool {
 
 // checkSubmission applies the job-level checks of a submission: start
 // before end, a frequency no faster than the allowed minimum, a cron that
-// fires inside the window, no HCatalog dataset.
+// fires inside the window, HCatalog uri-templates that parse.
 func (a *App) checkSubmission(minFreq int) error {
 	if err := a.checkHCatalog(); err != nil {
 		return err
@@ -261,12 +262,13 @@ func (a *App) checkSubmission(minFreq int) error {
 	return nil
 }
 
-// checkHCatalog refuses a data event whose dataset is an HCatalog table
-// (an hcat:// uri-template): gozie has no HCatalog client yet, and its
-// input check would otherwise wait for ever for <uri>/_SUCCESS, a path
-// no table partition has. Only submissions are refused; a job stored by
-// an earlier version still loads.
+// checkHCatalog checks the uri-template of every data event on an
+// HCatalog table (an hcat:// dataset): with its ${YEAR}..${MINUTE} filled
+// in it must be a partition URI (hcaturi.Parse), or the input check would
+// wait for a partition no metastore can be asked for. E0906, as Oozie's
+// URI handler validates the URIs it is given.
 func (a *App) checkHCatalog() error {
+	sample := strings.NewReplacer("${YEAR}", "2009", "${MONTH}", "01", "${DAY}", "01", "${HOUR}", "00", "${MINUTE}", "00")
 	for _, group := range []struct {
 		evs  []*DataEvent
 		kind string
@@ -275,8 +277,12 @@ func (a *App) checkHCatalog() error {
 			if ev.DS == nil {
 				continue
 			}
-			if u := strings.TrimSpace(ev.DS.URITemplate); len(u) >= 7 && strings.EqualFold(u[:7], "hcat://") {
-				return errorf(CodeUnsupportedApp, "Coordinator app definition %s [%s] uses dataset [%s], an HCatalog table (uri-template %s): HCatalog datasets are not supported yet", group.kind, ev.Name, ev.DS.Name, u)
+			u := strings.TrimSpace(ev.DS.URITemplate)
+			if !hcaturi.IsHCat(u) {
+				continue
+			}
+			if _, err := hcaturi.Parse(sample.Replace(u)); err != nil {
+				return errorf(CodeURIParse, "URI parsing error, %s [%s] dataset [%s] uri-template [%s]: %v", group.kind, ev.Name, ev.DS.Name, u, err)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/el"
+	"github.com/gozie/gozie/internal/hcaturi"
 	"github.com/gozie/gozie/internal/schedule"
 )
 
@@ -234,9 +235,13 @@ func simpleTemplate(template string) ([]templatePart, bool) {
 
 // DoneFlagURI is the URI whose existence marks an instance complete: the
 // instance URI plus "/_SUCCESS" by default, plus "/flag" for a named flag,
-// or the instance URI itself for an empty flag.
+// or the instance URI itself for an empty flag. An HCatalog partition
+// (hcat://) takes no flag: the partition is there or not, as Oozie's
+// HCatURIHandler.getURIWithDoneFlag answers.
 func DoneFlagURI(uri string, doneFlag *string) string {
 	switch {
+	case hcaturi.IsHCat(uri):
+		return uri
 	case doneFlag == nil:
 		return uri + "/_SUCCESS"
 	case *doneFlag == "":

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/el"
+	"github.com/gozie/gozie/internal/hcaturi"
 	"github.com/gozie/gozie/internal/schedule"
 	"github.com/gozie/gozie/internal/vocab"
 )
@@ -219,8 +220,13 @@ func (a *App) planAction(n int, nominal, created time.Time, props *conf.Config, 
 // appendDoneFlags appends the done-flag URIs of uris to deps, all sharing
 // one backing string.
 func appendDoneFlags(deps, uris []string, flag *string) []string {
-	if flag != nil && *flag == "" {
-		return append(deps, uris...)
+	// The URIs of one dataset share its template's scheme: HCatalog
+	// partitions take no flag (DoneFlagURI).
+	if flag != nil && *flag == "" || len(uris) > 0 && hcaturi.IsHCat(uris[0]) {
+		for _, u := range uris {
+			deps = append(deps, DoneFlagURI(u, flag))
+		}
+		return deps
 	}
 	suffix := "/_SUCCESS"
 	if flag != nil {

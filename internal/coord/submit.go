@@ -322,14 +322,18 @@ func resolveApp(r *rawApp, job *conf.Config, read func(string) ([]byte, error), 
 	// again and stores the result: one that is too large already is
 	// refused now, before a thousand actions each build it.
 	a.AppPath = r.appPath
-	v, err := rv.eval(PhaseSubmitData, "app-path", r.appPath)
+	// The HCatalog functions check their data event names
+	// (oozie.dataname.<name>).
+	dataRV := rv
+	dataRV.vars = a.withDataNames(rv.vars)
+	v, err := dataRV.eval(PhaseSubmitData, "app-path", r.appPath)
 	if err != nil && !skip(err) {
 		return nil, err
 	}
 	size, limit := len(v), a.maxAction()
 	a.Configuration = r.config
 	for _, p := range r.config {
-		v, err := rv.eval(PhaseSubmitData, "property "+p.Name, p.Value)
+		v, err := dataRV.eval(PhaseSubmitData, "property "+p.Name, p.Value)
 		if err != nil && !skip(err) {
 			return nil, err
 		}

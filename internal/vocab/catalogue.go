@@ -102,6 +102,7 @@ var entries = map[string]Entry{
 	// Hadoop access.
 	"E0902": {Template: "Exception occured: [{0}]", Class: KindFailed},
 	"E0904": {Template: "Scheme [{0}] not supported in uri [{1}]", Class: KindError},
+	"E0906": {Template: "URI parsing error, {0}", Class: KindError},
 
 	// Coordinators.
 	"E1003": {Template: "Invalid coordinator application attributes, {0}"},
