@@ -1,0 +1,3 @@
+package all
+
+import _ "github.com/gozie/gozie/internal/fsys/hcat"
