@@ -73,7 +73,7 @@ func init() {
 
 // options are the settings of one store.
 type options struct {
-	maxConns                                  int
+	maxConns                                   int
 	connectTimeout, socketTimeout, idleTimeout time.Duration
 }
 
