@@ -176,7 +176,7 @@ func New(opts Options) (*Engine, error) {
 }
 
 // Functions returns the EL functions of workflow definitions: the basic
-// ones, wf:* (4.2.3), fs:* (4.2.7) and hadoop:counters with the Hadoop
+// ones, wf:* (4.2.3), fs:* (4.2.7), hcat:exists and hadoop:counters with the Hadoop
 // counter constants (4.2.4, 4.2.5).
 func Functions() *el.Registry {
 	r := workflow.Functions()

@@ -9,7 +9,8 @@ import (
 )
 
 // RegisterELFunctions defines the fs:* functions of workflow specification
-// 4.2.7 in r: fs:exists, fs:isDir, fs:dirSize, fs:fileSize, fs:blockSize.
+// 4.2.7 in r: fs:exists, fs:isDir, fs:dirSize, fs:fileSize, fs:blockSize;
+// and hcat:exists.
 // A missing path gives false or -1 as the specification says; a path gozie
 // cannot reach (hdfs://) or a malformed glob is an EL error, because
 // answering false would silently send a decision down the wrong branch.
@@ -26,6 +27,17 @@ func RegisterELFunctions(r *el.Registry) {
 			return nil, err
 		}
 		return len(m) > 0, nil
+	})
+	// hcat:exists(uri) (workflow spec, Oozie's HCatELFunctions): whether
+	// an HCatalog partition exists, asked of its metastore through the
+	// hcat:// backend; like Oozie's, it takes any URI a backend serves.
+	r.Define("hcat", "exists", str, func(c *el.Call) (any, error) {
+		var ok bool
+		err := doFiles(c, func(ctx context.Context) (err error) { ok, err = Exists(ctx, c.Args[0].(string)); return err })
+		if err != nil {
+			return nil, err
+		}
+		return ok, nil
 	})
 	r.Define("fs", "isDir", str, func(c *el.Call) (any, error) {
 		var dir bool

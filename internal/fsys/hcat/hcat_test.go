@@ -11,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gozie/gozie/internal/el"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/fsys/hcat"
 	"github.com/gozie/gozie/internal/fsys/hcat/hcattest"
+	"github.com/gozie/gozie/internal/launch"
+	"github.com/gozie/gozie/internal/xmltree"
 )
 
 // namespace returns a namespace with the backend's settings c.
@@ -260,5 +263,57 @@ func TestRealMetastore(t *testing.T) {
 	}
 	if err := ns.Delete(ctx, "hcat://"+addr+"/default/gozie_no_such_table_29/dt=1"); err != nil {
 		t.Fatalf("delete of a missing partition: %v", err)
+	}
+}
+
+// hcat:exists and fs:exists of a workflow ask the metastore through the
+// process's namespace.
+func TestExistsEL(t *testing.T) {
+	s := clicks(t)
+	defer fsys.SetDefault(fsys.SetDefault(namespace(t, nil)))
+	r := el.Basic()
+	fsys.RegisterELFunctions(r)
+	ev := &el.Evaluator{Funcs: r}
+	base := "hcat://" + s.Addr + "/mydb/clicks/"
+	tests := []struct{ expr, want string }{
+		{"${hcat:exists('" + base + "datestamp=2009010101;region=us')}", "true"},
+		{"${hcat:exists('" + base + "datestamp=2009010109;region=us')}", "false"},
+		{"${fs:exists('" + base + "datestamp=2009010102')}", "true"},
+	}
+	for _, tc := range tests {
+		got, err := ev.EvalString(tc.expr)
+		if err != nil || got != tc.want {
+			t.Errorf("%s = %q, %v; want %s", tc.expr, got, err, tc.want)
+		}
+	}
+	// A metastore that does not answer is an error, not false.
+	s.Stop()
+	if got, err := ev.EvalString("${hcat:exists('" + base + "datestamp=2009010101')}"); err == nil {
+		t.Errorf("no metastore: %q, want an error", got)
+	}
+}
+
+// <prepare><delete path="hcat://..."/> of an action drops the partition
+// (spec: coord 6.8, the workflow of HCatPigExampleOne).
+func TestPrepareDelete(t *testing.T) {
+	s := clicks(t)
+	defer fsys.SetDefault(fsys.SetDefault(namespace(t, nil)))
+	body, err := xmltree.Parse([]byte(`<pig><name-node>hdfs://nn:8020</name-node><prepare>
+ <delete path="hcat://` + s.Addr + `/mydb/clicks/datestamp=2009010101;region=us"/>
+ <delete path="hcat://` + s.Addr + `/mydb/clicks/datestamp=2009010199;region=us"/>
+</prepare></pig>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := launch.RunPrepare(context.Background(), body); err != nil {
+		t.Fatal(err)
+	}
+	if s.HasPartition("mydb", "clicks", "2009010101", "us") || !s.HasPartition("mydb", "clicks", "2009010102", "us") {
+		t.Error("prepare did not drop exactly the partition named")
+	}
+	// A mkdir of a partition is refused: partitions are the jobs' to add.
+	body, _ = xmltree.Parse([]byte(`<pig><prepare><mkdir path="hcat://` + s.Addr + `/mydb/clicks/datestamp=1;region=us"/></prepare></pig>`))
+	if err := launch.RunPrepare(context.Background(), body); err == nil {
+		t.Error("prepare mkdir of a partition succeeded")
 	}
 }
