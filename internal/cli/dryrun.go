@@ -126,7 +126,7 @@ func runDryrun(args []string, stdout, stderr io.Writer) int {
 	} else {
 		coord.WriteDryRunHeader(out, app)
 	}
-	if _, _, err := coord.DryRunEach(props, opts, existsOn(fsys.WithConf(context.Background(), props)), *n, false, onAction); err != nil {
+	if _, _, err := coord.DryRunEach(props, opts, existsOn(fsys.WithConf(context.Background(), props), stderr), *n, false, onAction); err != nil {
 		out.Flush()
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return exitFail
@@ -180,11 +180,24 @@ func dryrunBundle(props *conf.Config, now time.Time, stdout, stderr io.Writer) i
 
 // existsOn checks dependencies through the namespace with the job's
 // store settings (ctx); a URI of a scheme this build does not serve counts
-// as missing rather than failing the whole dry run.
-func existsOn(ctx context.Context) func(uri string) (bool, error) {
+// as missing rather than failing the whole dry run, and so does a URI on a
+// store that does not answer (a metastore or bucket not reachable from
+// where the dry run runs), with one warning on stderr per store, which
+// is not asked again.
+func existsOn(ctx context.Context, stderr io.Writer) func(uri string) (bool, error) {
+	down := map[string]bool{} // stores that did not answer: not asked again
 	return func(uri string) (bool, error) {
+		store := fsys.Scheme(uri) + "://" + fsys.Authority(uri)
+		if down[store] {
+			return false, nil
+		}
 		ok, err := fsys.Exists(ctx, uri)
-		if errors.Is(err, fsys.ErrUnsupported) {
+		switch {
+		case errors.Is(err, fsys.ErrUnsupported):
+			return false, nil
+		case errors.Is(err, fsys.ErrUnavailable):
+			down[store] = true
+			fmt.Fprintf(stderr, "Warning: %v; its dependencies count as missing\n", err)
 			return false, nil
 		}
 		return ok, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/fsys/hcat/hcattest"
 	"github.com/gozie/gozie/internal/gozietest"
 	restapi "github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/server"
@@ -236,7 +237,7 @@ func TestOozieExampleWorkflows(t *testing.T) {
 // probing the aggregator's done-flags on the mounted store.
 func TestOozieExampleValidateAndDryrun(t *testing.T) {
 	ex := newOozieExamples(t)
-	for _, app := range []string{"shell", "java-main", "streaming", "map-reduce", "subwf", "cron", "aggregator"} {
+	for _, app := range []string{"shell", "java-main", "streaming", "map-reduce", "subwf", "cron", "aggregator", "hcatalog"} {
 		code, out, errOut := run(t, "validate", "-site", ex.site, "-config", ex.props(app), ex.uri+"/apps/"+app)
 		if code != 0 || !strings.Contains(out, "Valid workflow-app") {
 			t.Errorf("validate %s: exit %d\n%s%s", app, code, out, errOut)
@@ -553,4 +554,59 @@ func sameCounts(a, b map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// TestOozieExampleHCatalog dry-runs the hcatalog example with its
+// job.properties, the metastore (hcatNode) pointed at a Thrift metastore
+// stand-in: the actions wait for the partition of invites, are READY once
+// it is there, and their workflow configuration holds what the HCatalog
+// functions answer. A metastore that does not answer is a warning, its
+// partitions missing.
+func TestOozieExampleHCatalog(t *testing.T) {
+	ex := newOozieExamples(t)
+	ms := hcattest.Start(t)
+	ms.CreateTable("default", "invites", "ds", "region")
+	ms.CreateTable("default", "oozie", "ds", "region")
+	node := "hcat://" + ms.Addr
+	in := node + "/default/invites/ds=2010-01-01;region=usa"
+	dryrun := func() string {
+		t.Helper()
+		code, out, errOut := run(t, "dryrun", "-site", ex.site, "-config", ex.props("hcatalog"), "-D", "hcatNode="+node)
+		if code != 0 {
+			t.Fatalf("dryrun hcatalog: exit %d\n%s%s", code, out, errOut)
+		}
+		return out
+	}
+	out := dryrun()
+	for _, want := range []string{
+		"Action 1  nominal 2010-01-01T01:00Z  WAITING",
+		"Action 2  nominal 2010-01-01T01:10Z  WAITING",
+		"input input: " + in,
+		"output output: " + node + "/default/oozie/ds=2011-01-01;region=usa",
+		"missing: " + in + "\n",
+		"2 action(s)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dryrun hcatalog lacks %q:\n%s", want, out)
+		}
+	}
+	ms.AddPartition("default", "invites", "2010-01-01", "usa")
+	out = dryrun()
+	for _, want := range []string{
+		"Action 1  nominal 2010-01-01T01:00Z  READY",
+		"Action 2  nominal 2010-01-01T01:10Z  READY",
+		"DB=default", "TABLE=invites", "FILTER=(ds=='2010-01-01' AND region=='usa')",
+		"OUTPUT_DB=default", "OUTPUT_TABLE=oozie", "OUTPUT_PARTITION='ds=2011-01-01,region=usa'",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dryrun hcatalog with the partition lacks %q:\n%s", want, out)
+		}
+	}
+
+	ms.Stop()
+	code, out, errOut := run(t, "dryrun", "-site", ex.site, "-config", ex.props("hcatalog"), "-D", "hcatNode="+node)
+	if code != 0 || !strings.Contains(out, "Action 1  nominal 2010-01-01T01:00Z  WAITING") ||
+		strings.Count(errOut, "did not answer") != 1 {
+		t.Errorf("dryrun with no metastore: exit %d\n%s%s", code, out, errOut)
+	}
 }
