@@ -130,3 +130,25 @@ func TestIsHCat(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParse: no input panics, and what parses writes back to a URI that
+// parses to the same partitions.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"hcat://h:1/d/t/a=1;b=2", "hcat://h1,h2/d/t/a=%41", "hcat:///d/t/a=1", "x", "hcat://h/d/t/a=1/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := Parse(s)
+		if err != nil {
+			return
+		}
+		v, err := Parse(u.String())
+		if err != nil {
+			// Decoded escapes may not be valid unescaped; that is all.
+			return
+		}
+		if v.DB != u.DB || v.Table != u.Table || !reflect.DeepEqual(v.Partitions, u.Partitions) {
+			t.Errorf("%q -> %q: %+v != %+v", s, u.String(), u, v)
+		}
+	})
+}
