@@ -90,9 +90,11 @@ func hcatStart() []fn {
 // isInput reports whether an HCatalog function reads a data-in.
 func isInput(fn string) bool { return strings.HasSuffix(fn, "In") || strings.HasPrefix(fn, "dataIn") }
 
-// hcatURIs returns the parsed URIs of event name for function fn, or,
-// while the event still has unresolved latest/future instances, the call
-// itself as ${...} text for a later evaluation (Oozie's ph3 echo).
+// hcatURIs returns the parsed URIs of the data event the call names (its
+// first argument; a data-in for the *In and dataIn* functions, else a
+// data-out), or, while that event still has unresolved latest/future
+// instances, the call itself as ${...} text for a later evaluation
+// (Oozie's ph3 echo).
 func (ctx *ELContext) hcatURIs(c *el.Call) ([]*hcaturi.URI, string, error) {
 	name := c.Args[0].(string)
 	prefix := ".dataout."
