@@ -186,8 +186,8 @@ func TestMetricsEndToEnd(t *testing.T) {
 	types := map[string]dto.MetricType{
 		"gozie_submissions_total": dto.MetricType_COUNTER, "gozie_job_transitions_total": dto.MetricType_COUNTER,
 		"gozie_action_starts_total": dto.MetricType_COUNTER, "gozie_action_ends_total": dto.MetricType_COUNTER,
-		"gozie_action_duration_seconds":           dto.MetricType_HISTOGRAM,
-		"gozie_coord_materialization_lag_seconds": dto.MetricType_HISTOGRAM,
+		"gozie_action_duration_seconds":            dto.MetricType_HISTOGRAM,
+		"gozie_coord_materialization_lag_seconds":  dto.MetricType_HISTOGRAM,
 		"gozie_store_transaction_duration_seconds": dto.MetricType_HISTOGRAM,
 		"gozie_http_requests_total":                dto.MetricType_COUNTER,
 		"gozie_http_request_duration_seconds":      dto.MetricType_HISTOGRAM,
