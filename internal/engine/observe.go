@@ -70,10 +70,11 @@ func controlType(typ string) bool {
 	return strings.HasPrefix(typ, ":") || typ == "switch"
 }
 
-// notStarted reports an action status before any run of it.
+// notStarted reports an action status before a run of it: never run, or
+// waiting to be run again (a start retry, a user retry).
 func notStarted(status string) bool {
 	switch status {
-	case "", store.ActionPrep, store.ActionStartRetry, store.ActionStartManual:
+	case "", store.ActionPrep, store.ActionStartRetry, store.ActionStartManual, store.ActionUserRetry:
 		return true
 	}
 	return false
@@ -83,7 +84,7 @@ func notStarted(status string) bool {
 func ranStatus(status string) bool {
 	switch status {
 	case store.ActionRunning, store.ActionDone, store.ActionOK, store.ActionError,
-		store.ActionEndRetry, store.ActionEndManual, store.ActionUserRetry:
+		store.ActionEndRetry, store.ActionEndManual:
 		return true
 	}
 	return false
