@@ -84,10 +84,18 @@ func TestHealthDuringOutage(t *testing.T) {
 	if code, _ := probe(t, srv, "/health/live"); code != http.StatusOK {
 		t.Fatalf("live during the outage: %d", code)
 	}
-	proxy.Start()
-	// The pool's connections were cut: the next ping opens a new one.
+	// The engine's polls fail meanwhile, and the metrics say why.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	for value(scrape(t, srv), "gozie_store_transaction_errors_total", "reason", "unavailable") < 1 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("no unavailable store transaction counted during the outage")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	proxy.Start()
+	// The pool's connections were cut: the next ping opens a new one.
 	for {
 		code, body = probe(t, srv, "/health/ready")
 		if code == http.StatusOK {
@@ -98,5 +106,8 @@ func TestHealthDuringOutage(t *testing.T) {
 			t.Fatalf("not ready after the outage: %d %+v", code, body)
 		case <-time.After(100 * time.Millisecond):
 		}
+	}
+	if v := value(scrape(t, srv), "gozie_cluster_members"); v != 1 {
+		t.Errorf("cluster members %v, want 1", v)
 	}
 }

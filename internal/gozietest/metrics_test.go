@@ -211,6 +211,26 @@ func TestMetricsEndToEnd(t *testing.T) {
 			t.Errorf("%s: no help", name)
 		}
 	}
+	labelNames := map[string]string{
+		"gozie_submissions_total": "kind", "gozie_job_transitions_total": "from,kind,to",
+		"gozie_action_starts_total": "type", "gozie_action_ends_total": "status,type", "gozie_action_duration_seconds": "type",
+		"gozie_coord_materialization_lag_seconds": "", "gozie_store_transaction_duration_seconds": "op",
+		"gozie_http_requests_total": "code,method,route", "gozie_http_request_duration_seconds": "route",
+		"gozie_jobs": "kind,status", "gozie_effects_pending": "", "gozie_input_check_requests_total": "scheme",
+	}
+	for name, want := range labelNames {
+		for _, m := range fams[name].GetMetric() {
+			var got []string
+			for _, l := range m.Label {
+				got = append(got, l.GetName())
+			}
+			sort.Strings(got)
+			if strings.Join(got, ",") != want {
+				t.Errorf("%s labels %v, want %s", name, got, want)
+				break
+			}
+		}
+	}
 	checks := []struct {
 		name   string
 		labels []string
