@@ -34,14 +34,12 @@ func (nopObserver) ActionStarted(string)                      {}
 func (nopObserver) ActionEnded(string, string, time.Duration) {}
 func (nopObserver) Materialized(time.Duration)                {}
 
-// observerBox holds an Observer in an atomic.Pointer (one concrete type).
-type observerBox struct{ o Observer }
-
-var nopBox = &observerBox{nopObserver{}}
-
-// observers is the runtime's observer; a package-level map would mix
-// the servers of one test process.
+// observers holds a runtime's observer, per runtime rather than per
+// process: tests run several servers in one process. The Observer sits in
+// a box because atomic.Pointer needs one concrete type.
 type observers struct{ p atomic.Pointer[observerBox] }
+
+type observerBox struct{ o Observer }
 
 // SetObserver has o told of what the engines on this runtime do (nil:
 // nobody). The assembly sets the server's metrics before Start.
@@ -59,7 +57,7 @@ func (r *Runtime) Observer() Observer {
 	if b := r.obs.p.Load(); b != nil {
 		return b.o
 	}
-	return nopBox.o
+	return nopObserver{}
 }
 
 // Stats are the runtime's own counts of effects in this process.

@@ -60,7 +60,8 @@ type Cluster interface {
 // Metrics holds a server's metrics. Its methods are safe for concurrent
 // use; it implements effect.Observer.
 type Metrics struct {
-	reg *prometheus.Registry
+	reg     *prometheus.Registry
+	handler http.Handler
 
 	submissions  *prometheus.CounterVec
 	transitions  *prometheus.CounterVec
@@ -108,6 +109,9 @@ func New(src Sources) *Metrics {
 		newScrape(src),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Made once: HandlerOpts.Registry registers the handler's own error
+	// counter in the registry, which a second handler would register again.
+	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 	return m
 }
 
@@ -117,9 +121,7 @@ func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
 
 // Handler serves the metrics in the Prometheus text format (or
 // OpenMetrics, when the scraper asks for it).
-func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
-}
+func (m *Metrics) Handler() http.Handler { return m.handler }
 
 // Registry is the server's registry (tests gather from it).
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }

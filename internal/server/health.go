@@ -48,7 +48,9 @@ type RequestObserver interface {
 // StoreChecks are the readiness checks of a store: "store" (it answers
 // within the timeout) and "migrations" (its schema is the one this binary
 // migrates to), both from one query when the store can be pinged
-// (store.Pinger); without that, a trivial read.
+// (store.Pinger); without that, a trivial read. The second reads what the
+// first found, so they must run in order and one probe at a time, as
+// handleReady runs them.
 func StoreChecks(st store.Store) []ReadyCheck {
 	p, ok := st.(store.Pinger)
 	if !ok {
@@ -179,6 +181,11 @@ func (s *Server) observe(guarded http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		var route string
+		switch r.URL.Path {
+		case PathLive, PathReady:
+			// Outside the guard, but JSON all the same.
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+		}
 		switch r.URL.Path {
 		case PathLive:
 			route = PathLive
