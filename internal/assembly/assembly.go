@@ -30,6 +30,7 @@ import (
 	_ "github.com/gozie/gozie/internal/fsys/all" // the stores: hdfs, s3a, gs, abfs, ...
 	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/launch"
+	"github.com/gozie/gozie/internal/metrics"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/slatrack"
@@ -106,6 +107,9 @@ type System struct {
 	Jobs *jobs.Service
 	// Member is the cluster membership on a shared store, else nil.
 	Member *cluster.Member
+	// Metrics are the server's Prometheus metrics; nil with
+	// Options.Local.
+	Metrics *metrics.Metrics
 	// Server is the REST API and console, Listener where it is to
 	// serve; both nil with Options.Local.
 	Server   *server.Server
@@ -208,6 +212,7 @@ func New(ctx context.Context, o Options) (sys *System, err error) {
 	if sys.Member != nil {
 		opts.Cluster = sys.Member
 	}
+	observe(sys, cfg, &opts)
 	sys.Server, err = server.New(opts)
 	return sys, err
 }

@@ -56,6 +56,10 @@ type change struct {
 	staged    effect.StagedCoord
 	stagedFor *store.BundleAction
 	now       time.Time
+	// reported is the job's status the runtime's Observer last heard of
+	// (the stored one at load; "" for a new bundle, whose submission is
+	// not a status change).
+	reported string
 }
 
 // load reads a bundle job and its actions, E0604 when there is none.
@@ -75,6 +79,7 @@ func (e *Engine) load(ctx context.Context, id string) (*change, error) {
 		return nil, err
 	}
 	c.extra = decodeExtra(c.job.State)
+	c.reported = c.job.Status
 	return c, nil
 }
 
@@ -231,6 +236,10 @@ func (e *Engine) commit(ctx context.Context, c *change) error {
 	if c.staged != nil {
 		c.staged.Committed()
 	}
+	if c.reported != c.job.Status && c.reported != "" {
+		e.rt.Observer().JobStatus("bundle", c.reported, c.job.Status)
+	}
+	c.reported = c.job.Status
 	effects := c.effects
 	if c.tick != nil {
 		effects = append(effects, c.tick)

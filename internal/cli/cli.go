@@ -54,6 +54,7 @@ func commands() []command {
 		{"admin", "server administration: -status, -systemmode, -version, ... (like 'oozie admin')", runAdmin},
 		{"server", "run the engine and the Oozie REST API (-port, -data, -db, -config gozie-site.xml)", runServer},
 		{"info", "list supported timezones (-timezones)", runInfo},
+		{"health", "ask a server whether it is live (or -ready): exit 0 if so, 1 if not (for probes without curl)", runHealth},
 		{"launch", "run one process action in DIR (started by the engine, not by people)", runLaunch},
 		{"version", "print gozie's version", runVersion},
 		{"help", "show this help", runHelp},

@@ -43,6 +43,7 @@ import (
 	"fmt"
 	"log"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gozie/gozie/internal/store"
@@ -115,6 +116,24 @@ type Member struct {
 	load int
 	kept int
 	sent map[string]int
+
+	// takeOvers count the instances whose jobs this server took: dead
+	// ones (Tick), and earlier instances of its own name (Join).
+	takeOvers, takeBacks atomic.Int64
+}
+
+// TakeOvers returns how many instances this member took the jobs of
+// since it joined: dead other servers, and its own earlier instances
+// (a restart taking its jobs back).
+func (m *Member) TakeOvers() (dead, restarts int64) {
+	return m.takeOvers.Load(), m.takeBacks.Load()
+}
+
+// Registered reports whether this member is registered and its lease is
+// current (its last heartbeat succeeded recently enough to start actions):
+// the readiness of a server sharing a store.
+func (m *Member) Registered() bool {
+	return m.ID() != "" && m.LeaseValid()
 }
 
 type observation struct {
@@ -166,6 +185,7 @@ func Join(ctx context.Context, opts Options) (*Member, error) {
 			return nil, err
 		}
 		if moved {
+			m.takeBacks.Add(1)
 			m.logf("gozie: cluster: took back the jobs of %s, an earlier instance of this server", s.ID)
 		}
 	}
@@ -331,6 +351,7 @@ func (m *Member) Tick(ctx context.Context) {
 		delete(m.observed, s.ID)
 		m.mu.Unlock()
 		if moved {
+			m.takeOvers.Add(1)
 			m.logf("gozie: cluster: %s (%s) sent no heartbeat for %s; its jobs are this server's now", s.ID, s.URL, m.opts.Lease)
 			adopt = true
 		}

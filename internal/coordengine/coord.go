@@ -206,6 +206,10 @@ func New(wf Workflows, rt *effect.Runtime, opts Options) *Engine {
 // engine started: requests by kind, paths skipped for a store backing off.
 func (e *Engine) InputCheckCounts() fsys.ProbeCounts { return e.prober.Counts() }
 
+// InputCheckSchemes returns the input checks' requests so far by the
+// scheme of the store they asked (the server's metrics).
+func (e *Engine) InputCheckSchemes() map[string]fsys.SchemeCounts { return e.prober.CountsByScheme() }
+
 // exists answers one dependency outside the input check (dry run): with
 // Options.Exists, or from the namespace.
 func (e *Engine) exists(ctx context.Context, uri string) (bool, error) {

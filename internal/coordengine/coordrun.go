@@ -46,6 +46,11 @@ type coordChange struct {
 	loaded string
 	// slas are the SLA records of the actions this change creates.
 	slas []*store.SLA
+	// reported is the job's status the runtime's Observer last heard of;
+	// lags are how late the actions this change materialized came
+	// (reported once the change is committed).
+	reported string
+	lags     []time.Duration
 }
 
 // actionStep is one status change of a coordinator action.
@@ -63,7 +68,7 @@ func (e *Engine) loadCoordChange(ctx context.Context, id string) (*coordChange, 
 		return nil, err
 	}
 	return &coordChange{job: j, extra: decodeCoordExtra(j.State), touched: map[string]bool{},
-		before: map[string]string{}, now: e.now(), loaded: j.Status}, nil
+		before: map[string]string{}, now: e.now(), loaded: j.Status, reported: j.Status}, nil
 }
 
 func (c *coordChange) log(actionID, level, format string, args ...any) {
@@ -263,12 +268,27 @@ func (e *Engine) commitCoord(ctx context.Context, c *coordChange) error {
 	if c.launch != nil {
 		c.launch.job.Committed()
 	}
+	c.report(e.rt.Observer())
 	effects := c.effects
 	if c.tick != nil {
 		effects = append(effects, c.tick)
 	}
 	e.rt.Dispatch(effects)
 	return nil
+}
+
+// report tells the runtime's observer (the server's metrics) what a
+// committed change did: the job's status change, the actions it
+// materialized.
+func (c *coordChange) report(obs effect.Observer) {
+	if c.reported != c.job.Status && c.reported != "" {
+		obs.JobStatus("coordinator", c.reported, c.job.Status)
+	}
+	c.reported = c.job.Status
+	for _, l := range c.lags {
+		obs.Materialized(l)
+	}
+	c.lags = nil
 }
 
 // EffectBundleNotify is the effect by which a coordinator of a bundle
@@ -568,6 +588,8 @@ func (e *Engine) materialize(c *coordChange, app *coord.App, props *conf.Config,
 		}
 		c.touch(a, "")
 		c.registerSLA(a)
+		// Due when the window first reached its nominal time.
+		c.lags = append(c.lags, max(0, c.now.Sub(p.NominalTime.Add(-opts.MaterializationWindow))))
 		c.log(a.ID, "INFO", "status -> %s, nominal time %s", a.Status, a.NominalTime.UTC().Format(time.RFC3339))
 		acts = append(acts, a)
 		j.LastActionTime = p.NominalTime

@@ -127,6 +127,8 @@ type Runtime struct {
 
 	journal *crashJournal // nil without Options.CrashJournal
 	suspect chan struct{} // held while an effect in flight at a death is performed
+
+	obs observers // observe.go
 }
 
 // New returns a runtime; it performs nothing until Start.

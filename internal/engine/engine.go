@@ -458,6 +458,7 @@ type change struct {
 	logs     []*store.LogEntry
 	slas     []*store.SLA
 	modified time.Time
+	obs      observation // observe.go
 }
 
 // takeChange moves st's pending changes into a change, queueing the
@@ -484,6 +485,7 @@ func (e *Engine) takeChange(st *jobState) *change {
 		c := *a
 		ch.dirty[i] = &c
 	}
+	ch.obs = st.observe(&ch.jobAt, ch.dirty)
 	e.queueNotifications(st, ch.dirty, now)
 	ch.logs = st.takeLogs(now, ch.dirty, e.ActionDir)
 	e.announce(st, now)
@@ -581,6 +583,7 @@ func (e *Engine) committed(st *jobState, ch *change) {
 	if e.opts.OnTransition != nil && len(ch.logs) > 0 {
 		e.opts.OnTransition(transitionOf(ch))
 	}
+	e.report(ch.obs)
 	e.rt.Dispatch(ch.effects)
 	if store.Terminal(ch.jobAt.Status) {
 		// Forgotten once the changes queued behind this one are

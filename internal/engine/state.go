@@ -123,6 +123,10 @@ type jobState struct {
 	// the stored one, at load): a change to another status publishes one
 	// (Options.Events).
 	announced string
+	// observed and seen are the job's and its records' statuses as the
+	// runtime's Observer was last told (or as stored, at load): observe.go.
+	observed string
+	seen     map[string]string
 	// lastSeq is the largest Seq the job's records have had: new records
 	// are numbered here rather than by the store, which would need a
 	// query (a round trip on PostgreSQL) per new record.
@@ -169,9 +173,11 @@ func loadState(j *store.Job, acts []*store.Action, options func(*conf.Config) wo
 		joinOf:   joinCounts(app),
 		dirty:    map[string]*store.Action{},
 	}
+	st.observed, st.seen = j.Status, make(map[string]string, len(acts))
 	for _, a := range acts {
 		st.actions[a.Name] = a
 		st.lastSeq = max(st.lastSeq, a.Seq)
+		st.seen[a.Name] = a.Status
 	}
 	st.arrived = arrivals(app, st.actions)
 	st.log = newJobLog(j, acts)

@@ -93,6 +93,39 @@ type Prober struct {
 	stores map[string]*probeStore
 
 	stats, walks, walkEntries, walkFallbacks, skipped, unavailable atomic.Int64
+	// schemes counts the requests per scheme of the store asked
+	// (SchemeCounts): a few keys, however many paths and buckets.
+	schemes sync.Map // string -> *schemeCounter
+}
+
+// schemeCounter counts one scheme's requests.
+type schemeCounter struct{ requests, unavailable atomic.Int64 }
+
+// SchemeCounts are the requests a prober made to the stores of one
+// scheme, and those the store did not answer.
+type SchemeCounts struct{ Requests, Unavailable int64 }
+
+// CountsByScheme returns the requests made so far by the scheme of the
+// store they went to ("file" for local paths, "hdfs", "s3a", ...).
+func (p *Prober) CountsByScheme() map[string]SchemeCounts {
+	out := map[string]SchemeCounts{}
+	p.schemes.Range(func(k, v any) bool {
+		c := v.(*schemeCounter)
+		out[k.(string)] = SchemeCounts{Requests: c.requests.Load(), Unavailable: c.unavailable.Load()}
+		return true
+	})
+	return out
+}
+
+// schemeOf returns the counter of the scheme of a store key
+// (scheme://authority).
+func (p *Prober) schemeOf(key string) *schemeCounter {
+	scheme, _, _ := strings.Cut(key, "://")
+	if v, ok := p.schemes.Load(scheme); ok {
+		return v.(*schemeCounter)
+	}
+	v, _ := p.schemes.LoadOrStore(scheme, &schemeCounter{})
+	return v.(*schemeCounter)
 }
 
 // probeStore is what the prober keeps of one store.
@@ -532,11 +565,14 @@ func (c *ProbeCycle) request(ctx context.Context, key string, s *probeStore, fn 
 	c.mu.Unlock()
 	rctx, cancel := context.WithTimeout(ctx, c.p.opts.Timeout)
 	defer cancel()
+	sc := c.p.schemeOf(key)
+	sc.requests.Add(1)
 	err := fn(rctx)
 	if err != nil && ctx.Err() == nil && rctx.Err() != nil && !errors.Is(err, ErrUnavailable) {
 		err = &UnavailableError{Store: key, Err: fmt.Errorf("no answer within %s: %w", c.p.opts.Timeout, err)}
 	}
 	if errors.Is(err, ErrUnavailable) {
+		sc.unavailable.Add(1)
 		c.p.unavailable.Add(1)
 		c.markDown(key, s, err)
 	}

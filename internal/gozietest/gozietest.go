@@ -1,7 +1,8 @@
 // Package gozietest starts a whole gozie server for tests, in the style of
 // net/http/httptest: NewServer assembles it (internal/assembly, as `gozie
 // server` does) on a temporary data directory and SQLite store, serves it
-// on a local port, and stops it when the test ends.
+// on a local port, and stops it when the test ends. Options.DB puts it on
+// PostgreSQL instead.
 package gozietest
 
 import (
@@ -37,6 +38,9 @@ type Options struct {
 	// BaseURL is the server's public URL including /oozie; default the
 	// URL it is served on.
 	BaseURL string
+	// DB is the store's DSN (gozie.db: postgres://...); empty for SQLite
+	// in the data directory.
+	DB string
 	// Clock is the engines' clock; nil is the wall clock. A test whose
 	// jobs act at minute boundaries (pause times, nominal times) gives
 	// one a few seconds before such a boundary.
@@ -66,7 +70,7 @@ func NewServer(t testing.TB, o Options) *Server {
 	for k, v := range o.Config {
 		cfg[k] = v
 	}
-	cfg["gozie.data.dir"], cfg["gozie.db"], cfg["gozie.db.file"] = dir, "", ""
+	cfg["gozie.data.dir"], cfg["gozie.db"], cfg["gozie.db.file"] = dir, o.DB, ""
 	var h http.Handler = http.NotFoundHandler()
 	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	url := "http://" + hs.Listener.Addr().String() + "/oozie"

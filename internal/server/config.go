@@ -76,6 +76,8 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.admin.groups", "", "comma list of OS groups whose members are admins"},
 	{"gozie.admin.configuration.anonymous.read", "false", "anyone, not only admins, may read admin/configuration, os-env and java-sys-properties"},
 	{"gozie.configuration.mask.names", "", "comma list of more secret property names, whose values only a job's owner, its ACL users and groups and admins see: case-insensitive substrings, or globs (* ? [...]) matching the whole name; besides the built-in secret, password, token, credential, ... names"},
+	{"gozie.metrics.auth", "false", "/metrics (Prometheus) follows the server's authentication and refuses anonymous requests; false: open to any client that passes the Host check (its series carry no job, user or application names). /health/live and /health/ready are never authenticated (docs/operations.md)"},
+	{"gozie.metrics.store.refresh.s", "15", "how long one count of jobs by status and of pending effects in the store serves /metrics scrapes, in seconds; 0: count at every scrape"},
 	{"gozie.console.read.only", "false", "the web console (/oozie/console/) shows jobs but no job controls (kill, suspend, resume, rerun), and refuses them"},
 	{"gozie.tls.cert", "", "TLS certificate file (PEM); with gozie.tls.key serves HTTPS"},
 	{"gozie.tls.key", "", "TLS private key file (PEM)"},

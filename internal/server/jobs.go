@@ -222,6 +222,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, c *call) error {
 		return err
 	}
 	s.metrics.submitted.Add(1)
+	s.submitted(id)
 	if note != "" {
 		if err := s.engine.Note(ctx, id, "WARN", note); err != nil {
 			s.opts.Logf("gozie: job %s: %s (not logged: %v)", id, note, err)

@@ -87,6 +87,15 @@ type Options struct {
 	// for a job to the server working it and lists the live servers; nil
 	// for a server of its own.
 	Cluster Cluster
+	// Metrics serves GET /metrics (the Prometheus page, package metrics);
+	// nil answers 404 there. gozie.metrics.auth=true puts it behind the
+	// server's authentication (health.go).
+	Metrics http.Handler
+	// Observer, when set, is told of every request and submission.
+	Observer RequestObserver
+	// Ready are the checks of GET /health/ready, run in order; none:
+	// ready whenever the process serves.
+	Ready []ReadyCheck
 }
 
 // HTTPLimits bound what one client can hold of the server: connections,
@@ -159,6 +168,9 @@ type Server struct {
 	mode    atomic.Value // string
 	metrics *metrics
 	started time.Time
+
+	// readyMu serializes readiness probes (health.go).
+	readyMu sync.Mutex
 
 	mu       sync.Mutex
 	http     *http.Server
@@ -283,6 +295,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/oozie/v2/sla/", s.api(false, s.handleSLA))
 	mux.HandleFunc("/oozie/v2/validate", s.api(false, s.handleValidate))
 	mux.HandleFunc("/oozie/v2/validate/", s.api(false, s.handleValidate))
+	mux.HandleFunc(PathMetrics, s.handleMetrics)
 	mux.HandleFunc("/oozie/callback", s.handleCallback)
 	mux.HandleFunc("/oozie/callback/", s.handleCallback)
 	mux.HandleFunc("/oozie/console/action/", s.api(false, s.handleConsole))
@@ -314,7 +327,7 @@ func (s *Server) routes() http.Handler {
 	// Straight to the console, not through the mux's own redirect to
 	// /oozie/ that its pattern there would otherwise cause.
 	mux.HandleFunc("GET /oozie", rest)
-	return s.guard(mux)
+	return s.observe(s.guard(mux))
 }
 
 // console builds the web console over the server's engine; its job

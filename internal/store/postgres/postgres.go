@@ -79,6 +79,7 @@ func Open(ctx context.Context, dsn string) (store.Store, error) {
 		// newer server migrates.
 		TakeOverLock: `SELECT pg_advisory_xact_lock(` + fmt.Sprint(migrationLock+1) + `)`,
 		Pipeline:     pipeline,
+		Schema:       sqlstore.LatestVersion(migrations, "migrations"),
 	}), nil
 }
 

@@ -94,7 +94,8 @@ func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) 
 		return nil, store.Errorf("sqlite: open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
-	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy, LastInsertID: true}), nil
+	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy, LastInsertID: true,
+		Schema: sqlstore.LatestVersion(migrations, "migrations")}), nil
 }
 
 // privateFiles creates the database file at path with mode 0600 if it

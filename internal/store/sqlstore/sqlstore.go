@@ -63,6 +63,9 @@ type Dialect struct {
 	// as few round trips as its reads allow (pipeline.go). nil runs each
 	// statement on its own, which costs nothing more in process (SQLite).
 	Pipeline *Pipeline
+	// Schema is the version the store's migrations bring the database to
+	// (LatestVersion of its migrations); Ping's caller compares.
+	Schema int
 }
 
 // DB is a store.Store over database/sql. Writes go through Write; reads may
@@ -85,6 +88,9 @@ type DB struct {
 	// commits to a job are accepted. "" leaves commits unfenced (one
 	// server per database).
 	owner atomic.Pointer[string]
+
+	// observer is told of each transaction (Observe, stats.go).
+	observer atomic.Pointer[observer]
 }
 
 // fence returns the registered instance, "" when not registered.
@@ -137,7 +143,8 @@ func Rebind(query string) string {
 }
 
 // Update implements store.Store.
-func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
+func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) (err error) {
+	defer db.observed("update", time.Now(), &err)
 	return db.retry(ctx, func() error { return db.run(ctx, db.Write, false, fn) })
 }
 
@@ -162,7 +169,8 @@ func (db *DB) retry(ctx context.Context, attempt func() error) error {
 }
 
 // View implements store.Store.
-func (db *DB) View(ctx context.Context, fn func(store.Tx) error) error {
+func (db *DB) View(ctx context.Context, fn func(store.Tx) error) (err error) {
+	defer db.observed("view", time.Now(), &err)
 	return db.classify(db.run(ctx, db.Read, true, fn))
 }
 
