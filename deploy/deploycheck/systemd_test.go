@@ -92,6 +92,8 @@ func TestSystemdUnitHardening(t *testing.T) {
 		{"Environment", "GOZIE_LAUNCH_AS_USER=true"},
 		{"StateDirectoryMode", "0755"},
 		{"ProtectHome", "read-only"},
+		// launch.GroupAlive reads other users' /proc entries.
+		{"ProtectProc", "default"},
 	} {
 		if v := dropIn[c.key]; len(v) == 0 || v[len(v)-1] != c.want {
 			t.Errorf("run-as-user.conf: %s=%q, want %q", c.key, v, c.want)
