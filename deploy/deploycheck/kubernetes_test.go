@@ -514,6 +514,25 @@ func TestKubectlRoundTrip(t *testing.T) {
 	for _, p := range missingPaths(want, got, "") {
 		t.Errorf("statefulset.yaml: %s is not a field Kubernetes knows (kubectl dropped it)", p)
 	}
+
+	// `kubectl apply -k` builds the kustomization first: it must build,
+	// into every object of the directory.
+	out, err = exec.Command(kubectl, "kustomize", filepath.Join(root, "deploy/kubernetes")).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("kubectl kustomize: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatal(err)
+	}
+	docs, err := splitDocs(out)
+	if err != nil {
+		t.Fatalf("kubectl kustomize output: %v", err)
+	}
+	m := loadManifests(t)
+	if n := len(m.configMaps) + len(m.services) + len(m.pdbs) + len(m.statefulSets); len(docs) != n {
+		t.Errorf("kubectl kustomize built %d objects, the manifests hold %d", len(docs), n)
+	}
 }
 
 // missingPaths lists the map keys of want (recursively, lists by index)
