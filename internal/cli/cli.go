@@ -153,9 +153,21 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// Version reports the module version the binary was built from, or "devel"
+// version is set at link time by packagers and release builds:
+//
+//	go build -ldflags "-X github.com/gozie/gozie/internal/cli.version=1.4.0" ./cmd/gozie
+//
+// A `go install ...@v1.4.0` needs no flag: the module version is in the
+// build information.
+var version string
+
+// Version reports the version the binary was built with: the -X version
+// of the link, else the module version it was built from, else "devel"
 // for a build from a work tree, so bug reports can name what ran.
 func Version() string {
+	if version != "" {
+		return version
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok || info.Main.Version == "" || info.Main.Version == "(devel)" {
 		return "devel"
