@@ -108,6 +108,9 @@ func (a *App) CheckInputs(p *ActionPlan, props *conf.Config, exists func(uri str
 			np.ActionXML = a.actionXML(&np)
 		}
 	}
+	if a.InputLogic.Root() != nil {
+		return a.checkLogic(&np, exists, now)
+	}
 	res := &CheckResult{Plan: &np}
 	for i, dep := range np.Dependencies {
 		ok, err := exists(dep)
@@ -261,6 +264,21 @@ func (a *App) RunConf(p *ActionPlan, props *conf.Config) (*conf.Config, error) {
 	}
 	for _, ev := range a.Outputs {
 		data[".dataout."+ev.Name] = strings.Join(p.OutputURIs[ev.Name], ",")
+	}
+	// coord:dataIn of an input logic name (one no input event has) is
+	// what satisfied that node; before the logic is satisfied Oozie
+	// echoes the call.
+	for _, name := range a.InputLogic.Names() {
+		if _, isEvent := data[".datain."+name]; isEvent {
+			continue
+		}
+		if p.Logic != nil && p.Logic.Data != nil {
+			if v, ok := p.Logic.Data[name]; ok {
+				data[".datain."+name] = v
+				continue
+			}
+		}
+		data[".datain."+name+".unresolved"] = "true"
 	}
 	vars := runVars{data: data, job: confVars{props}}
 	act := &Action{NominalTime: p.NominalTime, ActualTime: p.CreatedTime, Location: a.Location, ID: p.ID, Name: a.Name}

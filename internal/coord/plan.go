@@ -97,6 +97,11 @@ type ActionPlan struct {
 	// coord:future instance it names, which Oozie keeps unresolved at
 	// materialization; the input check refuses the action (E1021).
 	OutputUnresolved map[string]string `json:",omitempty"`
+	// Logic is what the last input check of an app with <input-logic>
+	// found: the evaluated tree, the next wait to elapse and, once
+	// satisfied, coord:dataIn of the named nodes. Nil without input logic
+	// or before the first check.
+	Logic *LogicState `json:",omitempty"`
 
 	vars confVars // the job variables, for the action XML
 }
