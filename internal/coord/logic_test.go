@@ -147,6 +147,13 @@ func TestInputLogicOozieCases(t *testing.T) {
 			logic: `<and name="test"><data-in dataset="A" min="2"/><data-in dataset="B" min="3"/><data-in dataset="C" min="0"/></and>`,
 			files: []string{"a/2014/10/08/00", "a/2014/10/07/23", "b/2014/10/07/21", "b/2014/10/07/20", "b/2014/10/07/19"}, ready: true,
 			data: []string{"a/2014/10/08/00", "a/2014/10/07/23", "b/2014/10/07/21", "b/2014/10/07/20", "b/2014/10/07/19"}},
+		// TestCoordInputLogicPush's testNestedConditionWithRange, on files:
+		// an and repeats the instances of each operand.
+		{name: "nested condition with range", events: logicRange, initial: day7,
+			logic: `<and name="test" min="2"><or min="2"><data-in dataset="A"/><data-in dataset="B"/></or><or min="2"><data-in dataset="C"/><data-in dataset="D"/></or><and min="2"><data-in dataset="A"/><data-in dataset="C"/></and></and>`,
+			files: []string{"a/2014/10/08/00", "a/2014/10/07/23", "a/2014/10/07/22", "c/2014/10/08/00", "c/2014/10/07/23", "c/2014/10/07/22"}, ready: true,
+			data: []string{"a/2014/10/08/00", "a/2014/10/07/23", "a/2014/10/07/22", "c/2014/10/08/00", "c/2014/10/07/23", "c/2014/10/07/22",
+				"a/2014/10/08/00", "a/2014/10/07/23", "a/2014/10/07/22", "c/2014/10/08/00", "c/2014/10/07/23", "c/2014/10/07/22"}},
 		{name: "combine", events: logicRange, initial: day7,
 			logic: `<combine name="test"><data-in dataset="A"/><data-in dataset="B"/></combine>`,
 			files: []string{"a/2014/10/08/00", "a/2014/10/07/23", "a/2014/10/07/22", "b/2014/10/07/21", "b/2014/10/07/20", "b/2014/10/07/19"}, ready: true,
