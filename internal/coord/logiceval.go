@@ -67,6 +67,9 @@ type logicEval struct {
 	wake   time.Time
 	events map[string]*DataEvent
 	notes  map[*LogicNode]string
+	// stopped are the nodes whose look stopped at a missing instance
+	// (no min): the instances after it were not asked for.
+	stopped map[*LogicNode]bool
 }
 
 func (a *App) newLogicEval(p *ActionPlan, exists func(string) (bool, error), now time.Time) *logicEval {
@@ -75,7 +78,7 @@ func (a *App) newLogicEval(p *ActionPlan, exists func(string) (bool, error), now
 		from = p.CreatedTime
 	}
 	e := &logicEval{a: a, p: p, exists: exists, avail: map[string]bool{}, from: from, now: now,
-		events: map[string]*DataEvent{}, notes: map[*LogicNode]string{}}
+		events: map[string]*DataEvent{}, notes: map[*LogicNode]string{}, stopped: map[*LogicNode]bool{}}
 	for _, ev := range a.Inputs {
 		e.events[ev.Name] = ev
 	}
@@ -218,6 +221,7 @@ func (e *logicEval) input(n *LogicNode, args logicArgs) lresult {
 		}
 		found = false
 		if args.min < 0 {
+			e.stopped[n] = i < len(deps)-1
 			break
 		}
 	}
@@ -252,6 +256,7 @@ func (e *logicEval) combine(n *LogicNode, args logicArgs) lresult {
 			}
 		}
 		if args.min < 0 && !found && !e.final {
+			e.stopped[n] = i < len(firstDeps)-1
 			break
 		}
 	}
@@ -296,6 +301,9 @@ func (e *logicEval) note(n *LogicNode, args logicArgs, r lresult) string {
 			b.WriteString(", latest/future instances unresolved")
 		} else {
 			fmt.Fprintf(&b, ", %d of %d instances available", have, total)
+			if e.stopped[n] {
+				b.WriteString(" (looked up to the first missing)")
+			}
 		}
 	}
 	if args.wait > 0 {
