@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozie/gozie/internal/client"
 	"github.com/gozie/gozie/internal/gozietest"
 	restapi "github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/server"
@@ -127,5 +128,18 @@ func TestOozieExampleInputLogic(t *testing.T) {
 	// rawLogs-2's second hour: /home 5 times, /search 2, /checkout 1, /help 1.
 	if got := pageCounts(t, out2); got["/home"] != 5 || got["/search"] != 2 || got["/checkout"] != 1 || got["/help"] != 1 {
 		t.Errorf("counts of the secondary feed: %v\n%s", got, out2)
+	}
+}
+
+// TestPrintMissingDepsInputLogic pins the text of -missingdeps for an
+// action with input logic: the evaluated tree after "Blocked on".
+func TestPrintMissingDepsInputLogic(t *testing.T) {
+	var b strings.Builder
+	printMissingDeps(&b, []client.MissingDeps{{ActionNumber: 2, BlockedOn: "file:///a/_SUCCESS",
+		InputLogic: []string{"or name=AorB: waiting", "  data-in A: waiting, 0 of 1 instances available, wait 10 min, applies at 2026-03-02T10:10Z", "  data-in B: not checked"}}})
+	want := "\nCoordAction : 2\nBlocked on  : file:///a/_SUCCESS\nInput logic : \n\t  or name=AorB: waiting\n" +
+		"\t    data-in A: waiting, 0 of 1 instances available, wait 10 min, applies at 2026-03-02T10:10Z\n\t    data-in B: not checked\n\n"
+	if b.String() != want {
+		t.Errorf("got:\n%q\nwant:\n%q", b.String(), want)
 	}
 }

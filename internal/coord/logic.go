@@ -143,6 +143,9 @@ func (a *App) resolveLogic(l *InputLogic, rv resolver) error {
 	}
 	var walk func(n *LogicNode) error
 	walk = func(n *LogicNode) error {
+		// A check without the job's properties leaves what names an
+		// undefined variable unchecked.
+		unchecked := map[string]bool{}
 		for _, f := range []struct {
 			what string
 			p    *string
@@ -152,6 +155,7 @@ func (a *App) resolveLogic(l *InputLogic, rv resolver) error {
 			}
 			v, err := rv.eval(PhaseSubmitNoFuncs, "input-logic "+n.Op+" "+f.what, *f.p)
 			if skip(err) {
+				unchecked[f.what] = true
 				continue
 			}
 			if err != nil {
@@ -159,14 +163,14 @@ func (a *App) resolveLogic(l *InputLogic, rv resolver) error {
 			}
 			*f.p = strings.TrimSpace(v)
 		}
-		if err := checkLogicNumber("min", n.Min); err != nil {
+		if err := checkLogicNumber("min", n.Min); err != nil && !unchecked["min"] {
 			return err
 		}
-		if err := checkLogicNumber("wait", n.Wait); err != nil {
+		if err := checkLogicNumber("wait", n.Wait); err != nil && !unchecked["wait"] {
 			return err
 		}
 		if n.Op == LogicDataIn {
-			if _, ok := events[n.Input]; !ok && (rv.open == nil || !strings.Contains(n.Input, "${")) {
+			if _, ok := events[n.Input]; !ok && !unchecked["dataset"] {
 				return errorf(CodeInputLogic, "Coord input logic error.  Data set not found : %s", n.Input)
 			}
 			return nil

@@ -392,3 +392,29 @@ func TestInputLogicPersisted(t *testing.T) {
 		t.Errorf("action XML lacks the logic:\n%s", x)
 	}
 }
+
+// TestInputLogicCheckDefinition: a check without the job's properties
+// (gozie validate without -config) leaves attributes naming undefined
+// variables unchecked, with a warning, and still refuses what is wrong.
+func TestInputLogicCheckDefinition(t *testing.T) {
+	rows := []struct {
+		name, logic, code, warning string
+	}{
+		{"variables", `<or name="${n}" min="${min}" wait="${wait}"><data-in dataset="${dataA}"/><data-in dataset="B"/></or>`, "", "input-logic or min [${min}] not checked"},
+		{"unknown data-in", `<or><data-in dataset="X"/><data-in dataset="B"/></or>`, "E1028", ""},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			xml := logicXML(logicSingle, row.logic)
+			files := memFiles(map[string]string{"/app/coordinator.xml": xml})
+			props := conf.FromMap(map[string]string{PropUser: "joe", PropAppPath: "hdfs://nn:8020/app"})
+			warnings, err := CheckDefinition(props, SubmitOptions{ReadFile: files, Now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)})
+			if ErrorCode(err) != row.code {
+				t.Fatalf("err = %v, want %q", err, row.code)
+			}
+			if row.warning != "" && !strings.Contains(strings.Join(warnings, "\n"), row.warning) {
+				t.Errorf("warnings lack %q:\n%s", row.warning, strings.Join(warnings, "\n"))
+			}
+		})
+	}
+}
