@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,6 +109,19 @@ func TestOozieExampleInputLogic(t *testing.T) {
 	code, out, errOut = run(t, "job", "-oozie", srv.URL, "-missingdeps", id+"@2")
 	if code != 0 || !strings.Contains(out, "data-in input-2: blocked, 0 of 3 instances available (looked up to the first missing)") {
 		t.Errorf("job -missingdeps %s@2: exit %d\n%s%s", id, code, out, errOut)
+	}
+
+	// The console's cell of the waiting action shows the logic.
+	req, _ := http.NewRequest("GET", srv.URL+"/console/job/"+id, nil)
+	req.Header.Set("Accept", "text/html")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(page), "input logic:") || !strings.Contains(string(page), "data-in input-2: blocked, 0 of 3 instances available") {
+		t.Errorf("the console page lacks the input logic:\n%s", page)
 	}
 
 	for _, f := range second {

@@ -26,6 +26,13 @@ const (
 // never; 0 at the first check that finds it not ready). A nil exists finds
 // nothing.
 //
+// With <input-logic> (spec: coord 6.10) readiness is the logic's instead
+// (checkLogic): its nodes are evaluated in their order, each data-in
+// stopping at its first missing instance unless it has a min, and every
+// dependency not found is missing; the plan's Logic records the
+// evaluated tree, the time the next wait ends and, once satisfied,
+// coord:dataIn of the named nodes.
+//
 // An output instance named with coord:latest or coord:future is never
 // resolved (Oozie keeps it unresolved; coord:dataOut of it is empty). As
 // in Oozie's input check, it fails the check (E1021, see
