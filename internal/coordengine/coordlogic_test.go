@@ -111,6 +111,19 @@ func TestInputLogicEngine(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(h.feed("a"), "processed")); err == nil {
 			t.Error("the workflow got feed A's instance")
 		}
+		// A rerun checks again: feed A has landed since, and is chosen.
+		writeFiles(t, h.feed("a"), map[string]string{"_SUCCESS": ""})
+		if _, err := h.e.CoordRerun(ctx, id, "action", "1", false, true, false); err != nil {
+			t.Fatal(err)
+		}
+		h.settle()
+		h.advance(time.Minute, time.Minute, nil)
+		if a := h.action(id, 1); a.Status != store.CoordActionSucceeded {
+			t.Fatalf("rerun: status %s, want SUCCEEDED", a.Status)
+		}
+		if ok, _ := statDir(filepath.Join(h.feed("a"), "processed")); !ok {
+			t.Error("the rerun did not get feed A's instance")
+		}
 	})
 	t.Run("A within its wait", func(t *testing.T) {
 		h := newCoordHarness(t, logicStart, Options{InputCheckInterval: time.Minute})
