@@ -627,16 +627,7 @@ func (j *jobCmd) info(id string) error {
 			return j.emit(raw, err, func() { printAllRuns(w, runs, d) })
 		}
 		a, raw, err := c.CoordActionInfo(ctx, id)
-		return j.emit(raw, err, func() {
-			printCoordAction(w, a, d)
-			if a.Status == "WAITING" {
-				// A waiting action of an app with input logic shows the
-				// logic as its last check left it.
-				if deps, _, err := c.MissingDependencies(ctx, id, "", ""); err == nil && len(deps) == 1 {
-					printInputLogic(w, deps[0].InputLogic)
-				}
-			}
-		})
+		return j.emit(raw, err, func() { printCoordAction(w, a, d) })
 	case client.KindWorkflowAction:
 		a, raw, err := c.WorkflowActionInfo(ctx, id)
 		return j.emit(raw, err, func() { printWorkflowAction(w, a, d) })

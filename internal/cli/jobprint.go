@@ -152,6 +152,8 @@ func printCoordAction(w io.Writer, a *client.CoordAction, d dates) {
 	first, _, _ := strings.Cut(string(a.MissingDependencies), "#")
 	fmt.Fprintln(w, "First Missing Dependency : "+maskIfNull(first))
 	fmt.Fprintln(w, ruler)
+	// A waiting action of an app with input logic (gozie's inputLogic).
+	printInputLogic(w, a.InputLogic)
 }
 
 func printBundleJob(w io.Writer, b *client.BundleJob, d dates) {
