@@ -116,7 +116,7 @@ func (a *App) CheckInputs(p *ActionPlan, props *conf.Config, exists func(uri str
 		}
 	}
 	if a.InputLogic.Root() != nil {
-		return a.checkLogic(&np, exists, now)
+		return a.checkLogic(&np, confVars{props}, exists, now)
 	}
 	res := &CheckResult{Plan: &np}
 	for i, dep := range np.Dependencies {

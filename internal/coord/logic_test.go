@@ -17,6 +17,8 @@ const (
 	logicSingle = "single" // each event: <instance>${coord:current(0)}</instance>
 	logicRange  = "range"  // each event: current(-5) .. current(0)
 	logicLatest = "latest" // each event: <instance>${coord:latest(0)}</instance>
+	// each event: latest(-5) .. latest(0)
+	logicLatestRange = "latest range"
 )
 
 func logicXML(events, logic string) string {
@@ -38,6 +40,8 @@ func logicXML(events, logic string) string {
 			b.WriteString(`<start-instance>${coord:current(-5)}</start-instance><end-instance>${coord:current(0)}</end-instance>`)
 		case logicLatest:
 			b.WriteString(`<instance>${coord:latest(0)}</instance>`)
+		case logicLatestRange:
+			b.WriteString(`<start-instance>${coord:latest(-5)}</start-instance><end-instance>${coord:latest(0)}</end-instance>`)
 		default:
 			b.WriteString(`<instance>${coord:current(0)}</instance>`)
 		}
@@ -197,6 +201,23 @@ func TestInputLogicOozieCases(t *testing.T) {
 			files: []string{"a/2014/10/08/00"}, ready: true, data: []string{"a/2014/10/08/00"}},
 		{name: "latest, nothing yet", events: logicLatest, initial: day7,
 			logic: `<data-in name="test" dataset="A"/>`},
+		// testLatestRange: a latest range with min takes what is there.
+		{name: "latest range with min", events: logicLatestRange, initial: day7,
+			logic: `<data-in name="test" dataset="A" min="2"/>`,
+			files: []string{"a/2014/10/08/00", "a/2014/10/07/23"}, ready: true, data: []string{"a/2014/10/08/00", "a/2014/10/07/23"}},
+		{name: "latest range with min, too few", events: logicLatestRange, initial: day7,
+			logic: `<data-in name="test" dataset="A" min="3"/>`,
+			files: []string{"a/2014/10/08/00", "a/2014/10/07/23"}},
+		{name: "latest range without min", events: logicLatestRange, initial: day7,
+			logic: `<data-in name="test" dataset="A"/>`,
+			files: []string{"a/2014/10/08/00", "a/2014/10/07/23"}},
+		{name: "latest range with min and a running wait", events: logicLatestRange, initial: day7, after: 4 * time.Minute,
+			logic: `<data-in name="test" dataset="A" min="2" wait="5"/>`,
+			files: []string{"a/2014/10/08/00", "a/2014/10/07/23"}},
+		{name: "latest range with min, wait elapsed", events: logicLatestRange, initial: day7, after: 5 * time.Minute,
+			logic: `<data-in name="test" dataset="A" min="2" wait="5"/>`,
+			files: []string{"a/2014/10/08/00", "a/2014/10/07/23", "a/2014/10/07/21"}, ready: true,
+			data: []string{"a/2014/10/08/00", "a/2014/10/07/23", "a/2014/10/07/21"}},
 		// spec: coord 6.10, "AorBorC": A is waited for 60 minutes, then B.
 		{name: "or with waits: A still awaited", events: logicSingle, initial: day8, after: 59 * time.Minute,
 			logic: `<or name="test"><data-in dataset="A" wait="60"/><data-in dataset="B" wait="90"/><data-in dataset="C"/></or>`,
@@ -416,5 +437,28 @@ func TestInputLogicCheckDefinition(t *testing.T) {
 				t.Errorf("warnings lack %q:\n%s", row.warning, strings.Join(warnings, "\n"))
 			}
 		})
+	}
+}
+
+// TestInputLogicLatestMinPlan: the instances a data-in with min accepted
+// of a latest range become the event's, in the plan and its coord:dataIn.
+func TestInputLogicLatestMinPlan(t *testing.T) {
+	a, p, job := logicAction(t, logicLatestRange, `<data-in name="test" dataset="A" min="2"/>`, logicProps("2014-10-07T00:00Z", nil))
+	res, err := a.CheckInputs(p, job, dirs("a/2014/10/08/00", "a/2014/10/07/23"), p.NominalTime)
+	if err != nil || !res.Ready {
+		t.Fatal(res, err)
+	}
+	want := []string{"hdfs://nn/input-data/a/2014/10/08/00", "hdfs://nn/input-data/a/2014/10/07/23"}
+	if got := res.Plan.InputURIs["A"]; !slices.Equal(got, want) {
+		t.Errorf("A's instances %v, want %v", got, want)
+	}
+	if _, still := res.Plan.UnresolvedByEvent["A"]; still {
+		t.Error("A is still unresolved")
+	}
+	if _, still := p.UnresolvedByEvent["A"]; !still {
+		t.Error("the caller's plan changed")
+	}
+	if !strings.Contains(res.Plan.ActionXML, "<uris>hdfs://nn/input-data/a/2014/10/08/00#hdfs://nn/input-data/a/2014/10/07/23</uris>") {
+		t.Errorf("action XML:\n%s", res.Plan.ActionXML)
 	}
 }

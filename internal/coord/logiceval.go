@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/gozie/gozie/internal/el"
 )
 
 // LogicState is what the last input check of an action with input logic
@@ -70,6 +72,11 @@ type logicEval struct {
 	// stopped are the nodes whose look stopped at a missing instance
 	// (no min): the instances after it were not asked for.
 	stopped map[*LogicNode]bool
+	// vars are the job's variables (URI templates of latest/future
+	// instances); partial holds, by input event, the instances a data-in
+	// with min accepted of a range still unresolved.
+	vars    el.Resolver
+	partial map[string][]string
 }
 
 func (a *App) newLogicEval(p *ActionPlan, exists func(string) (bool, error), now time.Time) *logicEval {
@@ -78,7 +85,8 @@ func (a *App) newLogicEval(p *ActionPlan, exists func(string) (bool, error), now
 		from = p.CreatedTime
 	}
 	e := &logicEval{a: a, p: p, exists: exists, avail: map[string]bool{}, from: from, now: now,
-		events: map[string]*DataEvent{}, notes: map[*LogicNode]string{}, stopped: map[*LogicNode]bool{}}
+		events: map[string]*DataEvent{}, notes: map[*LogicNode]string{}, stopped: map[*LogicNode]bool{},
+		partial: map[string][]string{}}
 	for _, ev := range a.Inputs {
 		e.events[ev.Name] = ev
 	}
@@ -196,14 +204,8 @@ func (e *logicEval) and(n *LogicNode, args logicArgs) lresult {
 // input evaluates a data-in: without min it stops at the first missing
 // instance, with min it looks at them all.
 func (e *logicEval) input(n *LogicNode, args logicArgs) lresult {
-	if _, still := e.p.UnresolvedByEvent[n.Input]; still {
-		if !e.elapsed(args.wait) {
-			if at := e.waitAt(args.wait); e.wake.IsZero() || at.Before(e.wake) {
-				e.wake = at
-			}
-			return lresult{st: lWaiting}
-		}
-		return lresult{st: lFalse}
+	if text, still := e.p.UnresolvedByEvent[n.Input]; still {
+		return e.unresolvedInput(n, args, text)
 	}
 	uris, deps := e.instances(n.Input)
 	if len(uris) == 0 {
@@ -349,15 +351,19 @@ func (e *logicEval) tree(l *InputLogic) []string {
 // root node satisfied (a waiting root is not). The missing dependencies
 // are every dependency not known available, in plan order; once ready,
 // coord:dataIn of each named node is computed from what was found.
-func (a *App) checkLogic(p *ActionPlan, exists func(string) (bool, error), now time.Time) (*CheckResult, error) {
+func (a *App) checkLogic(p *ActionPlan, vars el.Resolver, exists func(string) (bool, error), now time.Time) (*CheckResult, error) {
 	root := a.InputLogic.Root()
 	e := a.newLogicEval(p, exists, now)
+	e.vars = vars
 	r := e.eval(root, rootArgs(root))
 	if e.err != nil {
 		return nil, e.err
 	}
 	state := &LogicState{Tree: e.tree(a.InputLogic), WakeAt: e.wake}
 	res := &CheckResult{Plan: p, Ready: r.st == lTrue}
+	if res.Ready {
+		a.applyPartial(p, e.partial, e.avail)
+	}
 	for _, d := range p.Dependencies {
 		if !e.avail[d] {
 			res.Missing = append(res.Missing, d)
