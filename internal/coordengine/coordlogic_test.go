@@ -157,3 +157,90 @@ func TestInputLogicKnownAvailable(t *testing.T) {
 		t.Errorf("known %v, want none", got)
 	}
 }
+
+// TestInputLogicOozieExample runs the coordinator of Oozie's
+// coord-input-logic example (examples/oozie/apps/coord-input-logic) on
+// the fake clock, its two feeds landing in stages: the first hour runs on
+// the primary feed (rawLogs); the second hour's primary feed lacks its
+// last instance, so the action waits until the secondary feed (rawLogs-2)
+// lands, and runs on that. The example's workflow is replaced by one
+// that makes ${outputData}.
+func TestInputLogicOozieExample(t *testing.T) {
+	ctx := context.Background()
+	h := newCoordHarness(t, time.Date(2010, 1, 1, 3, 0, 0, 0, time.UTC), Options{InputCheckInterval: time.Minute})
+	root := filepath.Join(h.dir, "user", "tester", "examples")
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "examples", "oozie"))); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, filepath.Join(root, "apps", "coord-input-logic"), map[string]string{"workflow.xml": `<workflow-app name="record" xmlns="uri:oozie:workflow:0.5">
+  <start to="mk"/>
+  <action name="mk"><fs><mkdir path="${outputData}"/></fs><ok to="end"/><error to="fail"/></action>
+  <kill name="fail"><message>failed</message></kill>
+  <end name="end"/>
+</workflow-app>`})
+	flag := func(feed, m string) string {
+		return filepath.Join(root, "input-data", feed, "2010/01/01", m, "_SUCCESS")
+	}
+	if err := os.Remove(flag("rawLogs", "02/00")); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"01/20", "01/40", "02/00"} {
+		if err := os.Remove(flag("rawLogs-2", m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	props := conf.New()
+	for k, v := range map[string]string{
+		"nameNode": "file://" + h.dir, "resourceManager": "localhost:8032", "queueName": "default", "examplesRoot": "examples",
+		engine.PropCoordAppPath: "file://" + filepath.Join(root, "apps", "coord-input-logic", "coordinator.xml"),
+		"start":                 "2010-01-01T01:00Z", "end": "2010-01-01T03:00Z", engine.PropUser: "tester",
+	} {
+		props.Set(k, v)
+	}
+	id, err := h.e.Run(ctx, props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	h.advance(time.Minute, time.Minute, nil)
+	out := func(hour string) string { return filepath.Join(root, "output-data", "inputLogic", "2010/01/01", hour) }
+	if a := h.action(id, 1); a.Status != store.CoordActionSucceeded {
+		t.Fatalf("action 1: %s, want SUCCEEDED on the primary feed", a.Status)
+	}
+	feed := func(name string, ms ...string) string {
+		var uris []string
+		for _, m := range ms {
+			uris = append(uris, "file://"+filepath.Join(root, "input-data", name, "2010/01/01", m))
+		}
+		return "<value>" + strings.Join(uris, ",") + "</value>"
+	}
+	if rc := h.action(id, 1).RunConf; !strings.Contains(rc, feed("rawLogs", "01/00", "00/40", "00/20")) {
+		t.Errorf("action 1's inputData is not the primary feed's three instances:\n%s", rc)
+	}
+	if ok, _ := statDir(out("01")); !ok {
+		t.Error("action 1 made no output")
+	}
+	a := h.action(id, 2)
+	if a.Status != store.CoordActionWaiting {
+		t.Fatalf("action 2: %s, want WAITING", a.Status)
+	}
+	md, err := h.e.CoordMissingDependencies(ctx, id+"@2", "", "")
+	if err != nil || len(md) != 1 || len(md[0].InputLogic) != 3 || md[0].InputLogic[0] != "or name=input: blocked" {
+		t.Fatalf("missing dependencies of action 2: %+v %v", md, err)
+	}
+
+	// The secondary feed lands one instance at a time.
+	for i, m := range []string{"01/20", "01/40", "02/00"} {
+		writeFiles(t, filepath.Dir(flag("rawLogs-2", m)), map[string]string{"_SUCCESS": ""})
+		h.advance(time.Minute, time.Minute, nil)
+		if st := h.action(id, 2).Status; (i < 2) != (st == store.CoordActionWaiting) {
+			t.Fatalf("action 2 after %d of 3 secondary instances: %s", i+1, st)
+		}
+	}
+	if a := h.action(id, 2); a.Status != store.CoordActionSucceeded {
+		t.Fatalf("action 2: %s, want SUCCEEDED on the secondary feed", a.Status)
+	}
+	if rc := h.action(id, 2).RunConf; !strings.Contains(rc, feed("rawLogs-2", "02/00", "01/40", "01/20")) {
+		t.Errorf("action 2's inputData is not the secondary feed's three instances:\n%s", rc)
+	}
+}
