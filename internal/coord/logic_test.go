@@ -462,3 +462,28 @@ func TestInputLogicLatestMinPlan(t *testing.T) {
 		t.Errorf("action XML:\n%s", res.Plan.ActionXML)
 	}
 }
+
+// TestInputLogicDryRun: the dry run validates the logic of every action
+// and shows the evaluated tree, in text and in JSON.
+func TestInputLogicDryRun(t *testing.T) {
+	xml := logicXML(logicSingle, `<or name="test"><data-in dataset="A" wait="10"/><data-in dataset="B"/></or>`)
+	c := conf.FromMap(logicProps("2014-10-08T00:00Z", map[string]string{PropUser: "joe", PropAppPath: "hdfs://nn:8020/app"}))
+	res, err := DryRun(c, SubmitOptions{ReadFile: memFiles(map[string]string{"/app/coordinator.xml": xml}), Now: mustTime(t, "2014-10-08T00:03Z")},
+		dirs("b/2014/10/08/00"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	// The wait counts from the later of the nominal time and the
+	// creation time, the dry run's now.
+	if !strings.Contains(text.String(), "  input logic:\n    or name=test: waiting\n      data-in A: waiting, 0 of 1 instances available, wait 10 min, applies at 2014-10-08T00:13Z\n      data-in B: not checked\n") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	b, err := res.MarshalJSON()
+	if err != nil || !strings.Contains(string(b), `"inputLogic":["or name=test: waiting","  data-in A: waiting`) {
+		t.Errorf("json %s %v", b, err)
+	}
+}
