@@ -234,6 +234,9 @@ func (e *logicEval) input(n *LogicNode, args logicArgs) lresult {
 // missing, the same instance of the others that have it.
 func (e *logicEval) combine(n *LogicNode, args logicArgs) lresult {
 	sets := logicInputs(n)
+	if len(sets) == 0 {
+		return lresult{st: lFalse} // submission refuses it (E1028)
+	}
 	first, firstDeps := e.instances(sets[0])
 	if len(first) == 0 {
 		// Oozie: a combine whose first set has no instance waits.
