@@ -105,7 +105,7 @@ func (e *Engine) dueChecks(c *coordChange, app *coord.App, acts []*store.CoordAc
 			e.logf("gozie: %s: bad plan: %v", a.ID, err)
 			continue
 		}
-		if app.InputLogic.Root() != nil {
+		if app != nil && app.InputLogic.Root() != nil {
 			ck.known = logicKnownAvailable(ck.plan.Dependencies, a.MissingDependencies)
 		} else {
 			ck.known = knownAvailable(ck.plan.Dependencies, a.MissingDependencies)
