@@ -56,11 +56,18 @@ func TestOozieExampleInputLogicDryrun(t *testing.T) {
 			"      data-in input-2: blocked, 1 of 3 instances available (looked up to the first missing)\n",
 		"Action 1  nominal 2010-01-01T01:00Z  READY\n", "      data-in input-2: not checked\n",
 		"inputData=${coord:dataIn('input')}",
+		// What the logic asked for and missed, then what it did not ask.
+		"  missing: " + raw + "02/00/_SUCCESS\n  missing: " + ex.uri + "/input-data/rawLogs-2/2010/01/01/01/40/_SUCCESS\n" +
+			"  not checked yet: " + raw + "01/40/_SUCCESS\n",
 		"2 action(s)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dryrun lacks %q:\n%s", want, out)
 		}
+	}
+	// The first hour, satisfied by input-1, misses nothing.
+	if first, _, _ := strings.Cut(out, "Action 2"); strings.Contains(first, "missing:") {
+		t.Errorf("action 1 lists missing dependencies:\n%s", first)
 	}
 }
 

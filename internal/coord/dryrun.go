@@ -19,8 +19,8 @@ type DryRunAction struct {
 	// Missing are the dependencies absent at the time of the dry run, then
 	// the latest/future instances that could not be resolved.
 	Missing []string
-	// NotChecked counts the entries of Missing after the first one that
-	// were not checked (CheckResult.NotChecked).
+	// NotChecked counts the last dependencies of Missing (before the
+	// unresolved ranges) that were not checked (CheckResult.NotChecked).
 	NotChecked int
 	// Status is READY when nothing is missing, else WAITING.
 	Status string
@@ -269,9 +269,10 @@ func WriteDryRunAction(w io.Writer, a *App, da DryRunAction) error {
 	}
 	// As Oozie's input check, the check stopped at the first missing
 	// dependency: the ones after it are not known to be missing.
+	resolved := len(da.Missing) - da.unresolved
 	for i, m := range da.Missing {
 		label := "missing"
-		if i >= 1 && i <= da.NotChecked {
+		if i >= resolved-da.NotChecked && i < resolved {
 			label = "not checked yet"
 		}
 		fmt.Fprintf(&b, "  %s: %s\n", label, m)

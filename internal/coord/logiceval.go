@@ -367,12 +367,23 @@ func (a *App) checkLogic(p *ActionPlan, vars el.Resolver, exists func(string) (b
 	if res.Ready {
 		a.applyPartial(p, e.partial, e.avail)
 	}
+	// Missing: those the logic asked for and did not find, then those it
+	// did not ask for (NotChecked), each in plan order, so that the first
+	// (-missingdeps' "Blocked on") is one the logic waits for.
+	var notAsked []string
 	for _, d := range p.Dependencies {
-		if !e.avail[d] {
+		switch ok, asked := e.avail[d]; {
+		case !asked:
+			notAsked = append(notAsked, d)
+		case !ok:
 			res.Missing = append(res.Missing, d)
 		}
 	}
+	res.Missing = append(res.Missing, notAsked...)
+	res.NotChecked = len(notAsked)
 	if res.Ready {
+		// What the satisfied logic did not need is not missing.
+		res.Missing, res.NotChecked = nil, 0
 		state.WakeAt = time.Time{}
 		state.Data = a.logicData(p, e.avail)
 	} else {

@@ -114,9 +114,11 @@ type CheckResult struct {
 	// Unresolved are the latest/future ranges still unresolved, also the
 	// last entries of Missing.
 	Unresolved []string
-	// NotChecked counts the entries of Missing after the first that were
-	// not checked: the check stops at the first missing dependency, as
-	// Oozie's input check does, and lists the rest as they are.
+	// NotChecked counts the dependencies of Missing (before the
+	// unresolved tail) that were not checked, the last ones: the check
+	// stops at the first missing dependency, as Oozie's input check does,
+	// and lists the rest as they are; an input logic lists those it found
+	// missing, then those it did not look at.
 	NotChecked int
 	// Ready is set when nothing is missing and every latest/future range
 	// resolved.
