@@ -152,6 +152,8 @@ func printCoordAction(w io.Writer, a *client.CoordAction, d dates) {
 	first, _, _ := strings.Cut(string(a.MissingDependencies), "#")
 	fmt.Fprintln(w, "First Missing Dependency : "+maskIfNull(first))
 	fmt.Fprintln(w, ruler)
+	// A waiting action of an app with input logic (gozie's inputLogic).
+	printInputLogic(w, a.InputLogic)
 }
 
 func printBundleJob(w io.Writer, b *client.BundleJob, d dates) {
@@ -244,6 +246,7 @@ func printMissingDeps(w io.Writer, deps []client.MissingDeps) {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "CoordAction : %d\n", d.ActionNumber)
 		fmt.Fprintln(w, "Blocked on  : "+d.BlockedOn)
+		printInputLogic(w, d.InputLogic)
 		for _, ds := range d.DataSets {
 			fmt.Fprintln(w, "Dataset     : "+ds.DataSet)
 			fmt.Fprintln(w, "Pending Dependencies : ")
@@ -252,5 +255,18 @@ func printMissingDeps(w io.Writer, deps []client.MissingDeps) {
 			}
 		}
 		fmt.Fprintln(w)
+	}
+}
+
+// printInputLogic prints the evaluated <input-logic> of a waiting action,
+// one node a line, children indented: which branch is satisfied, which
+// blocks, and the wait clocks.
+func printInputLogic(w io.Writer, tree []string) {
+	if len(tree) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Input logic : ")
+	for _, line := range tree {
+		fmt.Fprintln(w, "\t  "+line)
 	}
 }

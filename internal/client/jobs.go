@@ -512,6 +512,9 @@ type MissingDeps struct {
 		DataSet             string   `json:"dataSet"`
 		MissingDependencies []string `json:"missingDependencies"`
 	} `json:"dataSets"`
+	// InputLogic is the evaluated <input-logic> of the action, one line
+	// per node (gozie's addition), when the app has one.
+	InputLogic []string `json:"inputLogic,omitempty"`
 }
 
 // MissingDependencies returns the input dependencies coordinator actions

@@ -38,6 +38,8 @@ type coordCell struct {
 	WorkflowURL string
 	Missing     []coordengine.DatasetMissingDeps
 	BlockedOn   string
+	// Logic is the evaluated input logic of a WAITING action.
+	Logic []string
 }
 
 func (c *Console) coordinator(w http.ResponseWriter, r *http.Request, id string) {
@@ -74,7 +76,7 @@ func (c *Console) coordinator(w http.ResponseWriter, r *http.Request, id string)
 			cell.WorkflowURL = jobURL(string(a.ExternalID))
 		}
 		if m, ok := missing[a.ActionNumber]; ok && a.Status == "WAITING" {
-			cell.Missing, cell.BlockedOn = m.DataSets, m.BlockedOn
+			cell.Missing, cell.BlockedOn, cell.Logic = m.DataSets, m.BlockedOn, m.InputLogic
 		}
 		d.Actions = append(d.Actions, cell)
 	}

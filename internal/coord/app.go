@@ -94,6 +94,9 @@ type App struct {
 	Datasets  map[string]*Dataset
 	Inputs    []*DataEvent
 	Outputs   []*DataEvent
+	// InputLogic is the <input-logic> (spec: coord 6.10), nil when the
+	// app has none: then every input must be there (an AND of all).
+	InputLogic *InputLogic
 	// AppPath is the workflow app-path of the action; it may still hold EL
 	// of later phases.
 	AppPath string

@@ -74,7 +74,7 @@ func TestSubmitErrors(t *testing.T) {
 		{"cron dataset", app("0.2", "", `<datasets><dataset name="a" frequency="0 * * * *" initial-instance="2009-01-01T00:00Z" timezone="UTC"><uri-template>/a</uri-template></dataset></datasets>`), nil, CodeInvalidAttrs, "datasets do not take cron frequencies"},
 		{"duplicate inline datasets", app("0.2", "", "<datasets>"+ds("a", "/a")+ds("a", "/b")+"</datasets>"), nil, CodeUnsupportedApp, "duplicate dataset name [a]"},
 		{"missing parameter", app("0.4", "", "<parameters><property><name>x</name></property><property><name>y</name></property><property><name>z</name><value>1</value></property></parameters>"), nil, CodeMissingParam, "no default values are available: x, y"},
-		{"input-logic", app("0.5", "", "<input-logic><and><data-in dataset=\"a\"/></and></input-logic>"), nil, CodeUnsupportedApp, "input-logic"},
+		{"input-logic naming no input event", app("0.5", "", "<input-logic><and><data-in dataset=\"a\"/></and></input-logic>"), nil, CodeInputLogic, "Data set not found : a"},
 		{"EL in configuration", app("0.2", "", `<action><workflow><app-path>/wf</app-path><configuration><property><name>a</name><value>${undefinedVar}</value></property></configuration></workflow></action>`), nil, CodeEL, "property a"},
 	}
 	for _, tt := range tests {

@@ -321,6 +321,7 @@ func (a *App) definitionXML() string {
 		b.WriteString("  </datasets>\n")
 	}
 	writeEvents(&b, "input-events", "data-in", a.Inputs)
+	a.InputLogic.xml(&b)
 	writeEvents(&b, "output-events", "data-out", a.Outputs)
 	b.WriteString("  <action>\n")
 	b.WriteString(a.workflowXML("    ", a.AppPath, a.Configuration))

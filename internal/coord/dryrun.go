@@ -19,8 +19,8 @@ type DryRunAction struct {
 	// Missing are the dependencies absent at the time of the dry run, then
 	// the latest/future instances that could not be resolved.
 	Missing []string
-	// NotChecked counts the entries of Missing after the first one that
-	// were not checked (CheckResult.NotChecked).
+	// NotChecked counts the last dependencies of Missing (before the
+	// unresolved ranges) that were not checked (CheckResult.NotChecked).
 	NotChecked int
 	// Status is READY when nothing is missing, else WAITING.
 	Status string
@@ -90,6 +90,10 @@ func DryRunEach(props *conf.Config, opts SubmitOptions, exists func(string) (boo
 			return false
 		}
 		p.ID = vocab.CoordActionID(DryRunJobID, n)
+		// Oozie's dry run validates the input logic of every action.
+		if ferr = a.ValidateLogic(p); ferr != nil {
+			return false
+		}
 		var chk *CheckResult
 		if chk, ferr = a.CheckInputs(p, job, exists, opts.Now); ferr != nil {
 			return false
@@ -162,12 +166,14 @@ type actionJSON struct {
 	CreatedConf         string              `json:"createdConf"`
 	RunConf             string              `json:"runConf"`
 	ActionXML           string              `json:"actionXml,omitempty"`
+	InputLogic          []string            `json:"inputLogic,omitempty"`
 }
 
 // MarshalJSON encodes a dry-run action with the REST coordinator action
 // keys (id, actionNumber, nominalTime, createdTime, status, missingDependencies
 // '#'-separated with Oozie's "!!" before unresolved latest/future ranges, createdConf, runConf) plus inputURIs and outputURIs by
-// event name and, when built, actionXml.
+// event name, when built actionXml, and for an app with input logic
+// inputLogic, the evaluated tree.
 func (da DryRunAction) MarshalJSON() ([]byte, error) {
 	p := da.Plan
 	return json.Marshal(actionJSON{
@@ -175,6 +181,7 @@ func (da DryRunAction) MarshalJSON() ([]byte, error) {
 		Status: da.Status, MissingDependencies: JoinMissing(da.Missing, da.unresolved),
 		InputURIs: p.InputURIs, OutputURIs: p.OutputURIs,
 		CreatedConf: p.CreatedConf, RunConf: da.RunConf, ActionXML: p.ActionXML,
+		InputLogic: logicTree(p),
 	})
 }
 
@@ -254,11 +261,18 @@ func WriteDryRunAction(w io.Writer, a *App, da DryRunAction) error {
 			fmt.Fprintf(&b, "  output %s unresolved: %s\n", ev.Name, u)
 		}
 	}
+	if tree := logicTree(p); len(tree) > 0 {
+		b.WriteString("  input logic:\n")
+		for _, line := range tree {
+			b.WriteString("    " + line + "\n")
+		}
+	}
 	// As Oozie's input check, the check stopped at the first missing
 	// dependency: the ones after it are not known to be missing.
+	resolved := len(da.Missing) - da.unresolved
 	for i, m := range da.Missing {
 		label := "missing"
-		if i >= 1 && i <= da.NotChecked {
+		if i >= resolved-da.NotChecked && i < resolved {
 			label = "not checked yet"
 		}
 		fmt.Fprintf(&b, "  %s: %s\n", label, m)
@@ -285,4 +299,13 @@ func DryRunText(r *DryRunResult) string {
 		b.WriteString(da.Plan.ActionXML)
 	}
 	return b.String()
+}
+
+// logicTree is the evaluated input logic of an action's last check, nil
+// without input logic.
+func logicTree(p *ActionPlan) []string {
+	if p.Logic == nil {
+		return nil
+	}
+	return p.Logic.Tree
 }

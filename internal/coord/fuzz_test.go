@@ -24,6 +24,7 @@ func FuzzParseApp(f *testing.F) {
 	f.Add([]byte(app("0.2", "", "<datasets>"+ds("a", "/a/${YEAR}")+`</datasets><input-events><data-in name="in" dataset="a"><start-instance>${coord:current(-1)}</start-instance><end-instance>${coord:current(0)}</end-instance></data-in></input-events>`)))
 	f.Add([]byte(app("0.4", `name="c" frequency="0 * * * *" start="2009-01-01T00:00Z" end="2009-01-01T05:00Z" timezone="UTC"`, "<parameters><property><name>p</name><value>1</value></property></parameters><controls><timeout>${coord:hours(1)}</timeout></controls>")))
 	f.Add([]byte(`<coordinator-app xmlns="uri:oozie:coordinator:0.1" xmlns:sla="uri:oozie:sla:0.1" name="c" frequency="60" start="2009-01-01T00:00Z" end="2009-01-02T00:00Z" timezone="UTC"><action><workflow><app-path>/w</app-path></workflow><sla:info><sla:nominal-time>${coord:nominalTime()}</sla:nominal-time></sla:info></action></coordinator-app>`))
+	f.Add([]byte(logicXML(logicRange, `<or name="x" min="1" wait="2"><and><data-in dataset="A"/><combine><data-in dataset="B"/><data-in dataset="C"/></combine></and><data-in dataset="D"/></or>`)))
 	f.Add([]byte("<coordinator-app"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, err := ParseApp(data)

@@ -26,6 +26,13 @@ const (
 // never; 0 at the first check that finds it not ready). A nil exists finds
 // nothing.
 //
+// With <input-logic> (spec: coord 6.10) readiness is the logic's instead
+// (checkLogic): its nodes are evaluated in their order, each data-in
+// stopping at its first missing instance unless it has a min, and every
+// dependency not found is missing; the plan's Logic records the
+// evaluated tree, the time the next wait ends and, once satisfied,
+// coord:dataIn of the named nodes.
+//
 // An output instance named with coord:latest or coord:future is never
 // resolved (Oozie keeps it unresolved; coord:dataOut of it is empty). As
 // in Oozie's input check, it fails the check (E1021, see
@@ -107,6 +114,9 @@ func (a *App) CheckInputs(p *ActionPlan, props *conf.Config, exists func(uri str
 			np.vars = confVars{props}
 			np.ActionXML = a.actionXML(&np)
 		}
+	}
+	if a.InputLogic.Root() != nil {
+		return a.checkLogic(&np, confVars{props}, exists, now)
 	}
 	res := &CheckResult{Plan: &np}
 	for i, dep := range np.Dependencies {
@@ -261,6 +271,21 @@ func (a *App) RunConf(p *ActionPlan, props *conf.Config) (*conf.Config, error) {
 	}
 	for _, ev := range a.Outputs {
 		data[".dataout."+ev.Name] = strings.Join(p.OutputURIs[ev.Name], ",")
+	}
+	// coord:dataIn of an input logic name (one no input event has) is
+	// what satisfied that node; before the logic is satisfied Oozie
+	// echoes the call.
+	for _, name := range a.InputLogic.Names() {
+		if _, isEvent := data[".datain."+name]; isEvent {
+			continue
+		}
+		if p.Logic != nil && p.Logic.Data != nil {
+			if v, ok := p.Logic.Data[name]; ok {
+				data[".datain."+name] = v
+				continue
+			}
+		}
+		data[".datain."+name+".unresolved"] = "true"
 	}
 	vars := runVars{data: data, job: confVars{props}}
 	act := &Action{NominalTime: p.NominalTime, ActualTime: p.CreatedTime, Location: a.Location, ID: p.ID, Name: a.Name}

@@ -362,6 +362,13 @@ func (a *App) xmlParts() *actionXMLParts {
 				ep := eventXMLParts{ev: ev, open: o.String(), close: "    </" + kind + ">\n"}
 				if i == len(evs)-1 {
 					ep.groupClose = "  </" + name + ">\n"
+					if kind == "data-in" && a.InputLogic != nil {
+						// Oozie's action XML keeps the input logic after
+						// the input events.
+						var l strings.Builder
+						a.InputLogic.xml(&l)
+						ep.groupClose += l.String()
+					}
 				}
 				x.events = append(x.events, ep)
 			}

@@ -26,6 +26,7 @@ type rawApp struct {
 	includes                     []string
 	datasets                     []rawDataset
 	inputs, outputs              []*DataEvent
+	logic                        *InputLogic
 	appPath                      string
 	config                       []Property
 	sla                          *SLA
@@ -49,7 +50,7 @@ func ParseApp(data []byte) (*App, error) {
 	}
 	a := &App{
 		Name: r.name, Namespace: r.ns, TimeZone: r.tz, Frequency: r.freq,
-		Execution: r.exec, Inputs: r.inputs, Outputs: r.outputs,
+		Execution: r.exec, Inputs: r.inputs, Outputs: r.outputs, InputLogic: r.logic,
 		AppPath: r.appPath, Configuration: r.config, Parameters: r.params, SLA: r.sla,
 	}
 	return a, nil
@@ -108,7 +109,9 @@ func parseRaw(data []byte) (*rawApp, error) {
 		}
 	}
 	if l := root.Child("input-logic"); l != nil {
-		return nil, errorf(CodeUnsupportedApp, "Coordinator app definition uses <input-logic>, which gozie does not support yet")
+		if r.logic, err = parseLogic(l, ns); err != nil {
+			return nil, err
+		}
 	}
 	if ie := root.Child("input-events"); ie != nil {
 		if r.inputs, err = parseEvents(ie, ns, "data-in"); err != nil {

@@ -97,6 +97,11 @@ type ActionPlan struct {
 	// coord:future instance it names, which Oozie keeps unresolved at
 	// materialization; the input check refuses the action (E1021).
 	OutputUnresolved map[string]string `json:",omitempty"`
+	// Logic is what the last input check of an app with <input-logic>
+	// found: the evaluated tree, the next wait to elapse and, once
+	// satisfied, coord:dataIn of the named nodes. Nil without input logic
+	// or before the first check.
+	Logic *LogicState `json:",omitempty"`
 
 	vars confVars // the job variables, for the action XML
 }
@@ -109,9 +114,11 @@ type CheckResult struct {
 	// Unresolved are the latest/future ranges still unresolved, also the
 	// last entries of Missing.
 	Unresolved []string
-	// NotChecked counts the entries of Missing after the first that were
-	// not checked: the check stops at the first missing dependency, as
-	// Oozie's input check does, and lists the rest as they are.
+	// NotChecked counts the dependencies of Missing (before the
+	// unresolved tail) that were not checked, the last ones: the check
+	// stops at the first missing dependency, as Oozie's input check does,
+	// and lists the rest as they are; an input logic lists those it found
+	// missing, then those it did not look at.
 	NotChecked int
 	// Ready is set when nothing is missing and every latest/future range
 	// resolved.

@@ -316,6 +316,10 @@ func resolveApp(r *rawApp, job *conf.Config, read func(string) ([]byte, error), 
 	if err := a.resolveEvents(r, rv); err != nil {
 		return nil, err
 	}
+	a.InputLogic = r.logic
+	if err := a.resolveLogic(a.InputLogic, rv); err != nil {
+		return nil, err
+	}
 	// The action keeps its EL for materialization and start; evaluating it
 	// in the submit-data phase only checks that the variables exist.
 	// Every action resolves the configuration with these variables

@@ -330,6 +330,10 @@ type coordExtra struct {
 	// does not probe every done-flag again whenever one of its workflows
 	// ends.
 	CheckedAt time.Time `json:"checkedAt,omitempty"`
+	// WakeAt is the earliest time a wait of an input logic (spec: coord
+	// 6.10) that holds a WAITING action elapses: the job ticks then and
+	// checks its WAITING actions, instead of at the next interval.
+	WakeAt time.Time `json:"wakeAt,omitzero"`
 }
 
 func decodeCoordExtra(s string) coordExtra {

@@ -461,6 +461,14 @@ func (e *Engine) rerunAction(c *coordChange, a *store.CoordAction, app *coord.Ap
 		if p, err = decodePlan(a); err != nil {
 			return err
 		}
+		if p.Logic != nil {
+			// What the input logic found is found again by the rerun's
+			// checks: its instances may have changed since.
+			p.Logic = nil
+			if b, err := json.Marshal(p); err == nil {
+				a.Plan = string(b)
+			}
+		}
 	}
 	prev, from := a.ExternalID, a.Status
 	a.Status = store.CoordActionWaiting

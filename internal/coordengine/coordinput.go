@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
@@ -30,7 +31,7 @@ type inputCheck struct {
 // checks of the actions then answer from what it found. Every question
 // carries the job's configuration and user.
 func (e *Engine) checkInputs(ctx context.Context, c *coordChange, app *coord.App, props *conf.Config, acts []*store.CoordAction, opts Options) {
-	checks := e.dueChecks(c, acts, opts)
+	checks := e.dueChecks(c, app, acts, opts)
 	if len(checks) == 0 {
 		return
 	}
@@ -72,14 +73,18 @@ func (e *Engine) checkInputs(ctx context.Context, c *coordChange, app *coord.App
 
 // dueChecks returns the actions of acts whose inputs are checked now:
 // every WAITING action due, once an input check interval has passed since
-// the last such check (Oozie checks each action once per interval);
-// before, only those no check has seen — materialized or made WAITING by
-// this change, or nominally due since the last check.
-func (e *Engine) dueChecks(c *coordChange, acts []*store.CoordAction, opts Options) []*inputCheck {
+// the last such check (Oozie checks each action once per interval) or a
+// wait of the input logic has elapsed; before, only those no check has
+// seen — materialized or made WAITING by this change, or nominally due
+// since the last check.
+func (e *Engine) dueChecks(c *coordChange, app *coord.App, acts []*store.CoordAction, opts Options) []*inputCheck {
 	last := c.extra.CheckedAt
-	all := last.IsZero() || !c.now.Before(last.Add(opts.InputCheckInterval))
+	woken := !c.extra.WakeAt.IsZero() && !c.now.Before(c.extra.WakeAt)
+	all := last.IsZero() || !c.now.Before(last.Add(opts.InputCheckInterval)) || woken
 	if all {
 		c.extra.CheckedAt = c.now
+		// The checks below set it again for the waits still running.
+		c.extra.WakeAt = time.Time{}
 		c.jobDirty = true
 	}
 	var out []*inputCheck
@@ -100,7 +105,11 @@ func (e *Engine) dueChecks(c *coordChange, acts []*store.CoordAction, opts Optio
 			e.logf("gozie: %s: bad plan: %v", a.ID, err)
 			continue
 		}
-		ck.known = knownAvailable(ck.plan.Dependencies, a.MissingDependencies)
+		if app != nil && app.InputLogic.Root() != nil {
+			ck.known = logicKnownAvailable(ck.plan.Dependencies, a.MissingDependencies)
+		} else {
+			ck.known = knownAvailable(ck.plan.Dependencies, a.MissingDependencies)
+		}
 		out = append(out, ck)
 	}
 	return out
@@ -126,6 +135,28 @@ func knownAvailable(deps []string, missing string) map[string]bool {
 	out := make(map[string]bool, k)
 	for _, d := range deps[:k] {
 		out[d] = true
+	}
+	return out
+}
+
+// logicKnownAvailable is knownAvailable for an app with input logic,
+// whose check stores every dependency not known available (the logic
+// looks at them in its own order, not stopping at the first missing):
+// the others are known available. An action never checked stores them
+// all.
+func logicKnownAvailable(deps []string, missing string) map[string]bool {
+	resolved, _, _ := strings.Cut(missing, "!!")
+	miss := map[string]bool{}
+	if resolved != "" {
+		for _, d := range strings.Split(resolved, "#") {
+			miss[d] = true
+		}
+	}
+	out := map[string]bool{}
+	for _, d := range deps {
+		if !miss[d] {
+			out[d] = true
+		}
 	}
 	return out
 }
@@ -173,6 +204,13 @@ func (e *Engine) checkAction(ctx context.Context, c *coordChange, app *coord.App
 		if b, err := json.Marshal(r.Plan); err == nil && string(b) != a.Plan {
 			a.Plan = string(b)
 			c.touch(a, a.Status)
+		}
+	}
+	if r.Plan != nil && r.Plan.Logic != nil && !r.Ready && !r.Plan.Logic.WakeAt.IsZero() {
+		l := r.Plan.Logic
+		if c.extra.WakeAt.IsZero() || l.WakeAt.Before(c.extra.WakeAt) {
+			c.extra.WakeAt = l.WakeAt
+			c.jobDirty = true
 		}
 	}
 	missing := r.MissingDependencies()

@@ -1,6 +1,8 @@
 package coordengine
 
 import (
+	"strings"
+
 	"github.com/gozie/gozie/internal/rest"
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/vocab"
@@ -34,8 +36,16 @@ func NewCoordJobJSON(j *store.CoordJob, actions []*store.CoordAction, total int)
 }
 
 // NewCoordActionJSON builds the REST bean of a coordinator action
-// (rest-api.md 5.4).
+// (rest-api.md 5.4); a WAITING action of an app with input logic also
+// carries the logic as its last check evaluated it.
 func NewCoordActionJSON(a *store.CoordAction) *rest.CoordAction {
+	var logic []string
+	// Only plans that hold a logic state are decoded.
+	if a.Status == store.CoordActionWaiting && strings.Contains(a.Plan, `"Logic":`) {
+		if p, err := decodePlan(a); err == nil && p.Logic != nil {
+			logic = p.Logic.Tree
+		}
+	}
 	return &rest.CoordAction{
 		ID: a.ID, CoordJobID: a.JobID, ActionNumber: a.Number, CreatedConf: rest.Str(a.CreatedConf),
 		CreatedTime: rest.Date(a.CreatedTime), NominalTime: rest.Date(a.NominalTime),
@@ -43,7 +53,8 @@ func NewCoordActionJSON(a *store.CoordAction) *rest.CoordAction {
 		RunConf: rest.Str(a.RunConf), MissingDependencies: rest.Str(a.MissingDependencies),
 		ExternalStatus: rest.Str(a.ExternalStatus), TrackerURI: rest.Str(a.TrackerURI), ConsoleURL: rest.Str(a.ConsoleURL),
 		ErrorCode: rest.Str(a.ErrorCode), ErrorMessage: rest.Str(a.ErrorMessage),
-		ToString: "CoordinatorAction name[" + a.ID + "] status[" + a.Status + "]",
+		ToString:   "CoordinatorAction name[" + a.ID + "] status[" + a.Status + "]",
+		InputLogic: logic,
 	}
 }
 

@@ -18,6 +18,11 @@ type MissingDependencies struct {
 	ID        int                  `json:"id"`
 	BlockedOn string               `json:"blockedOn"`
 	DataSets  []DatasetMissingDeps `json:"dataSets"`
+	// InputLogic is, for an app with <input-logic>, the logic as the last
+	// input check evaluated it (coord.LogicState.Tree): which branch is
+	// satisfied, which blocks, the wait clocks. A gozie addition: Oozie's
+	// answer lists the missing dependencies only.
+	InputLogic []string `json:"inputLogic,omitempty"`
 }
 
 // DatasetMissingDeps lists the missing URIs of one dataset.
@@ -81,10 +86,14 @@ func (e *Engine) CoordMissingDependencies(ctx context.Context, id, rangeType, sc
 			continue
 		}
 		var inputs map[string][]string
+		var logic []string
 		if p, err := decodePlan(a); err == nil {
 			inputs = p.InputURIs
+			if p.Logic != nil {
+				logic = p.Logic.Tree
+			}
 		}
-		m := MissingDependencies{ID: a.Number, BlockedOn: deps[0]}
+		m := MissingDependencies{ID: a.Number, BlockedOn: deps[0], InputLogic: logic}
 		index := map[string]int{}
 		for _, d := range deps {
 			name := datasets[eventOfURI(inputs, d)]

@@ -414,7 +414,7 @@ func (e *Engine) coordStep(ctx context.Context, c *coordChange) error {
 		}
 	}
 
-	if next := nextTick(j, acts, now, c.extra.CheckedAt, opts); !next.IsZero() {
+	if next := nextTick(j, acts, now, c.extra.CheckedAt, c.extra.WakeAt, opts); !next.IsZero() {
 		c.schedule(next)
 	}
 	return nil
@@ -422,8 +422,9 @@ func (e *Engine) coordStep(ctx context.Context, c *coordChange) error {
 
 // nextTick is when a job's next tick is due: the next materialization,
 // the next input check (an interval after the last, checkedAt), or the
-// pause time, whichever comes first; zero for none.
-func nextTick(j *store.CoordJob, acts []*store.CoordAction, now, checkedAt time.Time, opts Options) time.Time {
+// pause time, or the elapsing of an input logic's wait (wakeAt), whichever
+// comes first; zero for none.
+func nextTick(j *store.CoordJob, acts []*store.CoordAction, now, checkedAt, wakeAt time.Time, opts Options) time.Time {
 	var next time.Time
 	earlier := func(t time.Time) {
 		if next.IsZero() || t.Before(next) {
@@ -448,6 +449,9 @@ func nextTick(j *store.CoordJob, acts []*store.CoordAction, now, checkedAt time.
 			earlier(a.NominalTime)
 		case a.Status == store.CoordActionWaiting:
 			earlier(check)
+			if wakeAt.After(now) {
+				earlier(wakeAt)
+			}
 		case a.Status == store.CoordActionReady:
 			earlier(now.Add(opts.InputCheckInterval))
 		}

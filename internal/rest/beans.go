@@ -142,6 +142,10 @@ type CoordAction struct {
 	ErrorCode               Str    `json:"errorCode"`
 	ErrorMessage            Str    `json:"errorMessage"`
 	ToString                string `json:"toString"`
+	// InputLogic is, for a WAITING action of an app with <input-logic>,
+	// the logic as its last input check evaluated it, one line per node
+	// (gozie's addition; absent otherwise, so Oozie's bytes are kept).
+	InputLogic []string `json:"inputLogic,omitempty"`
 }
 
 // In shows the action's dates in loc (nil keeps GMT).

@@ -117,6 +117,7 @@ var entries = map[string]Entry{
 	"E1023": {Template: "Coord Job update Error: [{0}]"},
 	"E1024": {Template: "Cannot run ignore command: [{0}]"},
 	"E1027": {Template: "SLA change command failed. {0}"},
+	"E1028": {Template: "Coord input logic error. {0}"},
 
 	// Bundle definitions, submissions and commands (Oozie's E13xx).
 	"E1301": {Template: "Could not read the bundle job definition, [{0}]"},
