@@ -17,11 +17,11 @@ import (
 func TestSubmitMaterializeFrom(t *testing.T) {
 	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
-		name        string
-		kv          []string
-		wantCode    string
-		wantStatus  string
-		wantFirst   int // the first action materialized (0: none) with the clock at start+8h
+		name       string
+		kv         []string
+		wantCode   string
+		wantStatus string
+		wantFirst  int // the first action materialized (0: none) with the clock at start+8h
 	}{
 		{"from 05:30", []string{vocab.PropCoordMaterializeFrom, "2026-03-01T05:30Z"}, "", store.CoordRunning, 7},
 		{"from before the start", []string{vocab.PropCoordMaterializeFrom, "2026-02-01T00:00Z"}, "", store.CoordRunning, 1},
