@@ -47,11 +47,11 @@ func (m *migrator) bundle(id string) {
 	if m.dryrun {
 		m.submitted++
 		steps := []string{"would submit " + describeSubmission(props)}
-		for _, c := range coords {
-			steps = append(steps, describeBundleCoord(c, true))
-		}
 		if m.suspend && !suspendedStatus(status) {
 			steps = append(steps, "would suspend the source")
+		}
+		for _, c := range coords {
+			steps = append(steps, describeBundleCoord(c, true))
 		}
 		m.line("bundle", id, name, status, strings.Join(steps, "; "))
 		return
@@ -67,6 +67,12 @@ func (m *migrator) bundle(id string) {
 		m.failJob("bundle", id, name, status, fmt.Errorf("%s; then %w", text, err))
 		return
 	}
+	done, err := m.afterCopy(id, handOver{}, status, true)
+	text += done
+	if err != nil {
+		m.failJob("bundle", id, name, status, fmt.Errorf("%s; then %w", text, err))
+		return
+	}
 	for _, c := range coords {
 		if c.Cap {
 			if err := m.src.Change(m.ctx, c.Job.CoordJobID, "endtime="+schedule.FormatTime(c.From)); err != nil {
@@ -77,12 +83,7 @@ func (m *migrator) bundle(id string) {
 		}
 		text += "; " + describeBundleCoord(c, false)
 	}
-	done, err := m.afterCopy(id, handOver{}, status, true)
-	if err != nil {
-		m.failJob("bundle", id, name, status, fmt.Errorf("%s; then %w", text+done, err))
-		return
-	}
-	m.line("bundle", id, name, status, text+done)
+	m.line("bundle", id, name, status, text)
 }
 
 // bundleCoords reads each coordinator of a source bundle with its newest

@@ -175,7 +175,15 @@ func (m *migrator) readCopies(jobtype, name string) error {
 			return fmt.Errorf("reading the destination's %s jobs named [%s]: %w", jobtype, name, err)
 		}
 		for _, b := range l.BundleJobs {
-			if src := migratedFrom(string(b.Conf)); src != "" {
+			confXML := string(b.Conf)
+			if confXML == "" { // some servers leave it out of the list
+				info, _, err := m.dst.BundleInfo(m.ctx, b.BundleJobID)
+				if err != nil {
+					return fmt.Errorf("reading the destination's bundle [%s]: %w", b.BundleJobID, err)
+				}
+				confXML = string(info.Conf)
+			}
+			if src := migratedFrom(confXML); src != "" {
 				m.copies[jobtype][src] = b.BundleJobID
 			}
 		}
@@ -262,32 +270,34 @@ func (m *migrator) coordinator(id string) {
 // is submitted.
 func (m *migrator) sourceSteps(j *client.CoordJob, h handOver) []string {
 	var steps []string
-	if h.Cap {
-		steps = append(steps, "would set the source's end time to "+minute(h.From))
-	}
 	if m.suspend && !suspendedStatus(j.Status) {
 		steps = append(steps, "would suspend the source")
+	}
+	if h.Cap {
+		steps = append(steps, "would set the source's end time to "+minute(h.From))
 	}
 	return steps
 }
 
-// afterCopy changes a source job once its copy exists: its end time set
-// to the hand-over time (a coordinator; a bundle's coordinators are
-// capped by the caller), then suspended with -suspend-source. It returns
-// what it did, as text to append to the job's line.
+// afterCopy changes a source job once its copy exists: suspended with
+// -suspend-source, then (a standalone coordinator; the caller caps a
+// bundle's coordinators) its end time set to the hand-over time. The
+// suspension goes first: a source whose actions have all ended would end
+// as soon as its end time is reached, and could not be suspended after.
+// It returns what it did, as text to append to the job's line.
 func (m *migrator) afterCopy(id string, h handOver, status string, bundle bool) (string, error) {
 	var text string
-	if !bundle && h.Cap {
-		if err := m.src.Change(m.ctx, id, "endtime="+schedule.FormatTime(h.From)); err != nil {
-			return text, fmt.Errorf("setting the source's end time to %s: %w", minute(h.From), err)
-		}
-		text += "; source end time set to " + minute(h.From)
-	}
 	if m.suspend && !suspendedStatus(status) {
 		if err := m.src.Suspend(m.ctx, id); err != nil {
 			return text, fmt.Errorf("suspending the source: %w", err)
 		}
 		text += "; source suspended"
+	}
+	if !bundle && h.Cap {
+		if err := m.src.Change(m.ctx, id, "endtime="+schedule.FormatTime(h.From)); err != nil {
+			return text, fmt.Errorf("setting the source's end time to %s: %w", minute(h.From), err)
+		}
+		text += "; source end time set to " + minute(h.From)
 	}
 	return text, nil
 }
