@@ -121,6 +121,18 @@ func migrateProps(confXML, srcID string) (*conf.Config, error) {
 			return nil, fmt.Errorf("the source masked property [%s] of [%s]: run migrate as the job's owner or an administrator of the source", p.Name, srcID)
 		}
 	}
+	// A source that is itself a copy carries the controls of its own
+	// migration: they describe that submission, not this one.
+	var stale []string
+	for _, p := range cf.Properties() {
+		if p.Name == vocab.PropCoordMaterializeFrom || strings.HasPrefix(p.Name, vocab.PropCoordMaterializeFromPrefix) ||
+			p.Name == vocab.PropCoordPauseTime || p.Name == vocab.PropCoordSubmitSuspended {
+			stale = append(stale, p.Name)
+		}
+	}
+	for _, name := range stale {
+		cf.Delete(name)
+	}
 	cf.Set(vocab.PropMigratedFrom, srcID)
 	return cf, nil
 }
@@ -133,7 +145,6 @@ func coordCopyProps(j *client.CoordJob, h handOver) (*conf.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cf.Delete(vocab.PropCoordMaterializeFrom)
 	if h.From.After(j.StartTime.Time) {
 		cf.Set(vocab.PropCoordMaterializeFrom, schedule.FormatTime(h.From))
 	}

@@ -311,8 +311,13 @@ func TestMigrateKeepsSourceActions(t *testing.T) {
 	e := newMigrateE2E(t, time.Date(2030, 1, 1, 5, 58, 0, 0, time.UTC))
 	ids := []string{e.submit("a", "2030-01-01T00:00Z", false), e.submit("b", "2030-01-01T03:00Z", false)}
 	e.settle()
+	if err := e.sc.Change(t.Context(), ids[1], "concurrency=3"); err != nil {
+		t.Fatal(err)
+	}
 	out, code := e.migrate()
-	if code != 0 || !strings.Contains(out, "2 submitted") || !strings.Contains(out, "materializing from 2030-01-01T07:00Z; source end time set to 2030-01-01T07:00Z\n") {
+	if code != 0 || !strings.Contains(out, "2 submitted") || !strings.Contains(out, "[a] RUNNING: submitted as ") ||
+		!strings.Contains(out, "materializing from 2030-01-01T07:00Z; source end time set to 2030-01-01T07:00Z\n") ||
+		!strings.Contains(out, "materializing from 2030-01-01T07:00Z; copy changed to concurrency=3 as the source; source end time set to 2030-01-01T07:00Z\n") {
 		t.Fatalf("migrate (%d):\n%s", code, out)
 	}
 	t.Logf("migrate:\n%s", out)

@@ -93,7 +93,7 @@ type migrator struct {
 // run moves every live coordinator (not a bundle's) and bundle, then
 // lists the workflows in flight, then prints the summary.
 func (m *migrator) run() error {
-	coords, err := m.list("coordinator")
+	coords, err := m.list("coord")
 	if err != nil {
 		return err
 	}
@@ -222,7 +222,7 @@ func (m *migrator) coordinator(id string) {
 		return
 	}
 	name, status := string(j.CoordJobName), j.Status
-	copyID, err := m.copyOf("coordinator", name, id)
+	copyID, err := m.copyOf("coord", name, id)
 	if err != nil {
 		m.failJob("coordinator", id, name, status, err)
 		return
@@ -258,12 +258,43 @@ func (m *migrator) coordinator(id string) {
 	if h.Taken > 0 {
 		text += fmt.Sprintf(" (%d not started on the source)", h.Taken)
 	}
+	aligned, err := m.alignCopy(j, copyID)
+	text += aligned
+	if err != nil {
+		m.failJob("coordinator", id, name, status, fmt.Errorf("%s; then %w (the source is left as it was)", text, err))
+		return
+	}
 	done, err := m.afterCopy(id, h, status, false)
 	if err != nil {
 		m.failJob("coordinator", id, name, status, fmt.Errorf("%s; then %w", text+done, err))
 		return
 	}
 	m.line("coordinator", id, name, status, text+done)
+}
+
+// alignCopy gives a coordinator's copy the end time and concurrency the
+// source has when they differ from what the definition gave the copy (a
+// -change on the source); it returns what it changed, as text.
+func (m *migrator) alignCopy(j *client.CoordJob, copyID string) (string, error) {
+	c, _, err := m.dst.CoordInfo(m.ctx, copyID, client.InfoOptions{Len: 1})
+	if err != nil {
+		return "", fmt.Errorf("reading the copy: %w", err)
+	}
+	var values []string
+	if !j.EndTime.IsZero() && !c.EndTime.Equal(j.EndTime.Time) {
+		values = append(values, "endtime="+schedule.FormatTime(j.EndTime.Time))
+	}
+	if j.Concurrency != 0 && c.Concurrency != j.Concurrency {
+		values = append(values, fmt.Sprintf("concurrency=%d", j.Concurrency))
+	}
+	if len(values) == 0 {
+		return "", nil
+	}
+	value := strings.Join(values, ";")
+	if err := m.dst.Change(m.ctx, copyID, value); err != nil {
+		return "", fmt.Errorf("changing the copy's %s as on the source: %w", value, err)
+	}
+	return "; copy changed to " + value + " as the source", nil
 }
 
 // sourceSteps describes what happens to a source coordinator once its copy

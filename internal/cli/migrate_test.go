@@ -104,6 +104,9 @@ func TestCoordCopyProps(t *testing.T) {
 			map[string]string{"gozie.coord.materialize.from": ""}, ""},
 		{"suspended and paused", "SUSPENDEDWITHERROR", confXML(base...), "2030-01-01T03:00Z", "2030-01-01T12:00Z",
 			map[string]string{"gozie.coord.submit.suspended": "true", "gozie.coord.pause.time": "2030-01-01T12:00Z"}, ""},
+		{"a copy's own controls are not copied", "RUNNING", confXML(append(base, "gozie.coord.submit.suspended", "true", "gozie.coord.pause.time", "2029-01-01T00:00Z",
+			"gozie.migrated.from", "0-C")...), "2030-01-01T03:00Z", "",
+			map[string]string{"gozie.coord.submit.suspended": "", "gozie.coord.pause.time": "", "gozie.migrated.from": "1-C"}, ""},
 		{"masked secret", "RUNNING", confXML(append(base, "db.password", "*****")...), "2030-01-01T03:00Z", "", nil, "masked property [db.password]"},
 		{"no configuration", "RUNNING", "", "2030-01-01T03:00Z", "", nil, "no job configuration"},
 	}
