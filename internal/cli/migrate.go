@@ -87,9 +87,7 @@ func planHandOver(j *client.CoordJob, suspendSource bool) handOver {
 	}
 	h := handOver{From: from}
 	if suspendSource {
-		acts := slices.Clone(j.Actions)
-		sort.SliceStable(acts, func(a, b int) bool { return acts[a].NominalTime.After(acts[b].NominalTime.Time) })
-		for _, a := range acts {
+		for _, a := range newestFirst(j.Actions) {
 			if !notStarted(a.Status) || !a.NominalTime.Before(h.From) {
 				break
 			}
@@ -103,6 +101,14 @@ func planHandOver(j *client.CoordJob, suspendSource bool) handOver {
 	}
 	h.Cap = true
 	return h
+}
+
+// newestFirst orders a coordinator's actions by nominal time, newest
+// first, whatever order the server gave them in.
+func newestFirst(acts []*client.CoordAction) []*client.CoordAction {
+	acts = slices.Clone(acts)
+	sort.SliceStable(acts, func(a, b int) bool { return acts[a].NominalTime.After(acts[b].NominalTime.Time) })
+	return acts
 }
 
 // migrateProps is the configuration a copy is submitted with: the

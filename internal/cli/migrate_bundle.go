@@ -24,14 +24,13 @@ func (m *migrator) bundle(id string) {
 		return
 	}
 	if copyID != "" {
-		m.alreadyMoved("bundle", id, name, status, copyID)
+		m.bundleMoved(b, copyID)
 		return
 	}
 	if len(b.BundleCoordJobs) == 0 && !m.suspend && !suspendedStatus(status) {
 		// Before its kick-off the source has no coordinator to stop at
 		// a hand-over time: it would run the same periods as the copy.
-		m.skipped++
-		m.line("bundle", id, name, status, fmt.Sprintf("not kicked off yet (kick-off %s): not moved; rerun with -suspend-source to move it and suspend the source", minute(b.KickoffTime.Time)))
+		m.failJob("bundle", id, name, status, fmt.Errorf("not kicked off yet (kick-off %s): not moved; rerun with -suspend-source to move it and suspend the source", minute(b.KickoffTime.Time)))
 		return
 	}
 	coords, err := m.bundleCoords(b)

@@ -304,6 +304,7 @@ func TestMigrateEndToEnd(t *testing.T) {
 // TestMigrateKeepsSourceActions: without -suspend-source the source keeps
 // what it materialized (06:00, materialized ahead, runs there at 06:00)
 // and stops there; the copy starts at 07:00; the source ends SUCCEEDED.
+// A second run finishes what a first one left undone.
 func TestMigrateKeepsSourceActions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
@@ -320,7 +321,18 @@ func TestMigrateKeepsSourceActions(t *testing.T) {
 		!strings.Contains(out, "materializing from 2030-01-01T07:00Z; copy changed to concurrency=3 as the source; source end time set to 2030-01-01T07:00Z\n") {
 		t.Fatalf("migrate (%d):\n%s", code, out)
 	}
-	t.Logf("migrate:\n%s", out)
+	// A second run with -suspend-source: the sources' 06:00 is their own
+	// and has not started, so they are not suspended; b's end time, put
+	// back as if the first run had failed there, is set again.
+	if err := e.sc.Change(t.Context(), ids[1], "endtime=2030-01-02T00:00Z"); err != nil {
+		t.Fatal(err)
+	}
+	again, code := e.migrate("-suspend-source")
+	if code != 0 || !strings.Contains(again, "0 submitted, 2 already migrated") ||
+		!strings.Contains(again, "[a] RUNNING: already migrated as "+e.copies("")[ids[0]]+"; source not suspended: 1 of its actions before 2030-01-01T07:00Z have not started yet (rerun once they have)\n") ||
+		!strings.Contains(again, "[b] RUNNING: already migrated as "+e.copies("")[ids[1]]+"; source not suspended: 1 of its actions before 2030-01-01T07:00Z have not started yet (rerun once they have); source end time set to 2030-01-01T07:00Z\n") {
+		t.Fatalf("second migrate (%d):\n%s", code, again)
+	}
 	copies := e.copies("")
 	e.advance(time.Date(2030, 1, 1, 9, 10, 0, 0, time.UTC))
 	e.checkOnce("a", ids[0], copies[ids[0]], hours(0, 9))

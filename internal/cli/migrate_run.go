@@ -228,7 +228,7 @@ func (m *migrator) coordinator(id string) {
 		return
 	}
 	if copyID != "" {
-		m.alreadyMoved("coordinator", id, name, status, copyID)
+		m.coordMoved(j, copyID)
 		return
 	}
 	h := planHandOver(j, m.suspend)
@@ -331,22 +331,6 @@ func (m *migrator) afterCopy(id string, h handOver, status string, bundle bool) 
 		text += "; source end time set to " + minute(h.From)
 	}
 	return text, nil
-}
-
-// alreadyMoved reports a job whose copy exists; with -suspend-source the
-// source is suspended now if an earlier run could not.
-func (m *migrator) alreadyMoved(kind, id, name, status, copyID string) {
-	m.moved++
-	text := "already migrated as " + copyID
-	if m.suspend && !suspendedStatus(status) && !m.dryrun {
-		if err := m.src.Suspend(m.ctx, id); err != nil {
-			m.moved--
-			m.failJob(kind, id, name, status, fmt.Errorf("%s; suspending the source: %w", text, err))
-			return
-		}
-		text += "; source suspended"
-	}
-	m.line(kind, id, name, status, text)
 }
 
 // describeSubmission is the dry run's account of a submission: the

@@ -198,3 +198,63 @@ func TestMigratedFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanFinish: what a rerun still does to a source whose copy exists:
+// its end time set to the copy's first materialization when it is later,
+// and with -suspend-source a suspension, unless actions of its own (before
+// that time) have not started.
+func TestPlanFinish(t *testing.T) {
+	type act struct{ nominal, status string }
+	tests := []struct {
+		name    string
+		status  string
+		end     string
+		actions []act
+		suspend bool
+		want    finish
+	}{
+		{"done by the first run", "RUNNING", "2030-01-01T07:00Z", nil, false, finish{}},
+		{"end time not set", "RUNNING", "2030-01-02T00:00Z", nil, false, finish{Cap: true}},
+		{"suspend", "RUNNING", "2030-01-01T07:00Z", []act{{"2030-01-01T06:00Z", "SUCCEEDED"}}, true, finish{Suspend: true}},
+		{"own action not started: not suspended", "RUNNING", "2030-01-01T07:00Z",
+			[]act{{"2030-01-01T05:00Z", "SUCCEEDED"}, {"2030-01-01T06:00Z", "WAITING"}}, true, finish{Own: 1}},
+		{"actions from the copy's time on are not the source's", "RUNNING", "2030-01-02T00:00Z",
+			[]act{{"2030-01-01T06:00Z", "SUCCEEDED"}, {"2030-01-01T07:00Z", "WAITING"}}, true, finish{Cap: true, Suspend: true}},
+		{"already suspended", "SUSPENDED", "2030-01-02T00:00Z", []act{{"2030-01-01T06:00Z", "WAITING"}}, true, finish{Cap: true}},
+		{"ended", "SUCCEEDED", "2030-01-02T00:00Z", nil, true, finish{}},
+	}
+	from := migrateTime(t, "2030-01-01T07:00Z").Time
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := &client.CoordJob{Status: tt.status, EndTime: migrateTime(t, tt.end)}
+			for _, a := range tt.actions {
+				j.Actions = append(j.Actions, &client.CoordAction{NominalTime: migrateTime(t, a.nominal), Status: a.status})
+			}
+			if got := planFinish(j, from, tt.suspend); got != tt.want {
+				t.Errorf("%+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCopyFrom reads a copy's first materialization from its
+// configuration, its start when it has none.
+func TestCopyFrom(t *testing.T) {
+	start := migrateTime(t, "2030-01-01T00:00Z").Time
+	prop := func(name, value string) string {
+		return "<configuration><property><name>" + name + "</name><value>" + value + "</value></property></configuration>"
+	}
+	tests := []struct{ conf, name, want string }{
+		{prop("gozie.coord.materialize.from", "2030-01-01T06:00Z"), "gozie.coord.materialize.from", "2030-01-01T06:00Z"},
+		{prop("gozie.coord.materialize.from.ba", "2030-01-01T06:00Z"), "gozie.coord.materialize.from.ba", "2030-01-01T06:00Z"},
+		{prop("gozie.coord.materialize.from.ba", "2030-01-01T06:00Z"), "gozie.coord.materialize.from.bb", "2030-01-01T00:00Z"},
+		{prop("gozie.coord.materialize.from", "2029-01-01T06:00Z"), "gozie.coord.materialize.from", "2030-01-01T00:00Z"},
+		{prop("gozie.coord.materialize.from", "soon"), "gozie.coord.materialize.from", "2030-01-01T00:00Z"},
+		{"", "gozie.coord.materialize.from", "2030-01-01T00:00Z"},
+	}
+	for _, tt := range tests {
+		if got := minute(copyFrom(tt.conf, tt.name, start)); got != tt.want {
+			t.Errorf("copyFrom(%q, %s) = %s, want %s", tt.conf, tt.name, got, tt.want)
+		}
+	}
+}
