@@ -158,7 +158,7 @@ func (m *migrator) bundleMoved(b *client.BundleJob, copyID string) {
 	}
 	suspend := m.suspend && !suspendedStatus(status)
 	var caps []string // each coordinator's copy's first materialization
-	var capped []bool  // whether its source's end time is to be set to it
+	var capped []bool // whether its source's end time is to be set to it
 	for _, sc := range coords {
 		cname := string(sc.Job.CoordJobName)
 		from := copyFrom(string(c.Conf), vocab.PropCoordMaterializeFromPrefix+cname, sc.Job.StartTime.Time)
