@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 
@@ -44,8 +46,17 @@ func runMigrate(args []string, stdout, stderr io.Writer) int {
 	if len(rest) > 0 {
 		return invalidSubCommand(stderr, fmt.Sprintf("unexpected argument [%s]", rest[0]))
 	}
+	if r.asJSON {
+		return invalidSubCommand(stderr, "-json is not an option of migrate: it prints one line per job")
+	}
 	if src.oozie == "" {
 		return invalidSubCommand(stderr, "-from OOZIE_URL is required: the server to move jobs from")
+	}
+	if r.oozie == "" {
+		r.oozie = os.Getenv("OOZIE_URL")
+	}
+	if r.oozie != "" && strings.TrimRight(r.oozie, "/") == strings.TrimRight(src.oozie, "/") {
+		return invalidSubCommand(stderr, "-from and the destination are the same server ["+src.oozie+"]")
 	}
 	src.inherit(r)
 	dst, err := r.client(stderr)
@@ -136,7 +147,7 @@ func (m *migrator) list(jobtype string) (*client.JobList, error) {
 	for offset := 1; ; offset += migratePage {
 		l, _, err := m.src.Jobs(m.ctx, client.ListOptions{JobType: jobtype, Filter: filter, Offset: offset, Len: migratePage})
 		if err != nil {
-			return nil, fmt.Errorf("reading the source's %s jobs: %w", jobtype, err)
+			return nil, fmt.Errorf("reading the source's %s jobs: %w", jobTypeWord(jobtype), err)
 		}
 		all.CoordinatorJobs = append(all.CoordinatorJobs, l.CoordinatorJobs...)
 		all.BundleJobs = append(all.BundleJobs, l.BundleJobs...)
@@ -145,6 +156,14 @@ func (m *migrator) list(jobtype string) (*client.JobList, error) {
 			return all, nil
 		}
 	}
+}
+
+// jobTypeWord names a jobs-list job type in messages.
+func jobTypeWord(jobtype string) string {
+	if jobtype == "coord" {
+		return "coordinator"
+	}
+	return jobtype
 }
 
 // copyOf is the destination's copy of source job srcID named name ("" for
@@ -172,7 +191,7 @@ func (m *migrator) readCopies(jobtype, name string) error {
 	for offset := 1; ; offset += migratePage {
 		l, _, err := m.dst.Jobs(m.ctx, client.ListOptions{JobType: jobtype, Filter: filter, Offset: offset, Len: migratePage})
 		if err != nil {
-			return fmt.Errorf("reading the destination's %s jobs named [%s]: %w", jobtype, name, err)
+			return fmt.Errorf("reading the destination's %s jobs named [%s]: %w", jobTypeWord(jobtype), name, err)
 		}
 		for _, b := range l.BundleJobs {
 			confXML := string(b.Conf)
@@ -211,7 +230,14 @@ func (m *migrator) line(kind, id, name, status, text string) {
 // failJob counts and prints a job that could not be moved.
 func (m *migrator) failJob(kind, id, name, status string, err error) {
 	m.failed++
-	m.line(kind, id, name, status, "FAILED: "+client.PlainError(err))
+	text := err.Error()
+	// A server's message names its code already: "E0727 : E0727: ..."
+	// says it twice.
+	var ce *client.CallError
+	if errors.As(err, &ce) && ce.Code != "" && strings.HasPrefix(ce.Message, ce.Code) {
+		text = strings.Replace(text, ce.Code+" : ", "", 1)
+	}
+	m.line(kind, id, name, status, "FAILED: "+text)
 }
 
 // coordinator moves one standalone coordinator.

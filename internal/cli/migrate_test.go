@@ -258,3 +258,24 @@ func TestCopyFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateCommandLine: the refusals of the command line itself.
+func TestMigrateCommandLine(t *testing.T) {
+	pinEnv(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"migrate", "-oozie", "http://127.0.0.1:1/oozie"}, "-from OOZIE_URL is required"},
+		{[]string{"migrate", "-from", "http://127.0.0.1:1/oozie", "-oozie", "http://127.0.0.1:2/oozie", "-json"}, "-json is not an option of migrate"},
+		{[]string{"migrate", "-from", "http://127.0.0.1:1/oozie", "extra"}, "unexpected argument [extra]"},
+		{[]string{"migrate", "-from", "http://127.0.0.1:1/oozie"}, "Oozie URL is not available"},
+		{[]string{"migrate", "-from", "http://127.0.0.1:1/oozie/", "-oozie", "http://127.0.0.1:1/oozie"}, "-from and the destination are the same server"},
+	}
+	for _, tt := range tests {
+		var out, errb strings.Builder
+		if code := Main(tt.args, &out, &errb); code != exitRemote || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("%v: %d %q, want %d %q", tt.args, code, errb.String(), exitRemote, tt.want)
+		}
+	}
+}
