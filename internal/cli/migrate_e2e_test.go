@@ -346,3 +346,51 @@ func TestMigrateKeepsSourceActions(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateBundleBeforeKickoff: a bundle whose kick-off is still ahead
+// has no coordinator to stop at a hand-over time: without
+// -suspend-source it is not moved (exit 1); with it the copy is
+// submitted and the source suspended before its kick-off, and the copy
+// runs every period from the start once it kicks off.
+func TestMigrateBundleBeforeKickoff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow end-to-end test: runs without -short, e.g. in .ci/run")
+	}
+	e := newMigrateE2E(t, time.Date(2030, 1, 1, 5, 58, 0, 0, time.UTC))
+	later := strings.Replace(mustRead(t, filepath.Join(e.dir, "bundle", "bundle.xml")), "2030-01-01T00:00Z", "2030-01-01T08:00Z", 1)
+	if err := os.WriteFile(filepath.Join(e.dir, "bundle", "bundle.xml"), []byte(later), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := e.submit("", "2030-01-01T00:00Z", true)
+	e.settle()
+	out, code := e.migrate()
+	if code != exitFail || !strings.Contains(out, "bundle "+id+" [pipes] PREP: FAILED: not kicked off yet (kick-off 2030-01-01T08:00Z): not moved; rerun with -suspend-source") {
+		t.Fatalf("migrate (%d):\n%s", code, out)
+	}
+	out, code = e.migrate("-suspend-source")
+	if code != 0 || !strings.Contains(out, "bundle "+id+" [pipes] PREP: submitted as ") || !strings.Contains(out, "; source suspended\n") {
+		t.Fatalf("migrate -suspend-source (%d):\n%s", code, out)
+	}
+	if st, err := e.sc.JobStatus(t.Context(), id); err != nil || st != "PREPSUSPENDED" {
+		t.Errorf("source bundle: %s (%v)", st, err)
+	}
+	e.advance(time.Date(2030, 1, 1, 9, 10, 0, 0, time.UTC))
+	if n := len(coordJobsOf(t, e.sc)); n != 0 {
+		t.Errorf("the source kicked off %d coordinators", n)
+	}
+	copies := e.copies(id)
+	for _, name := range []string{"ba", "bb"} {
+		if got := ran(t, e.dc, copies["bundle/"+name]); !slices.Equal(got["SUCCEEDED"], hours(0, 9)) || len(got) != 1 {
+			t.Errorf("copy of %s: %v", name, got)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
