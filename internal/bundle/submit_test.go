@@ -248,6 +248,35 @@ func TestCoordProps(t *testing.T) {
 	}
 }
 
+// TestCoordPropsMaterializeFrom: a bundle's per-coordinator first
+// materialization (gozie migrate) reaches the coordinator it names only;
+// a bundle-wide one reaches every coordinator.
+func TestCoordPropsMaterializeFrom(t *testing.T) {
+	tests := []struct {
+		name string
+		job  []string
+		want map[string]string // coordinator name -> its gozie.coord.materialize.from
+	}{
+		{"per coordinator", []string{"gozie.coord.materialize.from.c1=2030-01-01T05:00Z", "gozie.coord.materialize.from.c3=2030-02-01T00:00Z"},
+			map[string]string{"c1": "2030-01-01T05:00Z", "c2": ""}},
+		{"bundle-wide", []string{"gozie.coord.materialize.from=2030-01-01T00:00Z"},
+			map[string]string{"c1": "2030-01-01T00:00Z", "c2": "2030-01-01T00:00Z"}},
+		{"per coordinator over bundle-wide", []string{"gozie.coord.materialize.from=2030-01-01T00:00Z", "gozie.coord.materialize.from.c2=2030-03-01T00:00Z"},
+			map[string]string{"c1": "2030-01-01T00:00Z", "c2": "2030-03-01T00:00Z"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			job := props(append([]string{"user.name=u"}, tt.job...)...)
+			for name, want := range tt.want {
+				got, _ := CoordProps(job, Coordinator{Name: name, AppPath: "/apps/" + name}, "B").Get("gozie.coord.materialize.from")
+				if got != want {
+					t.Errorf("coordinator %s: %q, want %q", name, got, want)
+				}
+			}
+		})
+	}
+}
+
 // TestLoadRoundTrip: Load of the stored definition with the job
 // configuration gives the submitted App back.
 func TestLoadRoundTrip(t *testing.T) {

@@ -51,6 +51,7 @@ func commands() []command {
 		{"job", "job operations on a server: -run, -info, -kill, -log, ... (like 'oozie job')", runJob},
 		{"jobs", "list jobs on a server, or kill/suspend/resume them in bulk (like 'oozie jobs')", runJobs},
 		{"sla", "list SLA records on a server: -filter app_name=..;sla_status=MISS;... (GET /v2/sla)", runSLA},
+		{"migrate", "move live coordinators and bundles from an Oozie server: each continues at its next nominal time (-from URL)", runMigrate},
 		{"admin", "server administration: -status, -systemmode, -version, ... (like 'oozie admin')", runAdmin},
 		{"server", "run the engine and the Oozie REST API (-port, -data, -db, -config gozie-site.xml)", runServer},
 		{"info", "list supported timezones (-timezones)", runInfo},

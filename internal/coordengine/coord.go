@@ -475,6 +475,9 @@ func (e *Engine) prepare(ctx context.Context, props *conf.Config) (*stagedCoord,
 	}
 	j.ACL, _ = full.Get(vocab.PropACL)
 	j.ExternalID, _ = full.Get(vocab.PropExternal)
+	if err := applySubmitControls(j, app, full); err != nil {
+		return nil, err
+	}
 	return &stagedCoord{e: e, job: j}, nil
 }
 
