@@ -79,6 +79,11 @@ func Open(ctx context.Context, dsn string) (store.Store, error) {
 		// newer server migrates.
 		TakeOverLock: `SELECT pg_advisory_xact_lock(` + fmt.Sprint(migrationLock+1) + `)`,
 		Pipeline:     pipeline,
+		RowLock:      " FOR UPDATE",
+		// A third key: one purge at a time among the servers, beside
+		// migrations and take-overs.
+		PurgeLock:   `SELECT pg_try_advisory_lock(` + fmt.Sprint(migrationLock+2) + `)`,
+		PurgeUnlock: `SELECT pg_advisory_unlock(` + fmt.Sprint(migrationLock+2) + `)`,
 	}), nil
 }
 

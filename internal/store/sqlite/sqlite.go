@@ -84,6 +84,10 @@ func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) 
 		w.Close()
 		return nil, store.Errorf("sqlite: open %s: %w", path, err)
 	}
+	if err := incrementalIfNew(ctx, w); err != nil {
+		w.Close()
+		return nil, store.Errorf("sqlite: %s: %w", path, err)
+	}
 	if err := sqlstore.Migrate(ctx, w, migrations, "migrations", nil); err != nil {
 		w.Close()
 		return nil, store.Errorf("sqlite: %s: %w", path, err)
@@ -94,7 +98,8 @@ func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) 
 		return nil, store.Errorf("sqlite: open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
-	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy, LastInsertID: true}), nil
+	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy, LastInsertID: true,
+		Reclaim: reclaim}), nil
 }
 
 // privateFiles creates the database file at path with mode 0600 if it

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -43,6 +44,13 @@ func Migrate(ctx context.Context, db *sql.DB, fsys fs.FS, dir string, rebind fun
 	sort.Slice(migs, func(i, j int) bool { return migs[i].version < migs[j].version })
 	if rebind == nil {
 		rebind = func(s string) string { return s }
+	}
+	known := 0
+	if len(migs) > 0 {
+		known = migs[len(migs)-1].version
+	}
+	if err := checkNotNewer(ctx, db, known, rebind); err != nil {
+		return err
 	}
 	for _, m := range migs {
 		var n int
@@ -105,4 +113,38 @@ func splitStatements(s string) []string {
 		out = append(out, strings.TrimSpace(cur.String()))
 	}
 	return out
+}
+
+// SchemaTooNewError is Migrate's refusal of a database that a newer gozie
+// has migrated: it records a migration this binary does not know, so this
+// binary's SQL may not fit its tables (a dropped or renamed column), and
+// applying nothing is the only safe answer.
+type SchemaTooNewError struct {
+	// Database is the highest migration the database records, Name its
+	// file name; Binary the highest this binary carries.
+	Database int
+	Name     string
+	Binary   int
+}
+
+func (e *SchemaTooNewError) Error() string {
+	return fmt.Sprintf("the database's schema is at version %d (%s), newer than this gozie binary's %d: "+
+		"a newer gozie migrated it; run that version or a newer one against it (or restore a backup taken before the upgrade)",
+		e.Database, e.Name, e.Binary)
+}
+
+// checkNotNewer refuses a database whose highest recorded migration is
+// above known.
+func checkNotNewer(ctx context.Context, db *sql.DB, known int, rebind func(string) string) error {
+	var v int
+	var name string
+	err := db.QueryRowContext(ctx, rebind(`SELECT version, name FROM schema_migrations WHERE version > ? ORDER BY version DESC LIMIT 1`),
+		known).Scan(&v, &name)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return &SchemaTooNewError{Database: v, Name: name, Binary: known}
 }
