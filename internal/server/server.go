@@ -87,6 +87,11 @@ type Options struct {
 	// for a job to the server working it and lists the live servers; nil
 	// for a server of its own.
 	Cluster Cluster
+	// Purge starts a purge with the parameters of PUT /v2/admin/purge
+	// (wf, coord, bundle, limit, oldCoordAction) in the background; an
+	// error refuses the parameters. nil answers it as any unknown admin
+	// resource (E0301).
+	Purge func(params map[string][]string) error
 }
 
 // HTTPLimits bound what one client can hold of the server: connections,

@@ -54,7 +54,9 @@ func (db *DB) PurgeBatch(ctx context.Context, step store.PurgeStep, r store.Purg
 	var last string
 	var roots []string
 	seen := map[string]bool{}
+	read := 0
 	for rows.Next() {
+		read++
 		var id, parent string
 		dest := []any{&id}
 		if step == store.PurgeCoordActions {
@@ -80,6 +82,9 @@ func (db *DB) PurgeBatch(ctx context.Context, step store.PurgeStep, r store.Purg
 	rows.Close()
 	if len(roots) == 0 {
 		return store.PurgeCount{}, "", nil
+	}
+	if read < r.Limit {
+		last = "" // the scan reached the end: no next batch
 	}
 	var count store.PurgeCount
 	err = db.retry(ctx, func() error {
