@@ -28,22 +28,22 @@ func incrementalIfNew(ctx context.Context, w *sql.DB) error {
 	return nil
 }
 
+// reclaimStep is how many free pages one incremental_vacuum step gives
+// back (16 MiB of 4 KiB pages): the engines' commits wait for one step at
+// most, not for the whole freed space.
+const reclaimStep = 4096
+
 // reclaim is the store's Reclaim after a purge round: PRAGMA
-// incremental_vacuum moves the free pages to the file's end and cuts
-// them off, and the bytes are the free pages it released. A database
-// created before gozie chose INCREMENTAL (auto_vacuum NONE) is converted
-// first, by the one VACUUM SQLite needs for that: it rewrites the whole
-// file while holding the write lock, once, and the bytes are those the
-// file shrank by.
+// incremental_vacuum moves free pages to the file's end and cuts them
+// off, reclaimStep pages per statement, and the bytes are the free pages
+// released. A database created before gozie chose INCREMENTAL
+// (auto_vacuum NONE) is converted first, by the one VACUUM SQLite needs
+// for that: it rewrites the whole file while holding the write lock,
+// once, and the bytes are those the file shrank by.
 func reclaim(ctx context.Context, w *sql.DB) (int64, error) {
-	conn, err := w.Conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close()
 	pragma := func(name string) (int64, error) {
 		var v int64
-		err := conn.QueryRowContext(ctx, `PRAGMA `+name).Scan(&v)
+		err := w.QueryRowContext(ctx, `PRAGMA `+name).Scan(&v)
 		if err != nil {
 			err = fmt.Errorf("sqlite: PRAGMA %s: %w", name, err)
 		}
@@ -58,28 +58,52 @@ func reclaim(ctx context.Context, w *sql.DB) (int64, error) {
 		return 0, err
 	}
 	if mode != autoVacuumIncremental {
-		before, err := pragma("page_count")
-		if err != nil {
-			return 0, err
-		}
-		if _, err := conn.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
-			return 0, fmt.Errorf("sqlite: auto_vacuum: %w", err)
-		}
-		if _, err := conn.ExecContext(ctx, `VACUUM`); err != nil {
-			return 0, fmt.Errorf("sqlite: VACUUM: %w", err)
-		}
-		after, err := pragma("page_count")
-		return max(before-after, 0) * pageSize, err
+		return convert(ctx, w, pageSize)
 	}
-	before, err := pragma("freelist_count")
-	if err != nil || before == 0 {
+	var freed int64
+	for {
+		before, err := pragma("freelist_count")
+		if err != nil || before == 0 {
+			return freed, err
+		}
+		// Each statement on its own: the writer pool's one connection
+		// goes back to the engines between steps.
+		if _, err := w.ExecContext(ctx, fmt.Sprintf(`PRAGMA incremental_vacuum(%d)`, reclaimStep)); err != nil {
+			return freed, fmt.Errorf("sqlite: incremental_vacuum: %w", err)
+		}
+		after, err := pragma("freelist_count")
+		if err != nil {
+			return freed, err
+		}
+		if after >= before {
+			return freed, nil // nothing more to give back
+		}
+		freed += (before - after) * pageSize
+	}
+}
+
+// convert switches a database to auto_vacuum=INCREMENTAL: the mode is
+// recorded, then VACUUM rewrites the file in it.
+func convert(ctx context.Context, w *sql.DB, pageSize int64) (int64, error) {
+	conn, err := w.Conn(ctx)
+	if err != nil {
 		return 0, err
 	}
-	if _, err := conn.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
-		return 0, fmt.Errorf("sqlite: incremental_vacuum: %w", err)
+	defer conn.Close()
+	var before, after int64
+	if err := conn.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&before); err != nil {
+		return 0, fmt.Errorf("sqlite: page_count: %w", err)
 	}
-	after, err := pragma("freelist_count")
-	return max(before-after, 0) * pageSize, err
+	if _, err := conn.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+		return 0, fmt.Errorf("sqlite: auto_vacuum: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, `VACUUM`); err != nil {
+		return 0, fmt.Errorf("sqlite: VACUUM: %w", err)
+	}
+	if err := conn.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&after); err != nil {
+		return 0, fmt.Errorf("sqlite: page_count: %w", err)
+	}
+	return max(before-after, 0) * pageSize, nil
 }
 
 // Backup writes a consistent copy of the database at path to dest while
