@@ -41,6 +41,9 @@ type Options struct {
 	// jobs act at minute boundaries (pause times, nominal times) gives
 	// one a few seconds before such a boundary.
 	Clock engine.Clock
+	// DataDir is the server's data directory; "" a new t.TempDir (a test
+	// restoring a backup starts a server on a directory it filled).
+	DataDir string
 }
 
 // Server is a started test server.
@@ -58,7 +61,10 @@ type Server struct {
 // when t ends.
 func NewServer(t testing.TB, o Options) *Server {
 	t.Helper()
-	dir := t.TempDir()
+	dir := o.DataDir
+	if dir == "" {
+		dir = t.TempDir()
+	}
 	cfg, err := server.LoadConfig("", func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
