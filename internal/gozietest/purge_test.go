@@ -1,4 +1,4 @@
-package gozietest
+package gozietest_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gozie/gozie/internal/gozietest"
 	"github.com/gozie/gozie/internal/purge"
 	"github.com/gozie/gozie/internal/store"
 )
@@ -17,7 +18,7 @@ import (
 // with the request's ages and answers at once as Oozie does; the
 // periodic purge is off (interval -1) so only the request deletes.
 func TestAdminPurge(t *testing.T) {
-	srv := NewServer(t, Options{Config: map[string]string{purge.KeyInterval: "-1", "gozie.authorization.enabled": "false"}})
+	srv := gozietest.NewServer(t, gozietest.Options{Config: map[string]string{purge.KeyInterval: "-1", "gozie.authorization.enabled": "false"}})
 	ctx := context.Background()
 	end := time.Now().Add(-3 * 24 * time.Hour)
 	err := srv.Store.Update(ctx, func(tx store.Tx) error {
