@@ -181,3 +181,28 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestAdminPurgeServer: `gozie admin -purge` against a server deletes
+// what the ages given select and prints Oozie's answer.
+func TestAdminPurgeServer(t *testing.T) {
+	ctx := context.Background()
+	srv := gozietest.NewServer(t, gozietest.Options{Config: map[string]string{purge.KeyInterval: "-1", "gozie.authorization.enabled": "false"}})
+	end := time.Now().Add(-2 * 24 * time.Hour)
+	const id = "0000001-260101000000000-oozie-test-W"
+	err := srv.Store.Update(ctx, func(tx store.Tx) error {
+		return tx.PutJob(ctx, &store.Job{ID: id, Status: store.JobKilled, EndTime: end, LastModTime: end})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := Main([]string{"admin", "-purge", "wf=1;coord=1;bundle=1;limit=5", "-oozie", srv.URL}, &out, &errOut); code != exitOK ||
+		out.String() != "Purge command executed successfully\n" {
+		t.Fatalf("admin -purge: exit %d, %q %q", code, out.String(), errOut.String())
+	}
+	waitFor(t, func() bool {
+		var err error
+		_ = srv.Store.View(ctx, func(tx store.Tx) error { _, err = tx.Job(ctx, id); return nil })
+		return err != nil
+	})
+}
