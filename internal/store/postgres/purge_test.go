@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlstore"
@@ -52,10 +53,22 @@ func TestPurgeLockShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	const key = migrationLock + 2
-	if _, err := raw.Exec(`SELECT pg_terminate_backend(pid) FROM pg_locks
-		WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND granted`, key>>32, key&0xffffffff); err != nil {
+	held := `FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = hashtext(current_schema())::oid AND objsubid = 2 AND granted`
+	if _, err := raw.Exec(`SELECT pg_terminate_backend(pid) `+held, purgeLock); err != nil {
 		t.Fatal(err)
+	}
+	// The backend ends a moment after the signal.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var n int
+		if err := raw.QueryRow(`SELECT COUNT(*) `+held, purgeLock).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the terminated session still holds the purge lock")
+		}
 	}
 	r2, ok, err := a.(store.Purger).PurgeLock(ctx)
 	if err != nil || !ok {
