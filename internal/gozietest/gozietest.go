@@ -16,6 +16,7 @@ import (
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/launch"
+	"github.com/gozie/gozie/internal/purge"
 	"github.com/gozie/gozie/internal/server"
 )
 
@@ -69,6 +70,10 @@ func NewServer(t testing.TB, o Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// No periodic purge unless a test asks for one: the fixtures of many
+	// tests carry times long past, which a round 10 s after the start
+	// would delete under them.
+	cfg[purge.KeyInterval] = "-1"
 	for k, v := range o.Config {
 		cfg[k] = v
 	}
