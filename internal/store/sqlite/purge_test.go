@@ -79,6 +79,14 @@ func TestIncrementalVacuum(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		w := s.(*sqlstore.DB).Write
+		var created int64
+		if err := w.QueryRow(`PRAGMA auto_vacuum`).Scan(&created); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int64{false: autoVacuumIncremental, true: 0}[old]; created != want {
+			t.Fatalf("old=%v: auto_vacuum %d after Open, want %d", old, created, want)
+		}
 		big := strings.Repeat("x", 4000)
 		err = s.Update(ctx, func(tx store.Tx) error {
 			for i := range 500 {
@@ -91,7 +99,6 @@ func TestIncrementalVacuum(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := s.(*sqlstore.DB).Write
 		if _, err := w.Exec(`DELETE FROM wf_jobs`); err != nil {
 			t.Fatal(err)
 		}
