@@ -31,6 +31,7 @@ import (
 	"github.com/gozie/gozie/internal/jobs"
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/metrics"
+	"github.com/gozie/gozie/internal/purge"
 	"github.com/gozie/gozie/internal/redact"
 	"github.com/gozie/gozie/internal/server"
 	"github.com/gozie/gozie/internal/slatrack"
@@ -110,6 +111,9 @@ type System struct {
 	// Metrics are the server's Prometheus metrics; nil with
 	// Options.Local.
 	Metrics *metrics.Metrics
+	// Purge deletes old jobs periodically (Oozie's PurgeService keys);
+	// nil with Options.Local.
+	Purge *purge.Service
 	// Server is the REST API and console, Listener where it is to
 	// serve; both nil with Options.Local.
 	Server   *server.Server
@@ -213,6 +217,18 @@ func New(ctx context.Context, o Options) (sys *System, err error) {
 		opts.Cluster = sys.Member
 	}
 	observe(sys, cfg, &opts)
+	if sys.Purge, err = newPurge(cfg, st, sys.Engine, o.Logf); err != nil {
+		return sys, err
+	}
+	if sys.Purge != nil {
+		opts.Purge = func(params map[string][]string) error {
+			c, err := purge.ParseRequest(sys.Purge.Config(), params)
+			if err == nil {
+				sys.Purge.Trigger(c)
+			}
+			return err
+		}
+	}
 	sys.Server, err = server.New(opts)
 	return sys, err
 }
@@ -225,6 +241,9 @@ func (s *System) Start(ctx context.Context) error {
 	s.started = true
 	if s.SLA != nil {
 		s.SLA.Start(ctx)
+	}
+	if s.Purge != nil {
+		s.Purge.Start()
 	}
 	if s.Member != nil {
 		// The heartbeats stop with the system; the registration stays, so
@@ -247,6 +266,9 @@ func (s *System) Close() error {
 	}
 	if s.SLA != nil && s.started {
 		s.SLA.Close()
+	}
+	if s.Purge != nil {
+		s.Purge.Close()
 	}
 	if s.Engine != nil && s.started {
 		err = s.Engine.Close()

@@ -21,7 +21,10 @@ var adminActions = []string{"status", "systemmode", "version", "queuedump", "ser
 
 // runAdmin is `gozie admin`: server status and administration (cli.md §4).
 func runAdmin(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("admin", "-status|-systemmode MODE|-version|-queuedump|-servers|-configuration|-osenv|-javasysprops|-metrics|-instrumentation|-timezones|-shareliblist [REGEX]|-sharelibupdate|-purge OPTS [-oozie URL]", stdout)
+	if wantsBackup(args) {
+		return runBackup(args, stdout, stderr)
+	}
+	fs := newFlagSet("admin", "-status|-systemmode MODE|-version|-queuedump|-servers|-configuration|-osenv|-javasysprops|-metrics|-instrumentation|-timezones|-shareliblist [REGEX]|-sharelibupdate|-purge OPTS [-oozie URL] | -backup FILE [-data DIR]", stdout)
 	r := addRemoteFlags(fs, false)
 	bools := map[string]*bool{}
 	for _, name := range adminActions {

@@ -17,6 +17,7 @@ import (
 	"github.com/gozie/gozie/internal/coordengine"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/launch"
+	"github.com/gozie/gozie/internal/purge"
 	"github.com/gozie/gozie/internal/server"
 )
 
@@ -45,6 +46,9 @@ type Options struct {
 	// jobs act at minute boundaries (pause times, nominal times) gives
 	// one a few seconds before such a boundary.
 	Clock engine.Clock
+	// DataDir is the server's data directory; "" a new t.TempDir (a test
+	// restoring a backup starts a server on a directory it filled).
+	DataDir string
 }
 
 // Server is a started test server.
@@ -62,11 +66,18 @@ type Server struct {
 // when t ends.
 func NewServer(t testing.TB, o Options) *Server {
 	t.Helper()
-	dir := t.TempDir()
+	dir := o.DataDir
+	if dir == "" {
+		dir = t.TempDir()
+	}
 	cfg, err := server.LoadConfig("", func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
+	// No periodic purge unless a test asks for one: the fixtures of many
+	// tests carry times long past, which a round 10 s after the start
+	// would delete under them.
+	cfg[purge.KeyInterval] = "-1"
 	for k, v := range o.Config {
 		cfg[k] = v
 	}

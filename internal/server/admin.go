@@ -26,6 +26,9 @@ func (s *Server) handleAdmin(w http.ResponseWriter, r *http.Request, c *call, ve
 	if strings.Contains(res, "/") || (ver == "v0" && !v0Admin[res]) {
 		return errInvalidResource(res)
 	}
+	if res == "purge" && ver == "v2" && s.opts.Purge != nil && (r.Method == http.MethodPut || r.Method == http.MethodGet) {
+		return s.purge(w, r, c)
+	}
 	if r.Method == http.MethodPut {
 		if res != "status" {
 			return errInvalidResource(res)
@@ -162,6 +165,21 @@ func (s *Server) putStatus(w http.ResponseWriter, r *http.Request, c *call, ver 
 	}
 	s.mode.Store(mode)
 	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// purge starts a purge round (Oozie 5's admin purge: PUT, as its client
+// sends it, or GET, as its REST documentation shows it) and answers at
+// once; the round's outcome goes to the server log. Admins only when
+// authorization is on; a malformed parameter answers 400 E0302 naming it.
+func (s *Server) purge(w http.ResponseWriter, r *http.Request, c *call) error {
+	if s.auth.opts.Authorization && !s.auth.isAdmin(c.user) {
+		return s.auth.errNotAdmin(c.user)
+	}
+	if err := s.opts.Purge(r.URL.Query()); err != nil {
+		return errorf(http.StatusBadRequest, "E0302", "Invalid parameter [%s]", err.Error())
+	}
+	writeJSON(w, map[string]string{"purge": "Purge command executed successfully"})
 	return nil
 }
 

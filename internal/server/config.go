@@ -14,6 +14,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/purge"
 	"github.com/gozie/gozie/internal/redact"
 )
 
@@ -102,6 +103,10 @@ var ConfigKeys = []ConfigKey{
 }
 
 func init() {
+	// The purge service's keys, Oozie's PurgeService names.
+	for _, k := range purge.Keys {
+		ConfigKeys = append(ConfigKeys, ConfigKey{Name: k.Name, Default: k.Default, Doc: k.Doc})
+	}
 	// The executors' keys (Java, Hadoop, the share library, the tools,
 	// the mail server) are declared next to the code that reads them.
 	for _, k := range action.SiteKeys() {

@@ -96,6 +96,11 @@ type Options struct {
 	// Ready are the checks of GET /health/ready, run in order; none:
 	// ready whenever the process serves.
 	Ready []ReadyCheck
+	// Purge starts a purge with the parameters of PUT /v2/admin/purge
+	// (wf, coord, bundle, limit, oldCoordAction) in the background; an
+	// error refuses the parameters. nil answers it as any unknown admin
+	// resource (E0301).
+	Purge func(params map[string][]string) error
 }
 
 // HTTPLimits bound what one client can hold of the server: connections,

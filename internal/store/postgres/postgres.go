@@ -41,6 +41,11 @@ const maxOpenConns = 20
 // arbitrary but fixed: every gozie binary must use the same one.
 const migrationLock = 0x676f7a6965 // "gozie"
 
+// purgeLock is the first key of the purge's advisory lock, the second
+// being the schema's hash: "gozi", a 32-bit key (the two-key form takes
+// two int4).
+const purgeLock = 0x676f7a69
+
 // Open connects to the database named by dsn (a PostgreSQL URL or key=value
 // string, e.g. "postgres://gozie@db:5432/gozie" or
 // "host=127.0.0.1 dbname=test") and applies the schema migrations.
@@ -80,6 +85,12 @@ func Open(ctx context.Context, dsn string) (store.Store, error) {
 		TakeOverLock: `SELECT pg_advisory_xact_lock(` + fmt.Sprint(migrationLock+1) + `)`,
 		Pipeline:     pipeline,
 		Schema:       sqlstore.LatestVersion(migrations, "migrations"),
+		RowLock:      " FOR UPDATE",
+		// One purge at a time among the servers of one schema (advisory
+		// locks are the whole database's; stores in other schemas purge
+		// tables of their own).
+		PurgeLock:   `SELECT pg_try_advisory_lock(` + fmt.Sprint(purgeLock) + `, hashtext(current_schema()))`,
+		PurgeUnlock: `SELECT pg_advisory_unlock(` + fmt.Sprint(purgeLock) + `, hashtext(current_schema()))`,
 	}), nil
 }
 

@@ -48,6 +48,8 @@ func Open(ctx context.Context, path string) (store.Store, error) {
 // existing files with group or other bits (from older versions) lose
 // them, and Logf says so.
 func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) {
+	fi, statErr := os.Stat(path)
+	isNew := errors.Is(statErr, fs.ErrNotExist) || (statErr == nil && fi.Size() == 0)
 	narrowed, err := privateFiles(path)
 	if err != nil {
 		return nil, store.Errorf("sqlite: open %s: %w", path, err)
@@ -65,8 +67,17 @@ func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) 
 	// LIKE compares case-sensitively, as PostgreSQL's does, so that the
 	// SLA filters' patterns and the parent-prefix filter select the same
 	// rows in both stores (the free-text filter lowers both sides).
-	for _, p := range []string{"journal_mode(WAL)", "synchronous(NORMAL)", "busy_timeout(10000)", "foreign_keys(1)", "mmap_size(268435456)",
-		"case_sensitive_like(1)"} {
+	//
+	// A new database is created with auto_vacuum=INCREMENTAL, so that the
+	// purge can give freed pages back to the file system (reclaim.go). The
+	// mode must be set before the first page is written, which switching
+	// to WAL already does: it comes first.
+	list := []string{"journal_mode(WAL)", "synchronous(NORMAL)", "busy_timeout(10000)", "foreign_keys(1)", "mmap_size(268435456)",
+		"case_sensitive_like(1)"}
+	if isNew {
+		list = append([]string{"auto_vacuum(2)"}, list...)
+	}
+	for _, p := range list {
 		pragmas.Add("_pragma", p)
 	}
 	// The writer takes the write lock at BEGIN so two writers never
@@ -95,7 +106,8 @@ func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) 
 	}
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
 	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy, LastInsertID: true,
-		Schema: sqlstore.LatestVersion(migrations, "migrations")}), nil
+		Schema:  sqlstore.LatestVersion(migrations, "migrations"),
+		Reclaim: reclaim}), nil
 }
 
 // privateFiles creates the database file at path with mode 0600 if it

@@ -44,6 +44,13 @@ func Migrate(ctx context.Context, db *sql.DB, fsys fs.FS, dir string, rebind fun
 	if rebind == nil {
 		rebind = func(s string) string { return s }
 	}
+	known := map[int]bool{}
+	for _, m := range migs {
+		known[m.version] = true
+	}
+	if err := checkKnown(ctx, db, known); err != nil {
+		return err
+	}
 	for _, m := range migs {
 		var n int
 		if err := db.QueryRowContext(ctx, rebind(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), m.version).Scan(&n); err != nil {
@@ -105,4 +112,51 @@ func splitStatements(s string) []string {
 		out = append(out, strings.TrimSpace(cur.String()))
 	}
 	return out
+}
+
+// SchemaTooNewError is Migrate's refusal of a database that a newer gozie
+// has migrated: it records a migration this binary does not carry, so
+// this binary's SQL may not fit its tables (a dropped or renamed column),
+// and applying nothing is the only safe answer.
+type SchemaTooNewError struct {
+	// Database is the highest migration the database records that the
+	// binary does not know, Name its file name; Binary the highest
+	// migration the binary carries.
+	Database int
+	Name     string
+	Binary   int
+}
+
+func (e *SchemaTooNewError) Error() string {
+	if e.Database < e.Binary {
+		return fmt.Sprintf("the database records migration %d (%s), which this gozie binary (schema version %d) does not carry: "+
+			"another build migrated it; run that build against it (or restore a backup taken before)", e.Database, e.Name, e.Binary)
+	}
+	return fmt.Sprintf("the database's schema is at version %d (%s), newer than this gozie binary's %d: "+
+		"a newer gozie migrated it; run that version or a newer one against it (or restore a backup taken before the upgrade)",
+		e.Database, e.Name, e.Binary)
+}
+
+// checkKnown refuses a database that records a migration not in known.
+func checkKnown(ctx context.Context, db *sql.DB, known map[int]bool) error {
+	rows, err := db.QueryContext(ctx, `SELECT version, name FROM schema_migrations ORDER BY version DESC`)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer rows.Close()
+	binary := 0
+	for v := range known {
+		binary = max(binary, v)
+	}
+	for rows.Next() {
+		var v int
+		var name string
+		if err := rows.Scan(&v, &name); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		if !known[v] {
+			return &SchemaTooNewError{Database: v, Name: name, Binary: binary}
+		}
+	}
+	return rows.Err()
 }

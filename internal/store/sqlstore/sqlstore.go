@@ -66,6 +66,20 @@ type Dialect struct {
 	// Schema is the version the store's migrations bring the database to
 	// (LatestVersion of its migrations); Ping's caller compares.
 	Schema int
+	// RowLock is appended to the purge's reads of the jobs it is about to
+	// delete (PostgreSQL: " FOR UPDATE"), so that a job cannot start
+	// again (a rerun) between the check that it ended and its deletion.
+	// "" for a database with one writer.
+	RowLock string
+	// PurgeLock and PurgeUnlock take and free the lock that lets one
+	// server of several purge at a time: PurgeLock returns one boolean,
+	// true when taken (PostgreSQL: a session advisory lock). "" uses an
+	// in-process lock.
+	PurgeLock, PurgeUnlock string
+	// Reclaim gives the space of deleted rows back to the file system
+	// after a purge and returns the bytes (SQLite's incremental vacuum);
+	// nil for a database that does so itself.
+	Reclaim func(ctx context.Context, write *sql.DB) (int64, error)
 }
 
 // DB is a store.Store over database/sql. Writes go through Write; reads may
@@ -91,6 +105,8 @@ type DB struct {
 
 	// observer is told of each transaction (Observe, stats.go).
 	observer atomic.Pointer[observer]
+	// purgeMu is the purge lock of a dialect without PurgeLock.
+	purgeMu sync.Mutex
 }
 
 // fence returns the registered instance, "" when not registered.
