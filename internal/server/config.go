@@ -71,6 +71,8 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.authentication.simple.strict.user", "false", "with simple authentication, refuse submissions without an authenticated user and configurations whose user.name differs from it (default: take user.name from the configuration, replace a different one)"},
 	{"gozie.authentication.tokens", "", "static bearer tokens: token=user[,token=user...]"},
 	{"gozie.authentication.basic.users.file", "", "file of user:password lines enabling HTTP basic authentication (use with TLS); refused unless private to the server's user (mode 0600)"},
+	{"oozie.service.ProxyUserService.proxyuser.<user>.hosts", "", "hosts from which <user> may act for other users (doAs, -doas): * or a comma list of host names, IP addresses and CIDR ranges; needs the .groups key too (docs/security.md)"},
+	{"oozie.service.ProxyUserService.proxyuser.<user>.groups", "", "groups whose members <user> may act for: * or a comma list of OS groups of the user acted for; needs the .hosts key too"},
 	{"gozie.authorization.enabled", "true", "only a job's owner, its oozie.job.acl users/groups and admins may change it"},
 	{"gozie.admin.users", "", "comma list of admin users, besides the OS user running the server"},
 	{"gozie.admin.groups", "", "comma list of OS groups whose members are admins"},
