@@ -52,9 +52,9 @@ func TestProxyUsersValidate(t *testing.T) {
 		proxy, remote, doAs string
 		err                 string // "" allowed
 	}{
-		{"hue", "192.0.2.10", "alice", ""},                // host by name, group analysts
-		{"hue", "10.1.200.3", "bob", ""},                  // host by range, group ops
-		{"hue", "::ffff:10.1.0.1", "alice", ""},           // IPv4-mapped address
+		{"hue", "192.0.2.10", "alice", ""},      // host by name, group analysts
+		{"hue", "10.1.200.3", "bob", ""},        // host by range, group ops
+		{"hue", "::ffff:10.1.0.1", "alice", ""}, // IPv4-mapped address
 		{"hue", "192.0.2.11", "alice", "Unauthorized host [192.0.2.11] for proxyuser [hue]"},
 		{"hue", "192.0.2.10", "eve", "Unauthorized proxyuser [hue] for user [eve], not in proxyuser groups"},
 		{"any", "203.0.113.9", "eve", ""},

@@ -168,11 +168,11 @@ type Server struct {
 	hosts   *hostGuard
 	// proxyUsers may act for other users (doas.go).
 	proxyUsers *ProxyUsers
-	masker  *redact.Masker // secret names of job configurations (masking.go)
-	mux     http.Handler
-	mode    atomic.Value // string
-	metrics *metrics
-	started time.Time
+	masker     *redact.Masker // secret names of job configurations (masking.go)
+	mux        http.Handler
+	mode       atomic.Value // string
+	metrics    *metrics
+	started    time.Time
 
 	// readyMu serializes readiness probes (health.go).
 	readyMu sync.Mutex
