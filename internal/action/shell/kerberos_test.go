@@ -117,8 +117,8 @@ func TestShellKerberosTicket(t *testing.T) {
 			t.Run(mode.Name+"/"+tt.kind, func(t *testing.T) {
 				opts := mode.Opts(t)
 				opts.Site = map[string]string{
-					launch.LaunchKerberos:      tt.kind,
-					launch.LaunchKerberosCache: tt.cache,
+					launch.LaunchKerberos:                                    tt.kind,
+					launch.LaunchKerberosCache:                               tt.cache,
 					"oozie.service.HadoopAccessorService.keytab.file":        k.keytab,
 					"oozie.service.HadoopAccessorService.kerberos.principal": k.principal,
 				}
