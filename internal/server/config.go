@@ -100,6 +100,9 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.hadoop.conf.dir", "", "directory of core-site.xml and hdfs-site.xml whose keys (fs.defaultFS, dfs.nameservices, fs.s3a.*, ...) configure the stores; blank: $HADOOP_CONF_DIR, if set. Keys of this file override theirs"},
 	{"oozie.actions.default.name-node", "", "name-node of the actions that need one (shell, java, map-reduce, hive, ...) and set none, nor their workflow's <global> (Oozie's key); empty: such a workflow is refused with E0701 \"No name-node defined\""},
 	{"oozie.actions.default.job-tracker", "", "job-tracker of the actions that need one and set none (nor <resource-manager>), nor their workflow's <global> (Oozie's key); empty: such a workflow is refused with E0701"},
+	{"oozie.credentials.credentialclasses", "", "credential types the workflows' <credentials> may use, as Oozie lists them (type=class,...): when set, only the built-in types it names (hcat, hive2, hbase, filesystem, hdfs, jhs) are offered, the classes are not run; blank: every built-in type (docs/security.md)"},
+	{"gozie.credentials.executable.<type>", "", "executable that obtains credentials of a custom <type>: it gets the credential's properties (Java properties) on stdin, GOZIE_CREDENTIAL_NAME, GOZIE_CREDENTIAL_TYPE, GOZIE_JOB_USER, GOZIE_JOB_ID and GOZIE_ACTION_ID in its environment, and prints Java properties that join the action's configuration; a non-zero exit fails the action with E0510"},
+	{"gozie.credentials.timeout.s", "60", "how long one credential executable may run, in seconds"},
 	{"gozie.action.max.bytes", "2097152", "largest action after EL (its XML, as stored and shown by show=info) and largest coordinator action configuration, in bytes (E1004 above it: the action fails without starting)"},
 }
 
