@@ -44,7 +44,7 @@ func TestDoAsRunsAsProxiedUser(t *testing.T) {
 	opts.RunAsUser = true
 	launch.RegisterBuiltins(reg, opts)
 	srv := gozietest.NewServer(t, gozietest.Options{Registry: reg, Config: map[string]string{
-		"gozie.launch.as.user": "true",
+		"gozie.launch.as.user":                                "true",
 		"oozie.service.ProxyUserService.proxyuser.hue.hosts":  "localhost,127.0.0.1,::1",
 		"oozie.service.ProxyUserService.proxyuser.hue.groups": "*",
 	}})
