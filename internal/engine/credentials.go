@@ -19,6 +19,10 @@ func (e *Engine) credentials() *credentials.Providers {
 
 var defaultCredentials = credentials.Default()
 
+// CredentialProviders returns the credential types the engine's workflows
+// may use (the server's validate checks a definition against them).
+func (e *Engine) CredentialProviders() *credentials.Providers { return e.credentials() }
+
 // credExecutor hands an action the credentials its cred attribute names
 // before its executor starts it. It runs outside the job's lock (runStart),
 // so that a credential executable taking its time holds up no other work
