@@ -104,7 +104,9 @@ func (o Options) kerberosEnv(ctx context.Context, dir, user string) ([]string, e
 		cache = "FILE:" + cache
 	}
 	env := []string{"KRB5CCNAME=" + cache}
-	if user != "" {
+	// A job of the principal's own user acts as itself: Hadoop would make
+	// a proxy of the login user for itself, which clusters refuse.
+	if user != "" && user != shortName(o.Setting(keyServerPrincipal)) {
 		env = append(env, "HADOOP_PROXY_USER="+user)
 	}
 	return env, nil
@@ -150,4 +152,12 @@ func hostPrincipal(p string) string {
 		return p
 	}
 	return strings.ReplaceAll(p, "_HOST", strings.ToLower(h))
+}
+
+// shortName is a principal's first component (oozie of
+// oozie/host@REALM), the user Hadoop's default auth_to_local rule maps it to.
+func shortName(principal string) string {
+	name, _, _ := strings.Cut(principal, "@")
+	name, _, _ = strings.Cut(name, "/")
+	return name
 }

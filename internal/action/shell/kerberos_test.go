@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -140,6 +142,25 @@ func TestShellKerberosTicket(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestShellKerberosBadPrincipal: a principal the keytab does not hold
+// fails the start with JA020 and kinit's words; nothing runs.
+func TestShellKerberosBadPrincipal(t *testing.T) {
+	k := startKDC(t)
+	opts := launchtest.Launcher(t)
+	opts.Site = map[string]string{
+		launch.LaunchKerberos: "keytab",
+		"oozie.service.HadoopAccessorService.keytab.file":        k.keytab,
+		"oozie.service.HadoopAccessorService.kerberos.principal": "nobody/localhost@GOZIE.TEST",
+	}
+	a, _ := launchtest.ShellAction(t, t.TempDir(), `<exec>true</exec>`)
+	a.User = "alice"
+	_, err := NewShell(opts).Start(context.Background(), a)
+	var ee *action.ExecError
+	if !errors.As(err, &ee) || ee.Code != launch.CodeCredentials || ee.Kind != action.NonTransient || !strings.Contains(ee.Msg, "nobody/localhost@GOZIE.TEST") {
+		t.Fatalf("Start = %v, want a non-transient JA020 naming the principal", err)
 	}
 }
 
