@@ -151,7 +151,7 @@ func TestShellKerberosBadPrincipal(t *testing.T) {
 	k := startKDC(t)
 	opts := launchtest.Launcher(t)
 	opts.Site = map[string]string{
-		launch.LaunchKerberos: "keytab",
+		launch.LaunchKerberos:                                    "keytab",
 		"oozie.service.HadoopAccessorService.keytab.file":        k.keytab,
 		"oozie.service.HadoopAccessorService.kerberos.principal": "nobody/localhost@GOZIE.TEST",
 	}
