@@ -179,6 +179,9 @@ func New(ctx context.Context, o Options) (sys *System, err error) {
 		}
 	}
 	sys.Registry = o.Registry
+	if err := launch.CheckKerberos(launch.Options{RunAsUser: cfg.Bool("gozie.launch.as.user"), Site: cfg}); err != nil {
+		return sys, err
+	}
 	if sys.Registry == nil {
 		// The supervisor outlives the server on purpose (a restart
 		// re-attaches to it); it exits by itself once idle.

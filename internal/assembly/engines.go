@@ -8,6 +8,7 @@ import (
 	"github.com/gozie/gozie/internal/cluster"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coordengine"
+	"github.com/gozie/gozie/internal/credentials"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/server"
@@ -70,6 +71,11 @@ func newEngines(st store.Store, reg *action.Registry, cfg server.Config, o Optio
 			eo.LeaseValid, eo.ServerID = member.LeaseValid, member.ID
 		}
 	}
+	creds, err := credentials.FromConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	eo.Credentials = creds
 	co := coordengine.Options{
 		MaterializationWindow: time.Duration(cfg.Int("gozie.coord.materialization.window.s", 3600)) * time.Second,
 		InputCheckInterval:    time.Duration(cfg.Int("gozie.coord.input.check.interval.s", 60)) * time.Second,

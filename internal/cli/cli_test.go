@@ -88,6 +88,8 @@ func TestValidateInvalid(t *testing.T) {
 		{"missing-default.xml", nil, []string{"E0701", "default"}},
 		{"transition-to-nowhere.xml", nil, []string{"E0708", "Invalid transition, node [a] transition [nowhere]"}},
 		{"malformed.xml", nil, []string{"E0701", "line"}},
+		{"undefined-cred.xml", nil, []string{"JA021", "Could not load credentials with name [hs2] for action [a]"}},
+		{"unknown-cred-type.xml", nil, []string{"JA020", "type [vault]", "gozie.credentials.executable.vault"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -113,6 +115,15 @@ func TestValidateInvalid(t *testing.T) {
 
 // The job property oozie.wf.validate.ForkJoin=false accepts a fork that never
 // joins, whether it comes from -config, -D or the joined -Dname=value form.
+// A custom credential type configured with the properties (-D, as a
+// -site or -config would give it) passes offline validation.
+func TestValidateCustomCredentialType(t *testing.T) {
+	code, out, errOut := run(t, "validate", "-D", "gozie.credentials.executable.vault=/opt/vault-cred", filepath.Join("testdata", "unknown-cred-type.xml"))
+	if code != 0 || out != "Valid workflow-app\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
 func TestValidateForkJoinSwitch(t *testing.T) {
 	path := filepath.Join("testdata", "fork-without-join.xml")
 	for _, args := range [][]string{

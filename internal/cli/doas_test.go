@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestDoAsRefusedByServer is issue 26 point 11: `-doas USER` against
-// gozie's server is refused in words (exit 255), not silently run as the
-// caller.
+// TestDoAsRefusedByServer is issue 26 point 11 and issue 30: `-doas USER`
+// from a user who is no proxy user is refused in words (exit 255), not
+// silently run as the caller.
 func TestDoAsRefusedByServer(t *testing.T) {
 	pinEnv(t)
 	url := startServer(t)
@@ -23,7 +23,7 @@ func TestDoAsRefusedByServer(t *testing.T) {
 			if code != exitRemote {
 				t.Errorf("exit %d, want %d; stdout %q", code, exitRemote, out.String())
 			}
-			for _, want := range []string{"Error: E1400 : ", "no proxy users", "[bob]"} {
+			for _, want := range []string{"Error: E1400 : ", "not defined as proxyuser"} {
 				if !strings.Contains(errOut.String(), want) {
 					t.Errorf("stderr lacks %q:\n%s", want, errOut.String())
 				}

@@ -55,7 +55,7 @@ func addRemoteFlags(fs *flag.FlagSet, dates bool) *remoteFlags {
 	fs.StringVar(&r.username, "username", "", "user name for BASIC authentication")
 	fs.StringVar(&r.password, "password", "", "password for BASIC authentication")
 	fs.StringVar(&r.token, "token", "", "bearer token for TOKEN authentication (default $GOZIE_TOKEN)")
-	fs.StringVar(&r.doas, "doas", "", "act as this user (proxy user): sent as doAs=USER, which an Oozie server with proxy users honours and gozie's server refuses (E1400) until it has them")
+	fs.StringVar(&r.doas, "doas", "", "act for this user (proxy user): sent as doAs=USER; the server allows it only to proxy users (oozie.service.ProxyUserService.proxyuser.<user>.hosts and .groups), E1400 otherwise")
 	fs.BoolVar(&r.asJSON, "json", false, "print the server's JSON answer instead of the formatted output")
 	fs.BoolVar(&r.insecure, "insecure", false, "do not verify the server's TLS certificate")
 	fs.BoolVar(&r.debug, "debug", false, "print each request (method, URL, configuration sent) on stderr")

@@ -177,6 +177,9 @@ func (e *Engine) performStart(ctx context.Context, ef *store.Effect) error {
 	}
 	a.Conf = confXML
 	e.setContext(a.ID, actx)
+	if a.Cred != "" {
+		exec = &credExecutor{Executor: exec, providers: e.credentials(), app: st.app, cred: a.Cred}
+	}
 	st.mu.Unlock()
 
 	return e.runStart(ctx, ef, a.ID, a.Type, exec, actx, confXML)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/credentials"
 	"github.com/gozie/gozie/internal/effect"
 	"github.com/gozie/gozie/internal/store"
 )
@@ -59,6 +60,10 @@ type Options struct {
 	SystemID string
 	// DefaultUser is the job user when user.name is not given.
 	DefaultUser string
+	// Credentials are the credential types the workflows' <credentials>
+	// may use (checked at submission, handed to actions at their start);
+	// nil offers the built-in types (credentials.Default).
+	Credentials *credentials.Providers
 	// CallbackURL is the base of wf:callback URLs ("" gives none).
 	CallbackURL string
 	// ConsoleURL is the base of job console URLs in the JSON object.

@@ -365,6 +365,9 @@ func (e *Engine) parseApp(data []byte, props *conf.Config) (app, reuse *workflow
 				n.Name, n.Action.Type, strings.Join(e.actions.Types(), ", "))
 		}
 	}
+	if err := e.credentials().Check(app); err != nil {
+		return nil, nil, err
+	}
 	return app, reuse, nil
 }
 

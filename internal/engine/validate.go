@@ -16,6 +16,7 @@ import (
 	"github.com/gozie/gozie/internal/bundle"
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/coord"
+	"github.com/gozie/gozie/internal/credentials"
 	"github.com/gozie/gozie/internal/fsys"
 	"github.com/gozie/gozie/internal/vocab"
 	"github.com/gozie/gozie/internal/workflow"
@@ -81,6 +82,9 @@ type ValidateOptions struct {
 	// ReadFile reads the files a coordinator refers to (config-default.xml
 	// and dataset includes); nil reads local files, bounded.
 	ReadFile func(path string) ([]byte, error)
+	// Credentials are the credential types a workflow's <credentials> may
+	// use (the submission's JA021/JA020 checks); nil: the built-ins.
+	Credentials *credentials.Providers
 }
 
 // ValidateSettings derives validation options from a property set: the
@@ -116,6 +120,10 @@ func ValidateSettings(props *conf.Config) (ValidateOptions, error) {
 		opts.MaxDefinitionLength = -1
 	}
 	v := ValidateOptions{Workflow: opts, Props: props, MaxDefinitionBytes: max}
+	// Offline, the server's credential keys come with the properties.
+	if v.Credentials, err = credentials.FromConfig(jobConf); err != nil {
+		return ValidateOptions{}, err
+	}
 	if s, ok := props.Get(PropCoordMinFrequency); ok {
 		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
 			v.MinFrequencyMinutes = n
@@ -169,6 +177,13 @@ func ValidateDefinition(data []byte, path string, o ValidateOptions) (*Validatio
 		}
 		app, err := workflow.Parse(data, wo)
 		if err != nil {
+			return nil, err
+		}
+		creds := o.Credentials
+		if creds == nil {
+			creds = defaultCredentials
+		}
+		if err := creds.Check(app); err != nil {
 			return nil, err
 		}
 		v := &Validation{Kind: root, Workflow: app}

@@ -278,6 +278,11 @@ func (s *processExecutor) Start(ctx context.Context, a *action.Context) (action.
 		return action.Result{ExternalID: dir}, beforeLaunch(dir, "preparing the action", err)
 	}
 	spec.RunAs = runAs
+	krb, err := s.Opts.kerberosEnv(ctx, dir, a.User)
+	if err != nil {
+		return action.Result{ExternalID: dir}, beforeLaunch(dir, "getting the step's Kerberos ticket", err)
+	}
+	spec.Env = append(spec.Env, krb...)
 	// The limit is the action's, whatever the family's Build set: the
 	// reserve above was made for it.
 	spec.MaxOutput = maxOut

@@ -72,6 +72,8 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.authentication.simple.strict.user", "false", "with simple authentication, refuse submissions without an authenticated user and configurations whose user.name differs from it (default: take user.name from the configuration, replace a different one)"},
 	{"gozie.authentication.tokens", "", "static bearer tokens: token=user[,token=user...]"},
 	{"gozie.authentication.basic.users.file", "", "file of user:password lines enabling HTTP basic authentication (use with TLS); refused unless private to the server's user (mode 0600)"},
+	{"oozie.service.ProxyUserService.proxyuser.<user>.hosts", "", "hosts from which <user> may act for other users (doAs, -doas): * or a comma list of host names, IP addresses and CIDR ranges; needs the .groups key too (docs/security.md)"},
+	{"oozie.service.ProxyUserService.proxyuser.<user>.groups", "", "groups whose members <user> may act for: * or a comma list of OS groups of the user acted for; needs the .hosts key too"},
 	{"gozie.authorization.enabled", "true", "only a job's owner, its oozie.job.acl users/groups and admins may change it"},
 	{"gozie.admin.users", "", "comma list of admin users, besides the OS user running the server"},
 	{"gozie.admin.groups", "", "comma list of OS groups whose members are admins"},
@@ -99,6 +101,9 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.hadoop.conf.dir", "", "directory of core-site.xml and hdfs-site.xml whose keys (fs.defaultFS, dfs.nameservices, fs.s3a.*, ...) configure the stores; blank: $HADOOP_CONF_DIR, if set. Keys of this file override theirs"},
 	{"oozie.actions.default.name-node", "", "name-node of the actions that need one (shell, java, map-reduce, hive, ...) and set none, nor their workflow's <global> (Oozie's key); empty: such a workflow is refused with E0701 \"No name-node defined\""},
 	{"oozie.actions.default.job-tracker", "", "job-tracker of the actions that need one and set none (nor <resource-manager>), nor their workflow's <global> (Oozie's key); empty: such a workflow is refused with E0701"},
+	{"oozie.credentials.credentialclasses", "", "credential types the workflows' <credentials> may use, as Oozie lists them (type=class,...): when set, only the built-in types it names (hcat, hive2, hbase, filesystem, hdfs, jhs) are offered, the classes are not run; blank: every built-in type (docs/security.md)"},
+	{"gozie.credentials.executable.<type>", "", "executable that obtains credentials of a custom <type>: it gets the credential's properties (Java properties) on stdin, GOZIE_CREDENTIAL_NAME, GOZIE_CREDENTIAL_TYPE, GOZIE_JOB_USER, GOZIE_JOB_ID and GOZIE_ACTION_ID in its environment, and prints Java properties that join the action's configuration; a non-zero exit fails the action with E0510"},
+	{"gozie.credentials.timeout.s", "60", "how long one credential executable may run, in seconds"},
 	{"gozie.action.max.bytes", "2097152", "largest action after EL (its XML, as stored and shown by show=info) and largest coordinator action configuration, in bytes (E1004 above it: the action fails without starting)"},
 }
 

@@ -369,7 +369,7 @@ func parseActionRange(scope string) ([]int, error) {
 // (show=auditlog), in the fields of Oozie's audit lines. Requests about
 // jobs that do not exist have no log to go to.
 func (s *Server) audit(r *http.Request, c *call, id, op string, err error) {
-	s.auditParam(r, c.user, id, op, id, err)
+	s.auditParam(r, c.logUser(), id, op, id, err)
 }
 
 // auditParam is audit for a request whose parameter is not the job's id

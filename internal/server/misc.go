@@ -127,6 +127,7 @@ func (s *Server) handleValidate(w http.ResponseWriter, r *http.Request, c *call)
 	opts := engine.ValidateOptions{Workflow: workflow.DefaultOptions(), MaxDefinitionBytes: s.engine.MaxDefinitionBytes()}
 	opts.Workflow.ExtensionActions = workflow.DefaultExtensionActions()
 	opts.Workflow.DefaultNameNode, opts.Workflow.DefaultJobTracker = s.engine.ActionDefaults()
+	opts.Credentials = s.engine.CredentialProviders()
 	for _, t := range s.engine.ActionTypes() {
 		opts.Workflow.ExtensionActions[t] = true // custom types of the configuration too
 	}

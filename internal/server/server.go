@@ -64,6 +64,9 @@ type Options struct {
 	// HTTP bounds connections and their timeouts; zero fields take the
 	// defaults of DefaultHTTPLimits.
 	HTTP HTTPLimits
+	// ProxyUsers are the users that may act for others (doAs); nil reads
+	// them from Config (ProxyUsersFromConfig).
+	ProxyUsers *ProxyUsers
 	// Coordinators serves the coordinator requests; nil answers them
 	// E0302 (coordinator jobs are not supported by this server).
 	Coordinators Coordinators
@@ -168,11 +171,13 @@ type Server struct {
 	bundles Bundles      // nil when the server has no bundle engine
 	auth    *authenticator
 	hosts   *hostGuard
-	masker  *redact.Masker // secret names of job configurations (masking.go)
-	mux     http.Handler
-	mode    atomic.Value // string
-	metrics *metrics
-	started time.Time
+	// proxyUsers may act for other users (doas.go).
+	proxyUsers *ProxyUsers
+	masker     *redact.Masker // secret names of job configurations (masking.go)
+	mux        http.Handler
+	mode       atomic.Value // string
+	metrics    *metrics
+	started    time.Time
 
 	// readyMu serializes readiness probes (health.go).
 	readyMu sync.Mutex
@@ -208,6 +213,14 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("server: configuration key %s: %v", keyMaskNames, err)
 	}
 	s := &Server{opts: opts, engine: opts.Engine, auth: auth, masker: masker, metrics: newMetrics(), started: opts.Now()}
+	if s.proxyUsers = opts.ProxyUsers; s.proxyUsers == nil {
+		if s.proxyUsers, err = ProxyUsersFromConfig(opts.Config); err != nil {
+			return nil, fmt.Errorf("server: proxy users: %v", err)
+		}
+	}
+	if s.proxyUsers.GroupsOf == nil {
+		s.proxyUsers.GroupsOf = auth.opts.GroupsOf
+	}
 	s.coords = opts.Coordinators
 	s.bundles = opts.Bundles
 	var live func(context.Context) ([]store.ServerInfo, error)
@@ -372,9 +385,11 @@ func resourceAfter(path, prefix string) string {
 }
 
 // call is what a handler knows about the request beyond net/http: the
-// authenticated user ("" when anonymous).
+// user it acts as ("" when anonymous): the authenticated user, or the one
+// its doAs names when a proxy user (proxy) acts for it (doas.go).
 type call struct {
-	user string
+	user  string
+	proxy string
 }
 
 type apiHandler func(w http.ResponseWriter, r *http.Request, c *call) error
@@ -387,16 +402,17 @@ func (s *Server) api(admin bool, h apiHandler) http.HandlerFunc {
 		start := time.Now()
 		s.metrics.requests.Add(1)
 		defer func() { s.metrics.observe(time.Since(start)) }()
-		var user string
+		c := &call{}
 		if s.opts.Log != nil {
 			sw := &statusWriter{ResponseWriter: w}
 			w = sw
 			// Deferred before recoverPanic, so it runs after it and logs
 			// the 500 a panic was turned into.
-			defer func() { s.logRequest(r, sw.status, user, time.Since(start)) }()
+			defer func() { s.logRequest(r, sw.status, c.logUser(), time.Since(start)) }()
 		}
 		defer s.recoverPanic(w, r)
 		user, err := s.auth.authenticate(w, r)
+		c.user = user
 		if err != nil {
 			s.metrics.errors.Add(1)
 			writeError(w, err)
@@ -409,17 +425,19 @@ func (s *Server) api(admin bool, h apiHandler) http.HandlerFunc {
 			w.WriteHeader(http.StatusOK)
 			return
 		}
-		if err := refuseDoAs(r, user); err != nil {
+		eff, proxy, aerr := s.doAs(r, user)
+		if aerr != nil {
 			s.metrics.errors.Add(1)
-			writeError(w, err)
+			writeError(w, aerr)
 			return
 		}
+		c.user, c.proxy = eff, proxy
 		if !admin && r.Method != http.MethodGet && s.SystemMode() != ModeNormal {
 			s.metrics.errors.Add(1)
 			writeError(w, errSafeMode)
 			return
 		}
-		if err := h(w, r, &call{user: user}); err != nil {
+		if err := h(w, r, c); err != nil {
 			s.metrics.errors.Add(1)
 			ae := toAPIError(err)
 			if ae.status >= 500 {

@@ -160,6 +160,8 @@ var entries = map[string]Entry{
 	"JA017": {About: "the launcher is gone", Class: KindError},
 	"JA018": {About: "the launcher failed", Class: KindError},
 	"JA019": {About: "the launched program failed", Class: KindError},
+	"JA020": {About: "a credential type that cannot be obtained (not configured)", Class: KindError},
+	"JA021": {About: "an action names a credential its workflow does not define", Class: KindError},
 
 	// fs action (FsActionExecutor).
 	"FS001": {About: "path without scheme", Class: KindError},

@@ -3,6 +3,7 @@ package hadoop
 import (
 	"context"
 	"os/user"
+	"strings"
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/launch"
@@ -109,6 +110,7 @@ func hive2Args(dir, appDir string, a *action.Context) ([]string, error) {
 			name = u.Username
 		}
 	}
+	url = kerberosURL(url, a)
 	args := []string{"-u", url, "-n", name, "-p", password, "-d", hiveDriver, "-f", script}
 	for _, p := range params {
 		args = append(args, "--hivevar", p)
@@ -118,4 +120,30 @@ func hive2Args(dir, appDir string, a *action.Context) ([]string, error) {
 		args = append(args, "--hiveconf", kv)
 	}
 	return args, nil
+}
+
+// hive2PrincipalKey is what a hive2 credential hands the action
+// (credentials.Hive2Principal): HiveServer2's Kerberos principal.
+const hive2PrincipalKey = "hive2.server.principal"
+
+// kerberosURL adds to beeline's JDBC URL what a hive2 credential handed
+// the action, as Oozie's Hive2Credentials connects: ;principal= the
+// server's principal, and ;hive.server2.proxy.user= the job's user, so
+// that the step's Kerberos ticket (the server's, gozie.launch.kerberos)
+// opens a session for the user. Settings the URL has already are kept.
+func kerberosURL(url string, a *action.Context) string {
+	if a.Conf == nil {
+		return url
+	}
+	p, ok := a.Conf.Get(hive2PrincipalKey)
+	if p = strings.TrimSpace(p); !ok || p == "" {
+		return url
+	}
+	if !strings.Contains(url, ";principal=") {
+		url += ";principal=" + p
+	}
+	if a.User != "" && !strings.Contains(url, "hive.server2.proxy.user=") {
+		url += ";hive.server2.proxy.user=" + a.User
+	}
+	return url
 }

@@ -48,6 +48,10 @@ type settings struct {
 	csrf                        string
 	csrfIgnore                  map[string]bool
 	connectTimeout, readTimeout time.Duration
+	// krb, when the cluster is Kerberized (hadoop.security.authentication
+	// =kerberos), authenticates every NameNode request with SPNEGO as
+	// the server's principal; the job's user is then always sent as doas.
+	krb *kerberosLogin
 }
 
 // parseSettings reads the settings of store scheme://auth from c.
@@ -64,6 +68,9 @@ func parseSettings(scheme, auth string, c fsys.Config) (*settings, error) {
 		return nil, err
 	}
 	if s.doas, err = boolean(c, keyDoAs); err != nil {
+		return nil, err
+	}
+	if s.krb, err = parseKerberos(c, os.Getenv); err != nil {
 		return nil, err
 	}
 	csrf, err := boolean(c, keyCSRFEnabled)

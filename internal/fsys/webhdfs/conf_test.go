@@ -117,3 +117,58 @@ func TestParseSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestParseKerberos reads the Kerberos keys: simple is no login, a
+// keytab needs its principal and the reverse, a ticket cache comes from
+// KRB5CCNAME (FILE: only), the SPNEGO principal of a NameNode replaces
+// _HOST by its host.
+func TestParseKerberos(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	krb := fsys.MapConfig{"hadoop.security.authentication": "Kerberos"}
+	with := func(kv ...string) fsys.MapConfig {
+		c := fsys.MapConfig{}
+		for k, v := range krb {
+			c[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			c[kv[i]] = kv[i+1]
+		}
+		return c
+	}
+	tests := []struct {
+		name   string
+		c      fsys.MapConfig
+		env    map[string]string
+		nilOK  bool
+		ccache string
+		err    string
+	}{
+		{"simple", fsys.MapConfig{}, nil, true, "", ""},
+		{"unknown", fsys.MapConfig{"hadoop.security.authentication": "token"}, nil, false, "", "gozie knows simple and kerberos"},
+		{"keytab without principal", with(keyKeytab, "/k"), nil, false, "", keyKeytab + " is set but " + keyPrincipal + " is not"},
+		{"principal without keytab", with(keyPrincipal, "p@R"), nil, false, "", keyPrincipal + " is set but " + keyKeytab + " is not"},
+		{"keytab", with(keyKeytab, "/k", keyPrincipal, "gozie/h@R"), nil, false, "", ""},
+		{"cache of KRB5CCNAME", krb, map[string]string{"KRB5CCNAME": "FILE:/tmp/cc"}, false, "/tmp/cc", ""},
+		{"keyring cache", krb, map[string]string{"KRB5CCNAME": "KEYRING:persistent:0"}, false, "", "only FILE: ticket caches"},
+	}
+	for _, tt := range tests {
+		l, err := parseKerberos(tt.c, env(tt.env))
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: %v, want %q", tt.name, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || (l == nil) != tt.nilOK || tt.ccache != "" && l.ccache != tt.ccache {
+			t.Errorf("%s: %+v %v", tt.name, l, err)
+		}
+	}
+	l, _ := parseKerberos(with(keyHTTPPrincipal, "HTTP/_HOST@R"), env(nil))
+	if got := l.spn("https://NN1.example.com:9871"); got != "HTTP/nn1.example.com" {
+		t.Errorf("spn %s", got)
+	}
+	l, _ = parseKerberos(krb, env(nil))
+	if got := l.spn("http://127.0.0.1:9870"); got != "HTTP/127.0.0.1" {
+		t.Errorf("default spn %s", got)
+	}
+}

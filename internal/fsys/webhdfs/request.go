@@ -163,6 +163,11 @@ func (f *FS) sendTo(ctx context.Context, base string, c call, who identity) (*ht
 		return nil, err
 	}
 	f.csrfHeader(req)
+	if f.set.krb != nil {
+		if err := f.set.krb.authenticate(req, base, f.set.store); err != nil {
+			return nil, err
+		}
+	}
 	return f.client.Do(req)
 }
 
@@ -193,6 +198,13 @@ func (f *FS) putData(ctx context.Context, loc string, r io.Reader, p string) err
 	}
 	req.Header.Set("Content-Type", "application/octet-stream")
 	f.csrfHeader(req)
+	if base := f.nameNodeOf(loc); base != "" && f.set.krb != nil {
+		// HttpFS takes the data itself: it wants SPNEGO again. A
+		// datanode's URL carries the NameNode's delegation token instead.
+		if err := f.set.krb.authenticate(req, base, f.set.store); err != nil {
+			return err
+		}
+	}
 	resp, err := f.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -212,4 +224,19 @@ func (f *FS) putData(ctx context.Context, loc string, r io.Reader, p string) err
 func drain(resp *http.Response) {
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
+}
+
+// nameNodeOf returns the NameNode base URL loc points at, "" for another
+// host (a datanode).
+func (f *FS) nameNodeOf(loc string) string {
+	u, err := url.Parse(loc)
+	if err != nil {
+		return ""
+	}
+	for _, b := range f.set.bases {
+		if bu, err := url.Parse(b); err == nil && strings.EqualFold(bu.Host, u.Host) {
+			return b
+		}
+	}
+	return ""
 }

@@ -215,7 +215,7 @@ func answerError(store, op, p string, status int, authenticate string, body []by
 	case status == http.StatusUnauthorized:
 		how := ""
 		if strings.HasPrefix(authenticate, "Negotiate") {
-			how = " (it asks for SPNEGO, i.e. Kerberos, which gozie's WebHDFS client does not speak: use hdfs:// with hadoop.security.authentication=kerberos, or let this endpoint take user.name)"
+			how = " (it asks for SPNEGO, i.e. Kerberos: set hadoop.security.authentication=kerberos and the server's keytab, oozie.service.HadoopAccessorService.keytab.file and .kerberos.principal, or kinit as the server's user; a server that is Kerberized already was refused its ticket)"
 		}
 		return fmt.Errorf("%w: %s %s: the server refused the request as unauthenticated%s: %v", fsys.ErrCredentials, op, p, how, cause)
 	case status == http.StatusForbidden:

@@ -5,11 +5,13 @@
 // An authority may also name an HA nameservice whose NameNodes' HTTP
 // addresses the configuration lists.
 //
-// Authentication is "simple": user.name names the user, the job's by
-// default, or the server's with doas naming the job's when
-// gozie.webhdfs.doas is true. Kerberos (SPNEGO) and delegation tokens are
-// not spoken (docs/storage.md). Importing the package registers
-// the backend.
+// Authentication is "simple" by default: user.name names the user, the
+// job's by default, or the server's with doas naming the job's when
+// gozie.webhdfs.doas is true. With hadoop.security.authentication=kerberos
+// every NameNode request authenticates with SPNEGO as the server's
+// principal (its keytab, or the ticket cache of KRB5CCNAME) and acts for
+// the job's user with doas (kerberos.go); delegation tokens are not
+// fetched (docs/storage.md). Importing the package registers the backend.
 package webhdfs
 
 import (
@@ -35,7 +37,7 @@ func init() {
 	fsys.Register(fsys.Backend{
 		Name:         "WebHDFS",
 		Schemes:      []string{"webhdfs", "swebhdfs"},
-		ConfPrefixes: []string{"dfs.", "gozie.webhdfs."},
+		ConfPrefixes: []string{"dfs.", "gozie.webhdfs.", "hadoop.security.", "oozie.service.HadoopAccessorService."},
 		Open: func(_ context.Context, uri *url.URL, c fsys.Config) (fsys.FileSystem, error) {
 			return open(uri, c)
 		},
@@ -81,6 +83,15 @@ func open(uri *url.URL, c fsys.Config) (*FS, error) {
 // who is the identity of ctx's requests.
 func (f *FS) who(ctx context.Context) identity {
 	u := fsys.UserFrom(ctx)
+	if f.set.krb != nil {
+		// SPNEGO names the server; user.name is ignored by a secured
+		// NameNode, and doas asks it to act for the job's user under its
+		// proxy-user rules (hadoop.proxyuser.<server>.hosts/.groups).
+		if u == "" || u == f.set.krb.shortName() {
+			return identity{}
+		}
+		return identity{doAs: u}
+	}
 	if f.set.doas {
 		if u == "" || u == f.set.login {
 			return identity{userName: f.set.login}
