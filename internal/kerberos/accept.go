@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -52,15 +51,12 @@ type Acceptor struct {
 	replays replayCache
 }
 
-// NewAcceptor reads the keytab at path. principal is the service
+// NewAcceptor reads the keytab (its bytes; path names it in errors).
+// principal is the service
 // principal tickets must be for (HTTP/host@REALM; _HOST is replaced by
 // host, lower-cased), or "*" for any HTTP/* principal the keytab holds,
 // as hadoop-auth allows. now is the clock (time.Now when nil).
-func NewAcceptor(path, principal, host string, now func() time.Time) (*Acceptor, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("keytab: %w", err)
-	}
+func NewAcceptor(b []byte, path, principal, host string, now func() time.Time) (*Acceptor, error) {
 	kt := keytab.New()
 	if err := kt.Unmarshal(b); err != nil {
 		return nil, fmt.Errorf("keytab %s: %v", path, err)
@@ -87,6 +83,21 @@ func NewAcceptor(path, principal, host string, now func() time.Time) (*Acceptor,
 		return nil, fmt.Errorf("keytab %s holds no key for %s", path, principal)
 	}
 	return a, nil
+}
+
+// Realm is the service principal's realm (with "*", that of the
+// keytab's first HTTP/* principal): the default realm of auth_to_local
+// rules when krb5.conf names none.
+func (a *Acceptor) Realm() string {
+	if a.realm != "" {
+		return a.realm
+	}
+	for _, e := range a.kt.Entries {
+		if len(e.Principal.Components) > 0 && e.Principal.Components[0] == "HTTP" {
+			return e.Principal.Realm
+		}
+	}
+	return ""
 }
 
 // hasHTTP reports whether the keytab holds name@realm, or any HTTP/*

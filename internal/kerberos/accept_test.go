@@ -3,6 +3,7 @@ package kerberos
 import (
 	"encoding/base64"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func (r realm) negotiate(t *testing.T, spn string) ([]byte, *Pending) {
 // refused for another service, a replay and an expired ticket.
 func TestAcceptor(t *testing.T) {
 	r := newRealm(t)
-	acc, err := NewAcceptor(r.keytab, "HTTP/_HOST@GOZIE.TEST", "127.0.0.1", nil)
+	acc, err := NewAcceptor(mustRead(t, r.keytab), r.keytab, "HTTP/_HOST@GOZIE.TEST", "127.0.0.1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestAcceptor(t *testing.T) {
 			t.Fatalf("other service: %v", err)
 		}
 		// "*" accepts any HTTP/* principal of the keytab.
-		any, err := NewAcceptor(r.keytab, "*", "", nil)
+		any, err := NewAcceptor(mustRead(t, r.keytab), r.keytab, "*", "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +99,7 @@ func TestAcceptor(t *testing.T) {
 	})
 	t.Run("expired ticket", func(t *testing.T) {
 		later := func() time.Time { return got.Expires.Add(MaxClockSkew + time.Minute) }
-		acc, err := NewAcceptor(r.keytab, "HTTP/127.0.0.1@GOZIE.TEST", "", later)
+		acc, err := NewAcceptor(mustRead(t, r.keytab), r.keytab, "HTTP/127.0.0.1@GOZIE.TEST", "", later)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,9 +122,10 @@ func TestNewAcceptorRefused(t *testing.T) {
 	for _, c := range []struct{ path, principal, want string }{
 		{r.keytab, "HTTP/nothere@GOZIE.TEST", "holds no key for HTTP/nothere@GOZIE.TEST"},
 		{r.keytab, "HTTP/127.0.0.1", "is not HTTP/host@REALM"},
-		{r.keytab + ".missing", "*", "no such file"},
+		{r.keytab + ".missing", "*", "keytab " + r.keytab + ".missing"},
 	} {
-		if _, err := NewAcceptor(c.path, c.principal, "", nil); err == nil || !strings.Contains(err.Error(), c.want) {
+		b, _ := os.ReadFile(c.path)
+		if _, err := NewAcceptor(b, c.path, c.principal, "", nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %s: %v, want %q", c.path, c.principal, err, c.want)
 		}
 	}
@@ -144,4 +146,13 @@ func TestCCachePath(t *testing.T) {
 			t.Errorf("%s: %q %v", c.env, got, err)
 		}
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -61,6 +61,16 @@ func Krb5ConfPath(getenv func(string) string) string {
 	return "/etc/krb5.conf"
 }
 
+// DefaultRealm is the default_realm of the krb5.conf at path, "" when
+// it cannot be read or names none.
+func DefaultRealm(path string) string {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return ""
+	}
+	return cfg.LibDefaults.DefaultRealm
+}
+
 // NewInitiator loads the ticket cache and krb5.conf at the given paths.
 func NewInitiator(ccachePath, krb5conf string) (*Initiator, error) {
 	cfg, err := config.Load(krb5conf)

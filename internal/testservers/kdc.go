@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// KDCRealm is the realm of every test KDC.
+// KDCRealm is the realm of StartKDC's KDC.
 const KDCRealm = "GOZIE.TEST"
 
 // KDC is a real MIT Kerberos KDC (krb5kdc, from Debian's krb5-kdc) on a
@@ -19,6 +19,7 @@ const KDCRealm = "GOZIE.TEST"
 // kadmin.local; tickets are obtained with kinit (krb5-user).
 type KDC struct {
 	t       testing.TB
+	realm   string
 	dir     string
 	port    int
 	env     []string
@@ -54,6 +55,13 @@ func findKDCProgram(name string) string {
 // skips t (fails it under CI=true) when the MIT programs are missing.
 func StartKDC(t testing.TB) *KDC {
 	t.Helper()
+	return StartKDCRealm(t, KDCRealm)
+}
+
+// StartKDCRealm is StartKDC for another realm (a second KDC, for
+// principals of a realm the server does not trust).
+func StartKDCRealm(t testing.TB, realm string) *KDC {
+	t.Helper()
 	paths := map[string]string{}
 	for _, p := range kdcPrograms {
 		path := findKDCProgram(p[0])
@@ -67,7 +75,7 @@ func StartKDC(t testing.TB) *KDC {
 		paths[p[0]] = path
 	}
 	dir := t.TempDir()
-	k := &KDC{t: t, dir: dir, port: FreePort(t), kadmin: paths["kadmin.local"], kinit: paths["kinit"]}
+	k := &KDC{t: t, realm: realm, dir: dir, port: FreePort(t), kadmin: paths["kadmin.local"], kinit: paths["kinit"]}
 	k.env = append(os.Environ(),
 		"KRB5_CONFIG="+k.Krb5Conf(),
 		"KRB5_KDC_PROFILE="+filepath.Join(dir, "kdc.conf"),
@@ -77,8 +85,8 @@ func StartKDC(t testing.TB) *KDC {
 	if err := k.writeConfigs(); err != nil {
 		t.Fatal(err)
 	}
-	k.run(t, paths["kdb5_util"], "create", "-s", "-r", KDCRealm, "-P", "master-password-of-the-test-kdc")
-	cmd := exec.Command(paths["krb5kdc"], "-n", "-r", KDCRealm, "-P", filepath.Join(dir, "krb5kdc.pid"))
+	k.run(t, paths["kdb5_util"], "create", "-s", "-r", realm, "-P", "master-password-of-the-test-kdc")
+	cmd := exec.Command(paths["krb5kdc"], "-n", "-r", realm, "-P", filepath.Join(dir, "krb5kdc.pid"))
 	cmd.Env = k.env
 	Start(t, cmd, fmt.Sprintf("127.0.0.1:%d", k.port))
 	return k
@@ -106,7 +114,7 @@ func (k *KDC) writeConfigs() error {
 
 [logging]
  kdc = FILE:%[3]s/kdc.log
-`, k.port, KDCRealm, k.dir)
+`, k.port, k.realm, k.dir)
 	client := fmt.Sprintf(`[libdefaults]
  default_realm = %[2]s
  dns_lookup_realm = false
@@ -129,7 +137,7 @@ func (k *KDC) writeConfigs() error {
 [domain_realm]
  localhost = %[2]s
  127.0.0.1 = %[2]s
-`, k.port, KDCRealm)
+`, k.port, k.realm)
 	for name, text := range map[string]string{"kdc.conf": kdc, "krb5.conf": client, "kadm5.acl": ""} {
 		if err := os.WriteFile(filepath.Join(k.dir, name), []byte(text), 0o600); err != nil {
 			return err
@@ -152,7 +160,7 @@ func (k *KDC) run(t testing.TB, prog string, args ...string) string {
 }
 
 // Realm is the KDC's realm.
-func (k *KDC) Realm() string { return KDCRealm }
+func (k *KDC) Realm() string { return k.realm }
 
 // Addr is the KDC's host:port (TCP and UDP).
 func (k *KDC) Addr() string { return fmt.Sprintf("127.0.0.1:%d", k.port) }
@@ -169,7 +177,7 @@ func (k *KDC) Qualify(name string) string {
 	if strings.Contains(name, "@") {
 		return name
 	}
-	return name + "@" + KDCRealm
+	return name + "@" + k.realm
 }
 
 // AddPrincipal creates a principal (user or service/host) with a
@@ -184,7 +192,7 @@ func (k *KDC) AddPrincipal(name, password string, options ...string) {
 		key = "-pw " + quote(password)
 	}
 	q := "addprinc " + strings.Join(quoteAll(options), " ") + " " + key + " " + quote(k.Qualify(name))
-	k.run(k.t, k.kadmin, "-r", KDCRealm, "-q", q)
+	k.run(k.t, k.kadmin, "-r", k.realm, "-q", q)
 }
 
 // Keytab exports the current keys of principals (without changing them)
@@ -197,7 +205,7 @@ func (k *KDC) Keytab(principals ...string) string {
 	p := filepath.Join(k.dir, fmt.Sprintf("keytab-%d", k.keytabs))
 	k.mu.Unlock()
 	for _, name := range principals {
-		k.run(t, k.kadmin, "-r", KDCRealm, "-q", "ktadd -k "+quote(p)+" -norandkey "+quote(k.Qualify(name)))
+		k.run(t, k.kadmin, "-r", k.realm, "-q", "ktadd -k "+quote(p)+" -norandkey "+quote(k.Qualify(name)))
 	}
 	return p
 }
