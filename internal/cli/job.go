@@ -401,7 +401,9 @@ func (j *jobCmd) jobConf(emptyOK bool) (*conf.Config, error) {
 		return nil, err
 	}
 	cf := conf.New()
-	cf.Set("user.name", j.f.submitUser())
+	if u := j.f.submitUser(); u != "" {
+		cf.Set("user.name", u)
+	}
 	cf.Merge(loaded)
 	if err := absoluteAppPaths(cf); err != nil {
 		return nil, err

@@ -67,13 +67,18 @@ func addRemoteFlags(fs *flag.FlagSet, dates bool) *remoteFlags {
 	return r
 }
 
-// submitUser is the user.name preset in submitted configurations.
+// submitUser is the user.name preset in submitted configurations; ""
+// presets none: with KERBEROS the server's auth_to_local rules decide who
+// the ticket's principal is, which the local account need not be.
 func (r *remoteFlags) submitUser() string {
 	if r.doas != "" {
 		return r.doas
 	}
 	if r.username != "" {
 		return r.username
+	}
+	if strings.EqualFold(r.authType(), client.AuthKerberos) {
+		return ""
 	}
 	return currentUser()
 }

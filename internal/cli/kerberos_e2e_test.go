@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gozie/gozie/internal/gozietest"
+	"github.com/gozie/gozie/internal/testservers"
+)
+
+// kerberizedServer starts a KDC (alice, HTTP/127.0.0.1) and a server
+// configured for SPNEGO under Oozie's key names; it returns the server's
+// URL, the KDC and alice's ticket cache. KRB5_CONFIG names the KDC's
+// krb5.conf for the rest of the test.
+func kerberizedServer(t *testing.T) (string, *testservers.KDC, string) {
+	t.Helper()
+	kdc := testservers.StartKDC(t)
+	kdc.AddPrincipal("HTTP/127.0.0.1", "")
+	kdc.AddPrincipal("alice", "alice-pw")
+	t.Setenv("KRB5_CONFIG", kdc.Krb5Conf())
+	srv := gozietest.NewServer(t, gozietest.Options{DefaultUser: "tester", PollInterval: 50 * time.Millisecond,
+		Config: map[string]string{
+			"oozie.authentication.type":               "kerberos",
+			"oozie.authentication.kerberos.principal": "HTTP/127.0.0.1@" + kdc.Realm(),
+			"oozie.authentication.kerberos.keytab":    kdc.Keytab("HTTP/127.0.0.1"),
+			"gozie.authentication.secret":             "kerberos-e2e-secret",
+		}})
+	return srv.URL, kdc, kdc.Kinit(t, "alice", "alice-pw")
+}
+
+// prepApp writes a one-action workflow and its job.properties.
+func prepApp(t *testing.T) (app, props string) {
+	t.Helper()
+	app = t.TempDir()
+	wf := `<workflow-app xmlns="uri:oozie:workflow:0.5" name="krb">
+    <start to="mk"/>
+    <action name="mk"><fs><mkdir path="${outDir}"/></fs><ok to="end"/><error to="fail"/></action>
+    <kill name="fail"><message>mkdir failed</message></kill>
+    <end name="end"/>
+</workflow-app>
+`
+	if err := os.WriteFile(filepath.Join(app, "workflow.xml"), []byte(wf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	props = filepath.Join(app, "job.properties")
+	text := "oozie.wf.application.path=file://" + app + "\noutDir=file://" + filepath.Join(app, "made") + "\n"
+	if err := os.WriteFile(props, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return app, props
+}
+
+// TestKerberosCurl: curl --negotiate (MIT's GSS-API, which checks the
+// server's mutual-authentication token) submits, queries and kills a job;
+// the hadoop.auth cookie it gets back carries the session alone.
+func TestKerberosCurl(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl not installed")
+	}
+	if out, _ := exec.Command(curl, "-V").Output(); !bytes.Contains(out, []byte("SPNEGO")) {
+		t.Skip("this curl has no SPNEGO (GSS-API)")
+	}
+	url, kdc, cc := kerberizedServer(t)
+	app, _ := prepApp(t)
+	jar := filepath.Join(t.TempDir(), "cookies")
+	run := func(args ...string) (string, string) {
+		t.Helper()
+		cmd := exec.Command(curl, append([]string{"-sS", "-w", "\n%{http_code}", "-c", jar}, args...)...)
+		cmd.Env = append(os.Environ(), "KRB5CCNAME=FILE:"+cc, "KRB5_CONFIG="+kdc.Krb5Conf())
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("curl %v: %v\n%s", args, err, stderr.String())
+		}
+		body, code, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		if i := strings.LastIndexByte(string(out), '\n'); i >= 0 {
+			body, code = strings.TrimSpace(string(out[:i])), strings.TrimSpace(string(out[i+1:]))
+		}
+		return body, code
+	}
+	conf := `<configuration><property><name>oozie.wf.application.path</name><value>file://` + app + `</value></property>` +
+		`<property><name>outDir</name><value>file://` + app + `/made</value></property></configuration>`
+
+	// No credentials: 401 with the Negotiate challenge.
+	if body, code := run(url + "/v2/jobs"); code != "401" {
+		t.Fatalf("without --negotiate: %s %s", code, body)
+	}
+	body, code := run("--negotiate", "-u", ":", "-X", "POST", "-H", "Content-Type: application/xml;charset=UTF-8", "--data-binary", conf, url+"/v1/jobs")
+	if code != "201" {
+		t.Fatalf("submit: %s %s", code, body)
+	}
+	var sub struct{ ID string }
+	if err := json.Unmarshal([]byte(body), &sub); err != nil || sub.ID == "" {
+		t.Fatalf("submit answer %q: %v", body, err)
+	}
+	body, code = run("--negotiate", "-u", ":", url+"/v2/job/"+sub.ID+"?show=info")
+	if code != "200" || !strings.Contains(body, `"user":"alice"`) || !strings.Contains(body, `"status":"PREP"`) {
+		t.Fatalf("info: %s %s", code, body)
+	}
+	jarText, _ := os.ReadFile(jar)
+	if !strings.Contains(string(jarText), "hadoop.auth") || !strings.Contains(string(jarText), "p=alice@GOZIE.TEST&t=kerberos") {
+		t.Fatalf("cookie jar:\n%s", jarText)
+	}
+	// The cookie alone: no Kerberos this time.
+	if body, code = run("-b", jar, "-X", "PUT", url+"/v2/job/"+sub.ID+"?action=kill"); code != "200" {
+		t.Fatalf("kill with the cookie: %s %s", code, body)
+	}
+	body, code = run("--negotiate", "-u", ":", url+"/v2/job/"+sub.ID+"?show=info")
+	if code != "200" || !strings.Contains(body, `"status":"KILLED"`) {
+		t.Fatalf("info after kill: %s %s", code, body)
+	}
+}
+
+// TestKerberosCLI: gozie -auth KERBEROS with alice's ticket cache
+// (KRB5CCNAME) submits, queries and kills a job; without a ticket it
+// says to run kinit.
+func TestKerberosCLI(t *testing.T) {
+	pinEnv(t)
+	url, _, cc := kerberizedServer(t)
+	_, props := prepApp(t)
+	t.Setenv("KRB5CCNAME", "FILE:"+cc)
+	gozie := func(args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := Main(append(args, "-oozie", url, "-auth", "KERBEROS"), &stdout, &stderr); code != 0 {
+			t.Fatalf("gozie %v: exit %d: %s", args, code, stderr.String())
+		}
+		return stdout.String()
+	}
+	out := gozie("job", "-config", props, "-submit")
+	m := regexp.MustCompile(`^job: (\S+-W)\n$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("job -submit printed %q", out)
+	}
+	id := m[1]
+	if info := gozie("job", "-info", id); !strings.Contains(info, "User          : alice") || !strings.Contains(info, "Status        : PREP") {
+		t.Fatalf("info:\n%s", info)
+	}
+	gozie("job", "-kill", id)
+	if info := gozie("job", "-info", id); !strings.Contains(info, "Status        : KILLED") {
+		t.Fatalf("info after kill:\n%s", info)
+	}
+	// OOZIE_AUTH=KERBEROS works as -auth does.
+	t.Setenv("OOZIE_AUTH", "KERBEROS")
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"jobs", "-oozie", url}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), id) {
+		t.Fatalf("jobs with OOZIE_AUTH: exit %d %s %s", code, stdout.String(), stderr.String())
+	}
+
+	t.Setenv("KRB5CCNAME", "FILE:"+filepath.Join(t.TempDir(), "none"))
+	stdout.Reset()
+	stderr.Reset()
+	if code := Main([]string{"jobs", "-oozie", url, "-auth", "KERBEROS"}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "run kinit first") {
+		t.Fatalf("without a ticket cache: exit %d %s", code, stderr.String())
+	}
+	// SIMPLE against a Kerberos-only server: refused with the reason.
+	stdout.Reset()
+	stderr.Reset()
+	if code := Main([]string{"jobs", "-oozie", url, "-auth", "SIMPLE"}, &stdout, &stderr); code == 0 {
+		t.Fatalf("SIMPLE accepted: %s", stdout.String())
+	}
+}
