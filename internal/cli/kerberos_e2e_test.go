@@ -169,3 +169,61 @@ func TestKerberosCLI(t *testing.T) {
 		t.Fatalf("SIMPLE accepted: %s", stdout.String())
 	}
 }
+
+// TestKerberosJavaGSS: the JDK's GSS-API, driven as hadoop-auth's
+// KerberosAuthenticator drives it (testdata/kerberos/SpnegoProbe.java:
+// JAAS login from the ticket cache, OPTIONS challenge, SPNEGO with mutual
+// authentication, the server's token fed back), establishes the context,
+// which proves the server's AP-REP is what Java's Kerberos expects; the
+// hadoop.auth cookie then submits, queries and kills a job. (Oozie's own
+// client jars are not available to the tests; this is the authenticator
+// part of it, on the same JDK classes.)
+func TestKerberosJavaGSS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("java: slow")
+	}
+	for _, tool := range []string{"javac", "java"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	url, kdc, cc := kerberizedServer(t)
+	app, _ := prepApp(t)
+	classes := t.TempDir()
+	src, err := filepath.Abs("testdata/kerberos/SpnegoProbe.java")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("javac", "-d", classes, src).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	java := func(method, path, body string) (string, string) {
+		t.Helper()
+		args := []string{"-Djava.security.krb5.conf=" + kdc.Krb5Conf(), "-Djavax.security.auth.useSubjectCredsOnly=true",
+			"-cp", classes, "SpnegoProbe", cc, "HTTP/127.0.0.1@" + kdc.Realm(), url + path, method}
+		if body != "" {
+			args = append(args, body)
+		}
+		out, err := exec.Command("java", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("java SpnegoProbe %s %s: %v\n%s", method, path, err, out)
+		}
+		head, rest, _ := strings.Cut(string(out), "\n")
+		return head, rest
+	}
+	conf := `<configuration><property><name>oozie.wf.application.path</name><value>file://` + app + `</value></property></configuration>`
+	head, body := java("POST", "/v1/jobs", conf)
+	if head != "mutual=true status=201" {
+		t.Fatalf("submit: %s\n%s", head, body)
+	}
+	var sub struct{ ID string }
+	if err := json.Unmarshal([]byte(body), &sub); err != nil || sub.ID == "" {
+		t.Fatalf("submit answer %q: %v", body, err)
+	}
+	if head, body = java("GET", "/v2/job/"+sub.ID+"?show=info", ""); head != "mutual=true status=200" || !strings.Contains(body, `"user":"alice"`) {
+		t.Fatalf("info: %s\n%s", head, body)
+	}
+	if head, body = java("PUT", "/v2/job/"+sub.ID+"?action=kill", ""); head != "mutual=true status=200" {
+		t.Fatalf("kill: %s\n%s", head, body)
+	}
+}
