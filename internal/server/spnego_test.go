@@ -201,6 +201,17 @@ func TestSPNEGO(t *testing.T) {
 			t.Errorf("anonymous OPTIONS: %d", r.status)
 		}
 	})
+	t.Run("console", func(t *testing.T) {
+		// A browser is challenged, negotiates, and its cookie then
+		// carries the console's own API calls.
+		if r := e.do("GET", "/oozie/", "", ""); !isChallenge(r) {
+			t.Fatalf("console without credentials: %d", r.status)
+		}
+		r := e.do("GET", "/oozie/", "", "", "Authorization", mustHeader(t, k, k.kdc, k.alice))
+		if r.status != 200 || !strings.Contains(r.header.Get("Content-Type"), "text/html") || !strings.Contains(r.header.Get("Set-Cookie"), "t=kerberos") {
+			t.Fatalf("console with Negotiate: %d %v", r.status, r.header)
+		}
+	})
 	t.Run("kill with a fresh token", func(t *testing.T) {
 		h, _ := k.header(t, k.kdc, k.alice)
 		if r := e.do("PUT", "/oozie/v2/job/"+id+"?action=kill", "", "", "Authorization", h); r.status != 200 {
