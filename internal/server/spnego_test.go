@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -223,4 +224,76 @@ func TestSPNEGO(t *testing.T) {
 func mustHeader(t *testing.T, k krbRealm, kdc *testservers.KDC, cc string) string {
 	h, _ := k.header(t, kdc, cc)
 	return h
+}
+
+// TestKerberosConfig: the SPNEGO keys under gozie's and Oozie's names,
+// and what stops the server at start.
+func TestKerberosConfig(t *testing.T) {
+	kdc := testservers.StartKDC(t)
+	kdc.AddPrincipal("HTTP/127.0.0.1", "")
+	kt := kdc.Keytab("HTTP/127.0.0.1")
+	t.Setenv("KRB5_CONFIG", kdc.Krb5Conf())
+	open := filepath.Join(t.TempDir(), "open.keytab")
+	b, err := os.ReadFile(kt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(open, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const handler = "org.apache.hadoop.security.authentication.server.KerberosAuthenticationHandler"
+	for _, c := range []struct {
+		name    string
+		keys    map[string]string
+		methods string // accepted methods when no error
+		anon    bool
+		err     string
+	}{
+		{"gozie keys", map[string]string{"gozie.authentication.type": "kerberos", "gozie.authentication.kerberos.keytab": kt,
+			"gozie.authentication.kerberos.principal": "HTTP/127.0.0.1@GOZIE.TEST"}, "kerberos", false, ""},
+		{"Oozie keys and class name", map[string]string{"oozie.authentication.type": handler, "oozie.authentication.kerberos.keytab": kt,
+			"oozie.authentication.kerberos.principal": "HTTP/127.0.0.1@GOZIE.TEST", "oozie.authentication.simple.anonymous.allowed": "true",
+			"oozie.authentication.kerberos.name.rules": "RULE:[1:$1] DEFAULT"}, "kerberos", true, ""},
+		{"keytab alone turns kerberos on", map[string]string{"gozie.authentication.kerberos.keytab": kt,
+			"gozie.authentication.kerberos.principal": "*"}, "kerberos", false, ""},
+		{"with simple", map[string]string{"gozie.authentication.type": "simple,kerberos", "gozie.authentication.kerberos.keytab": kt,
+			"gozie.authentication.kerberos.principal": "*"}, "simple,kerberos", true, ""},
+		{"Oozie's keytab default", map[string]string{"gozie.authentication.type": "kerberos", "oozie.service.HadoopAccessorService.keytab.file": kt,
+			"gozie.authentication.kerberos.principal": "HTTP/_HOST@GOZIE.TEST"}, "", false, "holds no key for HTTP/"},
+		{"no keytab", map[string]string{"gozie.authentication.type": "kerberos"}, "", false, "kerberos needs a keytab"},
+		{"no principal", map[string]string{"gozie.authentication.type": "kerberos", "gozie.authentication.kerberos.keytab": kt}, "", false, "gozie.authentication.kerberos.principal"},
+		{"keytab others may read", map[string]string{"gozie.authentication.type": "kerberos", "gozie.authentication.kerberos.keytab": open,
+			"gozie.authentication.kerberos.principal": "*"}, "", false, "0644"},
+		{"bad rules", map[string]string{"gozie.authentication.type": "kerberos", "gozie.authentication.kerberos.keytab": kt,
+			"gozie.authentication.kerberos.principal": "*", "gozie.authentication.kerberos.name.rules": "RULE:[3:$1]"}, "", false, "gozie.authentication.kerberos.name.rules"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg, err := LoadConfig("", func(k string) string {
+				if k == "GOZIE_DATA" {
+					return dir
+				}
+				return ""
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range c.keys {
+				cfg[k] = v
+			}
+			a, err := AuthFromConfig(cfg, dir)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(a.Methods, ","); got != c.methods || a.AnonymousReads != c.anon || a.Kerberos == nil || a.NameRules == nil {
+				t.Fatalf("methods %q anonymous reads %v kerberos %v, want %q %v", got, a.AnonymousReads, a.Kerberos != nil, c.methods, c.anon)
+			}
+		})
+	}
 }
