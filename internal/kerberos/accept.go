@@ -127,7 +127,14 @@ type Accepted struct {
 
 // Accept verifies one token of an Authorization: Negotiate header
 // (decoded from base64). Any failure wraps ErrRefused and says why.
-func (a *Acceptor) Accept(token []byte) (Accepted, error) {
+func (a *Acceptor) Accept(token []byte) (acc Accepted, err error) {
+	defer func() {
+		// The token comes from anyone who can reach the port; a parser
+		// below that panics on it refuses it instead.
+		if p := recover(); p != nil {
+			acc, err = Accepted{}, refused("malformed token (%v)", p)
+		}
+	}()
 	mech, mechToken, spnegoWrapped, err := unwrap(token)
 	if err != nil {
 		return Accepted{}, refused("%v", err)
@@ -144,7 +151,7 @@ func (a *Acceptor) Accept(token []byte) (Accepted, error) {
 	if err != nil {
 		return Accepted{}, refused("building the AP-REP: %v", err)
 	}
-	acc := Accepted{
+	acc = Accepted{
 		Principal: req.Authenticator.CName.PrincipalNameString() + "@" + req.Authenticator.CRealm,
 		Expires:   req.Ticket.DecryptedEncPart.EndTime,
 	}
