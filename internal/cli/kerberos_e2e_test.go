@@ -125,7 +125,7 @@ func TestKerberosCurl(t *testing.T) {
 // says to run kinit.
 func TestKerberosCLI(t *testing.T) {
 	pinEnv(t)
-	url, _, cc := kerberizedServer(t)
+	url, kdc, cc := kerberizedServer(t)
 	_, props := prepApp(t)
 	t.Setenv("KRB5CCNAME", "FILE:"+cc)
 	gozie := func(args ...string) string {
@@ -154,6 +154,16 @@ func TestKerberosCLI(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := Main([]string{"jobs", "-oozie", url}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), id) {
 		t.Fatalf("jobs with OOZIE_AUTH: exit %d %s %s", code, stdout.String(), stderr.String())
+	}
+
+	// An expired ticket: gozie says to run kinit, and sends nothing.
+	short := kdc.Kinit(t, "alice", "alice-pw", "-l", "2s")
+	waitExpired(t, kdc, short)
+	t.Setenv("KRB5CCNAME", "FILE:"+short)
+	stdout.Reset()
+	stderr.Reset()
+	if code := Main([]string{"jobs", "-oozie", url, "-auth", "KERBEROS"}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "ticket-granting ticket expired at") || !strings.Contains(stderr.String(), "run kinit again") {
+		t.Fatalf("with an expired ticket: exit %d %s", code, stderr.String())
 	}
 
 	t.Setenv("KRB5CCNAME", "FILE:"+filepath.Join(t.TempDir(), "none"))
@@ -225,5 +235,24 @@ func TestKerberosJavaGSS(t *testing.T) {
 	}
 	if head, body = java("PUT", "/v2/job/"+sub.ID+"?action=kill", ""); head != "mutual=true status=200" {
 		t.Fatalf("kill: %s\n%s", head, body)
+	}
+}
+
+// waitExpired waits (at most 20 s) until the ticket cache's TGT has
+// expired, as klist -s reports it: the KDC's shortest lifetimes are
+// seconds, and an expired ticket is what the test needs.
+func waitExpired(t *testing.T, kdc *testservers.KDC, ccache string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		cmd := exec.Command("klist", "-s", "-c", "FILE:"+ccache)
+		cmd.Env = append(os.Environ(), kdc.Env()...)
+		if cmd.Run() != nil {
+			return // klist -s fails once no ticket is valid
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the short ticket did not expire within 20 s")
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

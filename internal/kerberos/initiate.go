@@ -81,11 +81,35 @@ func NewInitiator(ccachePath, krb5conf string) (*Initiator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no Kerberos ticket cache at %s (%v): run kinit first", ccachePath, shortKrbError(err))
 	}
+	if err := tgtExpired(cc, time.Now()); err != nil {
+		return nil, fmt.Errorf("Kerberos ticket cache %s: %v: run kinit again", ccachePath, err)
+	}
 	cl, err := client.NewFromCCache(cc, cfg, client.DisablePAFXFAST(true))
 	if err != nil {
 		return nil, fmt.Errorf("Kerberos ticket cache %s: %v: run kinit again", ccachePath, shortKrbError(err))
 	}
 	return &Initiator{cl: cl, ccache: ccachePath}, nil
+}
+
+// tgtExpired reports a cache whose ticket-granting tickets all ended
+// before now: gokrb5's own words for it name no ticket and no time.
+func tgtExpired(cc *credentials.CCache, now time.Time) error {
+	var last time.Time
+	for _, c := range cc.GetEntries() {
+		if len(c.Server.PrincipalName.NameString) == 0 || c.Server.PrincipalName.NameString[0] != "krbtgt" {
+			continue
+		}
+		if c.EndTime.After(now) {
+			return nil
+		}
+		if c.EndTime.After(last) {
+			last = c.EndTime
+		}
+	}
+	if last.IsZero() {
+		return nil // no TGT at all: gokrb5 says so
+	}
+	return fmt.Errorf("its ticket-granting ticket expired at %s", last.UTC().Format(time.RFC3339))
 }
 
 // Principal is the user's principal, name@REALM.
