@@ -76,8 +76,8 @@ var ConfigKeys = []ConfigKey{
 	{"oozie.authentication.kerberos.keytab", "", "Oozie's name for gozie.authentication.kerberos.keytab"},
 	{"gozie.authentication.kerberos.name.rules", "", "auth_to_local rules mapping Kerberos principals to user names, Hadoop's syntax (RULE:[n:fmt](regex)s/from/to/g/L, DEFAULT); default oozie.authentication.kerberos.name.rules, else DEFAULT"},
 	{"oozie.authentication.kerberos.name.rules", "", "Oozie's name for gozie.authentication.kerberos.name.rules"},
-	{"gozie.authentication.simple.anonymous.allowed", "", "requests without a user may read (GET); default oozie.authentication.simple.anonymous.allowed, else true when simple is accepted, false otherwise"},
-	{"oozie.authentication.simple.anonymous.allowed", "", "Oozie's name for gozie.authentication.simple.anonymous.allowed"},
+	{"gozie.authentication.simple.anonymous.allowed", "", "requests without a user may read (GET); default true when simple is accepted (unless oozie.authentication.simple.anonymous.allowed says otherwise), false otherwise"},
+	{"oozie.authentication.simple.anonymous.allowed", "", "Oozie's name for gozie.authentication.simple.anonymous.allowed, read only when simple is accepted (hadoop-auth applies it in its pseudo handler alone)"},
 	{"gozie.authentication.anonymous.writes", "false", "requests without a user may also submit and change jobs (with simple off, only if gozie.authentication.simple.anonymous.allowed is true too)"},
 	{"gozie.authentication.simple.strict.user", "false", "with simple authentication, refuse submissions without an authenticated user and configurations whose user.name differs from it (default: take user.name from the configuration, replace a different one)"},
 	{"gozie.authentication.tokens", "", "static bearer tokens: token=user[,token=user...]"},
@@ -328,7 +328,13 @@ func AuthFromConfig(c Config, dataDir string) (AuthOptions, error) {
 			a.Methods = append(a.Methods, m)
 		}
 	}
-	anon := c.alias("gozie.authentication.simple.anonymous.allowed", "oozie.authentication.simple.anonymous.allowed")
+	// Oozie's key is read only with simple on: hadoop-auth applies it in
+	// its pseudo handler alone, so an oozie-site.xml copied to a
+	// Kerberos-only server does not open reads.
+	anon := strings.TrimSpace(c["gozie.authentication.simple.anonymous.allowed"])
+	if anon == "" && methods[MethodSimple] {
+		anon = strings.TrimSpace(c["oozie.authentication.simple.anonymous.allowed"])
+	}
 	allowed := strings.EqualFold(anon, "true")
 	if methods[MethodSimple] {
 		a.AnonymousReads = anon == "" || allowed

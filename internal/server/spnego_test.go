@@ -253,7 +253,11 @@ func TestKerberosConfig(t *testing.T) {
 			"gozie.authentication.kerberos.principal": "HTTP/127.0.0.1@GOZIE.TEST"}, "kerberos", false, ""},
 		{"Oozie keys and class name", map[string]string{"oozie.authentication.type": handler, "oozie.authentication.kerberos.keytab": kt,
 			"oozie.authentication.kerberos.principal": "HTTP/127.0.0.1@GOZIE.TEST", "oozie.authentication.simple.anonymous.allowed": "true",
-			"oozie.authentication.kerberos.name.rules": "RULE:[1:$1] DEFAULT"}, "kerberos", true, ""},
+			"oozie.authentication.kerberos.name.rules": "RULE:[1:$1] DEFAULT"}, "kerberos", false, ""}, // Oozie's anonymous key is simple's alone
+		{"gozie's anonymous key", map[string]string{"gozie.authentication.type": "kerberos", "gozie.authentication.kerberos.keytab": kt,
+			"gozie.authentication.kerberos.principal": "*", "gozie.authentication.simple.anonymous.allowed": "true"}, "kerberos", true, ""},
+		{"Oozie's anonymous key with simple", map[string]string{"gozie.authentication.type": "simple,kerberos", "gozie.authentication.kerberos.keytab": kt,
+			"gozie.authentication.kerberos.principal": "*", "oozie.authentication.simple.anonymous.allowed": "false"}, "simple,kerberos", false, ""},
 		{"keytab alone turns kerberos on", map[string]string{"gozie.authentication.kerberos.keytab": kt,
 			"gozie.authentication.kerberos.principal": "*"}, "kerberos", false, ""},
 		{"with simple", map[string]string{"gozie.authentication.type": "simple,kerberos", "gozie.authentication.kerberos.keytab": kt,
