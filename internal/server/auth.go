@@ -263,7 +263,11 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (st
 		return u, nil
 	} else if sent && r.Method == http.MethodOptions && !hasName {
 		// A stale, forged or no longer accepted cookie: the Java client
-		// re-authenticates on 401 (rest-api.md 0.2, cached token).
+		// re-authenticates on 401 (rest-api.md 0.2, cached token); with
+		// Kerberos on, the challenge tells it to start SPNEGO.
+		if a.methods[MethodKerberos] {
+			w.Header().Add("WWW-Authenticate", "Negotiate")
+		}
 		return "", errAuthRequired("Authentication failed: invalid or expired " + cookieName + " token")
 	}
 	switch scheme {
