@@ -172,6 +172,18 @@ func TestKerberosCLI(t *testing.T) {
 	if code := Main([]string{"jobs", "-oozie", url, "-auth", "KERBEROS"}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "run kinit first") {
 		t.Fatalf("without a ticket cache: exit %d %s", code, stderr.String())
 	}
+	// A principal whose name is no valid user name: refused, and the
+	// reason reaches the user.
+	kdc.AddPrincipal("carol+ops", "carol-pw")
+	t.Setenv("KRB5CCNAME", "FILE:"+kdc.Kinit(t, "carol+ops", "carol-pw"))
+	stdout.Reset()
+	stderr.Reset()
+	if code := Main([]string{"jobs", "-oozie", url, "-auth", "KERBEROS"}, &stdout, &stderr); code == 0 ||
+		!strings.Contains(stderr.String(), "Error: AUTHENTICATION : Authentication failed, URL: "+url) ||
+		!strings.Contains(stderr.String(), `status: 401, message: Authentication failed: Kerberos: the auth_to_local rules map carol+ops@GOZIE.TEST to "carol+ops", not a valid user name`) {
+		t.Fatalf("invalid user name: exit %d %s", code, stderr.String())
+	}
+
 	// SIMPLE against a Kerberos-only server: refused with the reason.
 	stdout.Reset()
 	stderr.Reset()

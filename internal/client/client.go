@@ -254,6 +254,9 @@ func (c *Client) send(ctx context.Context, r *request) (*response, error) {
 			return nil, err
 		}
 	}
+	if c.opts.Auth == AuthKerberos && resp.status == http.StatusUnauthorized {
+		return nil, kerberosRefused(target, resp)
+	}
 	ok := r.ok
 	if len(ok) == 0 {
 		ok = []int{http.StatusOK}

@@ -1,6 +1,9 @@
 package client
 
 import (
+	"encoding/json"
+	"fmt"
+	"html"
 	"net/http"
 	"os"
 	"strings"
@@ -85,4 +88,22 @@ func (c *Client) dropCookie() bool {
 	had := c.cookie != ""
 	c.cookie = ""
 	return had
+}
+
+// kerberosRefused words a 401 answer to a Kerberos token as the Java
+// client's AuthenticationException does, with the server's reason from
+// the error body (hadoop-auth's 401 carries no Oozie code).
+func kerberosRefused(target string, resp *response) *CallError {
+	msg := http.StatusText(resp.status)
+	var body struct {
+		ErrorMessage string `json:"errorMessage"`
+	}
+	if json.Unmarshal(resp.body, &body) == nil && body.ErrorMessage != "" {
+		msg = html.UnescapeString(body.ErrorMessage)
+	}
+	if code := resp.header.Get("oozie-error-code"); code != "" {
+		return &CallError{Status: resp.status, Code: code, Message: resp.header.Get("oozie-error-message")}
+	}
+	return &CallError{Status: resp.status, Code: "AUTHENTICATION",
+		Message: fmt.Sprintf("Authentication failed, URL: %s, status: %d, message: %s", target, resp.status, msg)}
 }
