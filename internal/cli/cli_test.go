@@ -262,7 +262,6 @@ func TestMainDispatch(t *testing.T) {
 		{[]string{"mapreduce"}, exitUsage, "", "not supported by gozie: write a workflow with a <map-reduce> action"},
 		{[]string{"help", "sla"}, 0, "Usage: gozie sla", ""},
 		{[]string{"job", "-runjar", "x.jar"}, exitRemote, "", "-runjar is not supported by gozie"},
-		{[]string{"jobs", "-auth", "KERBEROS"}, exitRemote, "", "-auth KERBEROS is not supported by gozie"},
 	}
 	for _, tt := range tests {
 		code, out, errOut := run(t, tt.args...)

@@ -88,27 +88,17 @@ var unsupportedFlags = map[string]string{
 	"validatejar": "the Java Fluent Job API is Java-only; write workflow.xml and use 'gozie validate workflow.xml'",
 }
 
-// refuseUnsupported reports an oozie option or authentication gozie does
-// not have in words instead of the flag package's "flag provided but not
-// defined".
+// refuseUnsupported reports an oozie option gozie does not have in words
+// instead of the flag package's "flag provided but not defined".
 func refuseUnsupported(args []string, stderr io.Writer) (int, bool) {
-	for i, a := range args {
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if !strings.HasPrefix(a, "-") {
 			continue
 		}
 		if instead, ok := unsupportedFlags[name]; ok {
 			fmt.Fprintf(stderr, "Error: -%s is not supported by gozie: %s\n", name, instead)
 			return exitRemote, true
-		}
-		if name == "auth" {
-			if !hasValue && i+1 < len(args) {
-				value = args[i+1]
-			}
-			if strings.EqualFold(value, "KERBEROS") {
-				fmt.Fprintln(stderr, "Error: -auth KERBEROS is not supported by gozie: use -auth SIMPLE (the default), -auth BASIC with -username/-password, or -auth TOKEN with -token")
-				return exitRemote, true
-			}
 		}
 	}
 	return 0, false
@@ -360,13 +350,16 @@ func (j *jobCmd) explainUserRefusal(err error, cf *conf.Config) error {
 	authed := "[" + j.f.authUser() + "]"
 	if j.f.authUser() == "" {
 		authed = "the user of your token"
+		if strings.EqualFold(j.f.authType(), client.AuthKerberos) {
+			authed = "the user of your Kerberos ticket"
+		}
 	}
 	where := "the -D options"
 	if j.f.props.config != "" {
 		where = j.f.props.config
 	}
 	return userError(fmt.Sprintf("%s : %s\nThe configuration names %s [%s] but the server authenticated you as %s, and it refuses a job for another user.\n"+
-		"Fix: remove %s from %s (the server then takes the authenticated user), or submit as %s: USER=%s for SIMPLE authentication, or %s's own credentials for BASIC or TOKEN.",
+		"Fix: remove %s from %s (the server then takes the authenticated user), or submit as %s: USER=%s for SIMPLE authentication, or %s's own credentials for BASIC, TOKEN or KERBEROS.",
 		e.Code, e.Message, key, named, authed, key, where, named, named, named))
 }
 
@@ -408,7 +401,9 @@ func (j *jobCmd) jobConf(emptyOK bool) (*conf.Config, error) {
 		return nil, err
 	}
 	cf := conf.New()
-	cf.Set("user.name", j.f.submitUser())
+	if u := j.f.submitUser(); u != "" {
+		cf.Set("user.name", u)
+	}
 	cf.Merge(loaded)
 	if err := absoluteAppPaths(cf); err != nil {
 		return nil, err

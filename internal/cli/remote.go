@@ -51,7 +51,7 @@ type remoteFlags struct {
 func addRemoteFlags(fs *flag.FlagSet, dates bool) *remoteFlags {
 	r := &remoteFlags{}
 	fs.StringVar(&r.oozie, "oozie", "", "server base URL, e.g. http://localhost:11000/oozie (default $OOZIE_URL; one of the two is required)")
-	fs.StringVar(&r.auth, "auth", "", "authentication: SIMPLE (default), BASIC or TOKEN (default $OOZIE_AUTH)")
+	fs.StringVar(&r.auth, "auth", "", "authentication: SIMPLE (default), BASIC, TOKEN or KERBEROS (kinit's tickets) (default $OOZIE_AUTH)")
 	fs.StringVar(&r.username, "username", "", "user name for BASIC authentication")
 	fs.StringVar(&r.password, "password", "", "password for BASIC authentication")
 	fs.StringVar(&r.token, "token", "", "bearer token for TOKEN authentication (default $GOZIE_TOKEN)")
@@ -67,13 +67,18 @@ func addRemoteFlags(fs *flag.FlagSet, dates bool) *remoteFlags {
 	return r
 }
 
-// submitUser is the user.name preset in submitted configurations.
+// submitUser is the user.name preset in submitted configurations; ""
+// presets none: with KERBEROS the server's auth_to_local rules decide who
+// the ticket's principal is, which the local account need not be.
 func (r *remoteFlags) submitUser() string {
 	if r.doas != "" {
 		return r.doas
 	}
 	if r.username != "" {
 		return r.username
+	}
+	if strings.EqualFold(r.authType(), client.AuthKerberos) {
+		return ""
 	}
 	return currentUser()
 }
@@ -87,10 +92,19 @@ func (r *remoteFlags) authUser() string {
 		return r.doas
 	case r.username != "":
 		return r.username
-	case r.token != "" || os.Getenv("GOZIE_TOKEN") != "" || strings.EqualFold(r.auth, client.AuthToken):
+	case r.token != "" || os.Getenv("GOZIE_TOKEN") != "" || strings.EqualFold(r.auth, client.AuthToken),
+		strings.EqualFold(r.authType(), client.AuthKerberos):
 		return ""
 	}
 	return currentUser()
+}
+
+// authType is the -auth value, else $OOZIE_AUTH.
+func (r *remoteFlags) authType() string {
+	if r.auth != "" {
+		return r.auth
+	}
+	return os.Getenv("OOZIE_AUTH")
 }
 
 // errNoURL is the oozie command's refusal to guess a server: it fails at
@@ -164,8 +178,11 @@ func (r *remoteFlags) client(stderr io.Writer) (*client.Client, error) {
 			return nil, errors.New("TOKEN authentication requires -token or GOZIE_TOKEN")
 		}
 		opts.Token = token
+	case client.AuthKerberos:
+		// The ticket cache and krb5.conf come from KRB5CCNAME and
+		// KRB5_CONFIG, read at the first request.
 	default:
-		return nil, fmt.Errorf("Invalid options provided for auth: %s, (SIMPLE, BASIC or TOKEN expected.)", auth)
+		return nil, fmt.Errorf("Invalid options provided for auth: %s, (SIMPLE, BASIC, TOKEN or KERBEROS expected.)", auth)
 	}
 	return client.New(base, opts), nil
 }

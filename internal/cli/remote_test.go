@@ -472,13 +472,15 @@ func TestRemoteAuth(t *testing.T) {
 		{"user-no-password", []string{"-username", "ann"}, "", "", 255,
 			"Error: No password specified, it is required, if username is set!\n"},
 		{"bad-auth", []string{"-auth", "digest"}, "", "", 255,
-			"Error: Invalid options provided for auth: DIGEST, (SIMPLE, BASIC or TOKEN expected.)\n"},
-		{"kerberos", []string{"-auth", "kerberos"}, "", "", 255,
-			"Error: -auth KERBEROS is not supported by gozie: use -auth SIMPLE (the default), -auth BASIC with -username/-password, or -auth TOKEN with -token\n"},
+			"Error: Invalid options provided for auth: DIGEST, (SIMPLE, BASIC, TOKEN or KERBEROS expected.)\n"},
+		{"kerberos without tickets", []string{"-auth", "kerberos"}, "", "", 255,
+			"Error: AUTHENTICATION : no Kerberos ticket cache at /nonexistent/krb5cc (open /nonexistent/krb5cc: no such file or directory): run kinit first\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("GOZIE_TOKEN", tc.env)
+			t.Setenv("KRB5CCNAME", "FILE:/nonexistent/krb5cc")
+			t.Setenv("KRB5_CONFIG", writeKrb5Conf(t))
 			routes := map[string]reply{key: {body: `{"systemMode":"NORMAL"}`}}
 			if tc.code != 0 {
 				routes = nil
@@ -685,4 +687,14 @@ func TestRemotePoll(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeKrb5Conf writes a minimal krb5.conf (no KDC is contacted).
+func writeKrb5Conf(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "krb5.conf")
+	if err := os.WriteFile(p, []byte("[libdefaults]\n default_realm = GOZIE.TEST\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

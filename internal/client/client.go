@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/gozie/gozie/internal/conf"
+	"github.com/gozie/gozie/internal/kerberos"
 )
 
 // Authentication kinds accepted in Options.Auth.
@@ -36,6 +37,9 @@ const (
 	AuthSimple = "SIMPLE" // hadoop-auth pseudo authentication: OPTIONS ?user.name= then the hadoop.auth cookie
 	AuthBasic  = "BASIC"  // HTTP basic authentication on every request
 	AuthToken  = "TOKEN"  // "Authorization: Bearer <token>" on every request (a gozie addition)
+	// AuthKerberos is SPNEGO with the user's Kerberos tickets (kinit),
+	// then the hadoop.auth cookie the server answers with.
+	AuthKerberos = "KERBEROS"
 )
 
 // Options configure a Client. The zero value talks to the server as the
@@ -49,8 +53,12 @@ type Options struct {
 	DoAs string
 	// HTTP is the client used for every request; nil means http.DefaultClient.
 	HTTP *http.Client
-	// Auth is SIMPLE (default), BASIC or TOKEN, case-insensitive.
+	// Auth is SIMPLE (default), BASIC, TOKEN or KERBEROS, case-insensitive.
 	Auth string
+	// CCache and Krb5Conf are the ticket cache and krb5.conf of KERBEROS;
+	// blank means KRB5CCNAME (else /tmp/krb5cc_<uid>) and KRB5_CONFIG
+	// (else /etc/krb5.conf), as the Kerberos tools read them.
+	CCache, Krb5Conf string
 	// Password is the BASIC password; BASIC uses User as the user name.
 	Password string
 	// Token is the bearer token for TOKEN authentication.
@@ -83,7 +91,8 @@ type Client struct {
 
 	mu      sync.Mutex
 	version string // "v2", "v1" or "v0" once negotiated
-	cookie  string // hadoop.auth token from the SIMPLE handshake
+	cookie  string // hadoop.auth token from the SIMPLE handshake or a KERBEROS answer
+	krb     *kerberos.Initiator
 }
 
 // New returns a client for the server whose base URL (for example
@@ -237,6 +246,16 @@ func (c *Client) send(ctx context.Context, r *request) (*response, error) {
 		if resp, err = c.do(ctx, r, target); err != nil {
 			return nil, err
 		}
+	}
+	if c.opts.Auth == AuthKerberos && resp.status == http.StatusUnauthorized && c.dropCookie() {
+		// The cookie expired (or the server's secret changed): a new
+		// Kerberos token, once.
+		if resp, err = c.do(ctx, r, target); err != nil {
+			return nil, err
+		}
+	}
+	if c.opts.Auth == AuthKerberos && resp.status == http.StatusUnauthorized {
+		return nil, kerberosRefused(target, resp)
 	}
 	ok := r.ok
 	if len(ok) == 0 {
@@ -445,11 +464,22 @@ func (c *Client) do(ctx context.Context, r *request, target string) (*response, 
 		}
 	}
 	c.addHeaders(req, true)
+	var pending *kerberos.Pending
+	if c.opts.Auth == AuthKerberos && c.authCookie() == "" {
+		if pending, err = c.negotiate(req); err != nil {
+			return nil, err
+		}
+	}
 	resp, err := c.doRetry(req)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
+	if c.opts.Auth == AuthKerberos {
+		if err := c.kerberosAnswer(resp, pending); err != nil {
+			return nil, err
+		}
+	}
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, &CallError{Status: resp.StatusCode, Code: "IO_ERROR", Message: err.Error()}

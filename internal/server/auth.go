@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gozie/gozie/internal/kerberos"
 )
 
 // Authentication methods of gozie.authentication.type.
@@ -24,6 +26,9 @@ const (
 	MethodBasic = "basic"
 	// MethodToken is a static bearer token of Tokens.
 	MethodToken = "token"
+	// MethodKerberos is SPNEGO (Authorization: Negotiate) with Kerberos
+	// tickets, checked by AuthOptions.Kerberos (spnego.go).
+	MethodKerberos = "kerberos"
 )
 
 // AuthOptions configure authentication (who is calling) and authorization
@@ -32,8 +37,9 @@ const (
 // Authentication follows Oozie's default "simple" mode: the caller names
 // itself with the user.name query parameter, and the server answers with a
 // signed hadoop.auth cookie the Java client sends back on later requests.
-// Static bearer tokens and HTTP basic authentication are the other
-// methods; Kerberos/SPNEGO is not supported.
+// Kerberos (SPNEGO, as hadoop-auth's KerberosAuthenticationHandler),
+// static bearer tokens and HTTP basic authentication are the other
+// methods.
 type AuthOptions struct {
 	// Secret is the key that signs hadoop.auth cookies; required.
 	// AuthFromConfig derives it (SigningKey) from a secret that never
@@ -43,10 +49,11 @@ type AuthOptions struct {
 	// 36000 s.
 	TokenValidity time.Duration
 	// Methods are the accepted authentication methods (MethodSimple,
-	// MethodBasic, MethodToken). Empty derives them from what is
-	// configured: basic when BasicUsers is non-nil, token when Tokens is,
-	// and simple only when neither is, so that configuring credentials
-	// never leaves user.name open beside them.
+	// MethodBasic, MethodToken, MethodKerberos). Empty derives them from
+	// what is configured: basic when BasicUsers is non-nil, token when
+	// Tokens is, kerberos when Kerberos is, and simple only when none is,
+	// so that configuring credentials never leaves user.name open beside
+	// them.
 	Methods []string
 	// AnonymousReads lets requests without a user read (GET), whatever
 	// the methods; AuthFromConfig turns it on by default only when simple
@@ -86,6 +93,12 @@ type AuthOptions struct {
 	// GroupsOf lists the groups of a user for ACL checks; default the OS
 	// groups (os/user).
 	GroupsOf func(user string) []string
+	// Kerberos verifies SPNEGO tokens (the service's keytab); non-nil
+	// enables MethodKerberos.
+	Kerberos *kerberos.Acceptor
+	// NameRules map a Kerberos principal to its user name (auth_to_local);
+	// nil is Hadoop's DEFAULT rule with the service principal's realm.
+	NameRules *kerberos.Rules
 }
 
 type authenticator struct {
@@ -104,9 +117,14 @@ func newAuthenticator(opts AuthOptions, now func() time.Time) (*authenticator, e
 	if opts.GroupsOf == nil {
 		opts.GroupsOf = osGroups
 	}
-	methods, err := resolveMethods(opts.Methods, opts.BasicUsers != nil, opts.Tokens != nil)
+	methods, err := resolveMethods(opts.Methods, configured{opts.BasicUsers != nil, opts.Tokens != nil, opts.Kerberos != nil})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
+	}
+	if opts.Kerberos != nil && opts.NameRules == nil {
+		if opts.NameRules, err = kerberos.ParseRules("DEFAULT", opts.Kerberos.Realm()); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
 	}
 	// Every user a credential maps to must be able to hold a cookie and
 	// appear in logs and filters unescaped.
@@ -123,28 +141,35 @@ func newAuthenticator(opts AuthOptions, now func() time.Time) (*authenticator, e
 	return &authenticator{opts: opts, now: now, methods: methods}, nil
 }
 
+// configured says which credentials the configuration holds.
+type configured struct{ basic, tokens, kerberos bool }
+
 // resolveMethods checks the accepted methods against what is configured,
 // or derives them when none are named (see AuthOptions.Methods).
-func resolveMethods(names []string, haveBasic, haveTokens bool) (map[string]bool, error) {
+func resolveMethods(names []string, have configured) (map[string]bool, error) {
 	m := map[string]bool{}
 	if len(names) == 0 {
-		m[MethodBasic], m[MethodToken] = haveBasic, haveTokens
-		m[MethodSimple] = !haveBasic && !haveTokens
+		m[MethodBasic], m[MethodToken], m[MethodKerberos] = have.basic, have.tokens, have.kerberos
+		m[MethodSimple] = !have.basic && !have.tokens && !have.kerberos
 		return m, nil
 	}
 	for _, n := range names {
 		switch n = strings.ToLower(strings.TrimSpace(n)); n {
 		case MethodSimple:
 		case MethodBasic:
-			if !haveBasic {
+			if !have.basic {
 				return nil, errors.New("authentication method basic needs a users file (gozie.authentication.basic.users.file)")
 			}
 		case MethodToken:
-			if !haveTokens {
+			if !have.tokens {
 				return nil, errors.New("authentication method token needs tokens (gozie.authentication.tokens)")
 			}
+		case MethodKerberos:
+			if !have.kerberos {
+				return nil, errors.New("authentication method kerberos needs a keytab (gozie.authentication.kerberos.keytab) and its HTTP principal (gozie.authentication.kerberos.principal)")
+			}
 		default:
-			return nil, fmt.Errorf("unknown authentication method %q (want simple, basic or token)", n)
+			return nil, fmt.Errorf("unknown authentication method %q (want simple, basic, token or kerberos)", n)
 		}
 		m[n] = true
 	}
@@ -228,13 +253,21 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (st
 			if !a.methods[MethodBasic] {
 				return "", errMethodDisabled(MethodBasic, "Authorization: Basic")
 			}
+		case "negotiate":
+			if !a.methods[MethodKerberos] {
+				return "", errMethodDisabled(MethodKerberos, "Authorization: Negotiate")
+			}
 		}
 	}
 	if u, sent := a.cookieUser(r); u != "" {
 		return u, nil
 	} else if sent && r.Method == http.MethodOptions && !hasName {
 		// A stale, forged or no longer accepted cookie: the Java client
-		// re-authenticates on 401 (rest-api.md 0.2, cached token).
+		// re-authenticates on 401 (rest-api.md 0.2, cached token); with
+		// Kerberos on, the challenge tells it to start SPNEGO.
+		if a.methods[MethodKerberos] {
+			w.Header().Add("WWW-Authenticate", "Negotiate")
+		}
 		return "", errAuthRequired("Authentication failed: invalid or expired " + cookieName + " token")
 	}
 	switch scheme {
@@ -257,6 +290,8 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (st
 		}
 		w.Header().Set("WWW-Authenticate", `Basic realm="gozie"`)
 		return "", errAuthRequired("Authentication failed: bad user name or password")
+	case "negotiate":
+		return a.negotiate(w, r, cred)
 	}
 	if hasName {
 		u := strings.TrimSpace(name)
@@ -265,6 +300,13 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (st
 		}
 		a.setCookie(w, r, u, MethodSimple)
 		return u, nil
+	}
+	if r.Method == http.MethodOptions && a.methods[MethodKerberos] {
+		// The Java client's handshake: a Negotiate challenge makes its
+		// KerberosAuthenticator start SPNEGO (anything else makes it
+		// fall back to user.name).
+		a.challenge(w)
+		return "", errAuthRequired("Authentication required: " + a.howTo())
 	}
 	if r.Method == http.MethodOptions && a.methods[MethodSimple] {
 		return "", nil // the handshake's first step: no user yet
@@ -329,6 +371,9 @@ func (a *authenticator) challenge(w http.ResponseWriter) {
 	if a.methods[MethodToken] {
 		w.Header().Add("WWW-Authenticate", `Bearer realm="gozie"`)
 	}
+	if a.methods[MethodKerberos] {
+		w.Header().Add("WWW-Authenticate", "Negotiate")
+	}
 }
 
 // howTo lists the credentials the server accepts, for the 401 message.
@@ -343,6 +388,9 @@ func (a *authenticator) howTo() string {
 	}
 	if a.methods[MethodToken] {
 		ways = append(ways, "a bearer token")
+	}
+	if a.methods[MethodKerberos] {
+		ways = append(ways, "Kerberos (SPNEGO: curl --negotiate, gozie -auth KERBEROS after kinit)")
 	}
 	return "pass " + strings.Join(ways, ", ")
 }
@@ -372,12 +420,12 @@ func (a *authenticator) sign(fields string) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// token builds hadoop-auth's token text for a user authenticated by
-// method, which goes in the t= field so the cookie is accepted only while
-// that method is.
-func (a *authenticator) token(u, method string) string {
+// token builds hadoop-auth's token text for user u (principal p: the
+// Kerberos principal, else u) authenticated by method, which goes in the
+// t= field so the cookie is accepted only while that method is.
+func (a *authenticator) token(u, p, method string) string {
 	exp := a.now().Add(a.opts.TokenValidity).UnixMilli()
-	fields := fmt.Sprintf("u=%s&p=%s&t=%s&e=%d", u, u, method, exp)
+	fields := fmt.Sprintf("u=%s&p=%s&t=%s&e=%d", u, p, method, exp)
 	return fields + "&s=" + a.sign(fields)
 }
 
@@ -404,14 +452,19 @@ func (a *authenticator) cookieUser(r *http.Request) (user string, sent bool) {
 // still does), and Secure when the request came over TLS. The value is
 // quoted, as hadoop-auth writes it and Oozie's client reads it.
 func (a *authenticator) setCookie(w http.ResponseWriter, r *http.Request, u, method string) {
-	if !validUserName(u) {
+	a.setPrincipalCookie(w, r, u, u, method)
+}
+
+// setPrincipalCookie is setCookie for user u authenticated as principal p.
+func (a *authenticator) setPrincipalCookie(w http.ResponseWriter, r *http.Request, u, p, method string) {
+	if !validUserName(u) || !validPrincipal(p) {
 		return // never reached: callers validate; a cookie must not carry it
 	}
 	attrs := "; Path=/; HttpOnly; SameSite=Lax"
 	if r.TLS != nil {
 		attrs += "; Secure"
 	}
-	w.Header().Add("Set-Cookie", cookieName+`="`+a.token(u, method)+`"`+attrs)
+	w.Header().Add("Set-Cookie", cookieName+`="`+a.token(u, p, method)+`"`+attrs)
 }
 
 // verify checks a token's signature, expiry and method and returns its

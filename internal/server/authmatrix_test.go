@@ -17,7 +17,7 @@ var matrixNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // cookieFor signs a hadoop.auth token for user u as if method had issued it.
 func cookieFor(a *authenticator, u, method string) string {
-	return `hadoop.auth="` + a.token(u, method) + `"`
+	return `hadoop.auth="` + a.token(u, u, method) + `"`
 }
 
 // TestAuthenticationMatrix is the whole table of docs/server.md: each
@@ -184,7 +184,8 @@ func TestAuthenticationTypeErrors(t *testing.T) {
 	}{
 		{"basic", "", "", "basic needs a users file"},
 		{"token", "", "", "token needs tokens"},
-		{"simple,kerberos", "", "", `unknown authentication method "kerberos"`},
+		{"simple,kerberos", "", "", "kerberos needs a keytab"},
+		{"simple,ntlm", "", "", `unknown authentication method "ntlm"`},
 		{"simple,token", "", users, "token needs tokens"},
 		{"basic", "", users, ""},
 		{"SIMPLE, Token", "t=ann", "", ""},

@@ -2,10 +2,12 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/gozie/gozie/internal/conf"
 	"github.com/gozie/gozie/internal/engine"
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/kerberos"
 	"github.com/gozie/gozie/internal/purge"
 	"github.com/gozie/gozie/internal/redact"
 )
@@ -66,8 +69,16 @@ var ConfigKeys = []ConfigKey{
 	{"gozie.authentication.secret", "", "secret the hadoop.auth cookie signing key is derived from; the same on every server behind one load balancer (default: gozie.authentication.secret.file, else <data>/auth-secret, generated once)"},
 	{"gozie.authentication.secret.file", "", "file holding the secret the hadoop.auth cookie signing key is derived from: at least 32 bytes, mode 0600 or 0400, the server's or root's; copy it to every server behind one load balancer (default: <data>/auth-secret, generated once)"},
 	{"gozie.authentication.token.validity", "36000", "cookie lifetime in seconds"},
-	{"gozie.authentication.type", "", "accepted authentication methods, comma list of simple, basic, token (default: basic if a users file is set, token if tokens are, simple if neither)"},
-	{"gozie.authentication.simple.anonymous.allowed", "", "requests without a user may read (GET); default true when simple is accepted, false otherwise"},
+	{"gozie.authentication.type", "", "accepted authentication methods, comma list of simple, basic, token, kerberos (default: oozie.authentication.type when set, else basic if a users file is set, token if tokens are, kerberos if a keytab is, simple if none)"},
+	{"oozie.authentication.type", "", "Oozie's name for gozie.authentication.type, read when that is blank: simple, kerberos, or hadoop-auth's handler class names (PseudoAuthenticationHandler, KerberosAuthenticationHandler)"},
+	{"gozie.authentication.kerberos.principal", "", "HTTP service principal of SPNEGO (HTTP/host@REALM; _HOST is this machine's host name in lower case; * accepts every HTTP/* principal of the keytab); default oozie.authentication.kerberos.principal"},
+	{"oozie.authentication.kerberos.principal", "", "Oozie's name for gozie.authentication.kerberos.principal"},
+	{"gozie.authentication.kerberos.keytab", "", "keytab holding the HTTP principal's keys (private to the server's user); default oozie.authentication.kerberos.keytab, else oozie.service.HadoopAccessorService.keytab.file as in Oozie"},
+	{"oozie.authentication.kerberos.keytab", "", "Oozie's name for gozie.authentication.kerberos.keytab"},
+	{"gozie.authentication.kerberos.name.rules", "", "auth_to_local rules mapping Kerberos principals to user names, Hadoop's syntax (RULE:[n:fmt](regex)s/from/to/g/L, DEFAULT); default oozie.authentication.kerberos.name.rules, else DEFAULT"},
+	{"oozie.authentication.kerberos.name.rules", "", "Oozie's name for gozie.authentication.kerberos.name.rules"},
+	{"gozie.authentication.simple.anonymous.allowed", "", "requests without a user may read (GET); default true when simple is accepted (unless oozie.authentication.simple.anonymous.allowed says otherwise), false otherwise"},
+	{"oozie.authentication.simple.anonymous.allowed", "", "Oozie's name for gozie.authentication.simple.anonymous.allowed, read only when simple is accepted (hadoop-auth applies it in its pseudo handler alone)"},
 	{"gozie.authentication.anonymous.writes", "false", "requests without a user may also submit and change jobs (with simple off, only if gozie.authentication.simple.anonymous.allowed is true too)"},
 	{"gozie.authentication.simple.strict.user", "false", "with simple authentication, refuse submissions without an authenticated user and configurations whose user.name differs from it (default: take user.name from the configuration, replace a different one)"},
 	{"gozie.authentication.tokens", "", "static bearer tokens: token=user[,token=user...]"},
@@ -276,7 +287,7 @@ func AuthFromConfig(c Config, dataDir string) (AuthOptions, error) {
 		AdminInfoAnonymous: c.Bool("gozie.admin.configuration.anonymous.read"),
 		StrictSimpleUser:   c.Bool("gozie.authentication.simple.strict.user"),
 		ServerUser:         serverUser(),
-		Methods:            c.List("gozie.authentication.type"),
+		Methods:            authMethods(c.alias("gozie.authentication.type", "oozie.authentication.type")),
 	}
 	a.TokenValidity = secondsOf(c.Int("gozie.authentication.token.validity", 36000))
 	secret, err := cookieSecret(c, dataDir)
@@ -314,25 +325,103 @@ func AuthFromConfig(c Config, dataDir string) (AuthOptions, error) {
 			a.BasicUsers[u] = p
 		}
 	}
-	methods, err := resolveMethods(a.Methods, a.BasicUsers != nil, a.Tokens != nil)
+	if err := kerberosFromConfig(c, &a); err != nil {
+		return a, err
+	}
+	methods, err := resolveMethods(a.Methods, configured{a.BasicUsers != nil, a.Tokens != nil, a.Kerberos != nil})
 	if err != nil {
 		return a, fmt.Errorf("configuration key gozie.authentication.type: %v", err)
 	}
 	a.Methods = a.Methods[:0]
-	for _, m := range []string{MethodSimple, MethodBasic, MethodToken} {
+	for _, m := range []string{MethodSimple, MethodBasic, MethodToken, MethodKerberos} {
 		if methods[m] {
 			a.Methods = append(a.Methods, m)
 		}
 	}
+	// Oozie's key is read only with simple on: hadoop-auth applies it in
+	// its pseudo handler alone, so an oozie-site.xml copied to a
+	// Kerberos-only server does not open reads.
 	anon := strings.TrimSpace(c["gozie.authentication.simple.anonymous.allowed"])
+	if anon == "" && methods[MethodSimple] {
+		anon = strings.TrimSpace(c["oozie.authentication.simple.anonymous.allowed"])
+	}
+	allowed := strings.EqualFold(anon, "true")
 	if methods[MethodSimple] {
-		a.AnonymousReads = anon == "" || c.Bool("gozie.authentication.simple.anonymous.allowed")
+		a.AnonymousReads = anon == "" || allowed
 		a.AnonymousWrites = c.Bool("gozie.authentication.anonymous.writes")
 	} else {
-		a.AnonymousReads = c.Bool("gozie.authentication.simple.anonymous.allowed")
+		a.AnonymousReads = allowed
 		a.AnonymousWrites = a.AnonymousReads && c.Bool("gozie.authentication.anonymous.writes")
 	}
 	return a, nil
+}
+
+// alias reads a gozie key, or when it is blank the Oozie key of the same
+// setting.
+func (c Config) alias(key, oozieKey string) string {
+	if v := strings.TrimSpace(c[key]); v != "" {
+		return v
+	}
+	return strings.TrimSpace(c[oozieKey])
+}
+
+// authMethods splits the authentication type list, reading hadoop-auth's
+// handler class names (Oozie's oozie.authentication.type accepts them) as
+// the methods they are.
+func authMethods(list string) []string {
+	var out []string
+	for _, m := range strings.Split(list, ",") {
+		m = strings.TrimSpace(m)
+		switch {
+		case m == "":
+			continue
+		case strings.HasSuffix(m, ".KerberosAuthenticationHandler"):
+			m = MethodKerberos
+		case strings.HasSuffix(m, ".PseudoAuthenticationHandler"):
+			m = MethodSimple
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// kerberosFromConfig reads the SPNEGO keys: with a keytab (or the type
+// naming kerberos) the principal is required and the keytab must be
+// private to the server's user, as the basic users file.
+func kerberosFromConfig(c Config, a *AuthOptions) error {
+	named := slices.ContainsFunc(a.Methods, func(m string) bool { return strings.EqualFold(m, MethodKerberos) })
+	keytab := c.alias("gozie.authentication.kerberos.keytab", "oozie.authentication.kerberos.keytab")
+	if keytab == "" && named {
+		keytab = strings.TrimSpace(c["oozie.service.HadoopAccessorService.keytab.file"])
+	}
+	if keytab == "" {
+		return nil // resolveMethods refuses kerberos named without one
+	}
+	principal := c.alias("gozie.authentication.kerberos.principal", "oozie.authentication.kerberos.principal")
+	if principal == "" {
+		return errors.New("configuration key gozie.authentication.kerberos.principal: SPNEGO needs the server's HTTP principal (HTTP/host@REALM, or * for every HTTP/* principal of the keytab)")
+	}
+	// Its keys let anyone impersonate the server: read only when no other
+	// user may read or change it.
+	kt, err := fsys.ReadPrivateFile(context.Background(), keytab, maxKeytab)
+	if err != nil {
+		return fileError("gozie.authentication.kerberos.keytab", keytab, err)
+	}
+	host, _ := os.Hostname()
+	acc, err := kerberos.NewAcceptor(kt, keytab, principal, host, nil)
+	if err != nil {
+		return fmt.Errorf("configuration keys gozie.authentication.kerberos.keytab and .principal: %v", err)
+	}
+	realm := kerberos.DefaultRealm(kerberos.Krb5ConfPath(os.Getenv))
+	if realm == "" {
+		realm = acc.Realm()
+	}
+	rules, err := kerberos.ParseRules(c.alias("gozie.authentication.kerberos.name.rules", "oozie.authentication.kerberos.name.rules"), realm)
+	if err != nil {
+		return fmt.Errorf("configuration key gozie.authentication.kerberos.name.rules: %v", err)
+	}
+	a.Kerberos, a.NameRules = acc, rules
+	return nil
 }
 
 // serverUser is the name of the OS user running the server, when it is a
@@ -349,6 +438,9 @@ func serverUser() string {
 }
 
 func secondsOf(n int) time.Duration { return time.Duration(n) * time.Second }
+
+// maxKeytab bounds what is read of the SPNEGO keytab.
+const maxKeytab = 1 << 20
 
 // maxUsersFile bounds the basic users file: a million users fit.
 const maxUsersFile = 64 << 20

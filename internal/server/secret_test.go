@@ -152,7 +152,7 @@ func TestCookiesAcrossServers(t *testing.T) {
 				name     string
 				from, to *authenticator
 			}{{"a to b", a, b}, {"b to a", b, a}} {
-				u, ok := d.to.verify(d.from.token("joe", MethodSimple))
+				u, ok := d.to.verify(d.from.token("joe", "joe", MethodSimple))
 				if ok != c.accept || (ok && u != "joe") {
 					t.Errorf("%s: cookie accepted = %v (user %q), want %v", d.name, ok, u, c.accept)
 				}
@@ -183,7 +183,7 @@ func TestGeneratedSecretPrivate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := b.verify(a.token("joe", MethodSimple)); !ok {
+	if _, ok := b.verify(a.token("joe", "joe", MethodSimple)); !ok {
 		t.Error("a cookie from before a restart is refused: the generated secret changed")
 	}
 	if err := os.Chmod(path, 0o644); err != nil {

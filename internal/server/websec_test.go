@@ -375,14 +375,14 @@ func TestAuthCookieAttributes(t *testing.T) {
 // hid a good one and the caller was anonymous. Each is tried in order.
 func TestAuthCookieSelection(t *testing.T) {
 	e := newEnv(t)
-	good := e.srv.auth.token("joe", MethodSimple)
-	other := e.srv.auth.token("ann", MethodSimple)
+	good := e.srv.auth.token("joe", "joe", MethodSimple)
+	other := e.srv.auth.token("ann", "ann", MethodSimple)
 	forged := strings.Replace(good, "u=joe&p=joe", "u=root&p=root", 1)
 	expired := func() string {
 		now := e.srv.auth.now
 		defer func() { e.srv.auth.now = now }()
 		e.srv.auth.now = func() time.Time { return time.Now().Add(-11 * time.Hour) }
-		return e.srv.auth.token("bob", MethodSimple)
+		return e.srv.auth.token("bob", "bob", MethodSimple)
 	}()
 	q := func(v string) string { return `"` + v + `"` }
 	cases := []struct {
