@@ -3,101 +3,37 @@ package shell
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gozie/gozie/internal/action"
 	"github.com/gozie/gozie/internal/launch"
 	"github.com/gozie/gozie/internal/launch/launchtest"
+	"github.com/gozie/gozie/internal/testservers"
 )
 
-// testKDC is a real MIT Kerberos KDC on loopback for one test: realm
-// GOZIE.TEST, a service principal and its keytab. It stays local to this
-// file until the shared test KDC (testservers.StartKDC) is on this branch.
+// testKDC is the shared test KDC (testservers.StartKDC) with the
+// server's principal and its keytab.
 type testKDC struct {
-	krb5conf, keytab, principal string
+	keytab, principal string
 }
 
-// startKDC starts krb5kdc in a temporary directory and points KRB5_CONFIG
-// at its realm; it skips the test when the MIT tools are not installed.
+// startKDC starts a KDC, points KRB5_CONFIG at its realm for the steps,
+// and makes the server's principal and keytab; it skips the test when the
+// MIT tools are not installed (fails it under CI=true).
 func startKDC(t *testing.T) *testKDC {
 	t.Helper()
-	for _, tool := range []string{"krb5kdc", "kdb5_util", "kadmin.local", "kinit", "klist"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if _, err := os.Stat("/usr/sbin/" + tool); err != nil {
-				t.Skipf("MIT Kerberos tool %s not installed", tool)
-			}
-		}
+	kdc := testservers.StartKDC(t)
+	if _, err := exec.LookPath("klist"); err != nil {
+		t.Skip("klist not installed (apt-get install -y krb5-user)")
 	}
-	t.Setenv("PATH", os.Getenv("PATH")+":/usr/sbin")
-	dir := t.TempDir()
-	port := freePort(t)
-	k := &testKDC{krb5conf: filepath.Join(dir, "krb5.conf"), keytab: filepath.Join(dir, "server.keytab"), principal: "gozie/localhost@GOZIE.TEST"}
-	write := func(name, text string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("krb5.conf", fmt.Sprintf("[libdefaults]\n default_realm = GOZIE.TEST\n dns_lookup_kdc = false\n dns_lookup_realm = false\n rdns = false\n"+
-		"[realms]\n GOZIE.TEST = {\n  kdc = 127.0.0.1:%d\n }\n", port))
-	write("kdc.conf", fmt.Sprintf("[kdcdefaults]\n kdc_ports = %d\n kdc_tcp_ports = %d\n[realms]\n GOZIE.TEST = {\n"+
-		"  database_name = %s\n  key_stash_file = %s\n  acl_file = %s\n  max_life = 1h\n }\n",
-		port, port, filepath.Join(dir, "principal"), filepath.Join(dir, "stash"), filepath.Join(dir, "kadm5.acl")))
-	t.Setenv("KRB5_CONFIG", k.krb5conf)
-	t.Setenv("KRB5_KDC_PROFILE", filepath.Join(dir, "kdc.conf"))
-	run := func(args ...string) {
-		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("kdb5_util", "create", "-s", "-r", "GOZIE.TEST", "-P", "master-password")
-	run("kadmin.local", "-r", "GOZIE.TEST", "-q", "addprinc -randkey "+k.principal)
-	run("kadmin.local", "-r", "GOZIE.TEST", "-q", "ktadd -k "+k.keytab+" "+k.principal)
-	kdc := exec.Command("krb5kdc", "-n", "-r", "GOZIE.TEST", "-P", filepath.Join(dir, "kdc.pid"))
-	kdc.Stdout, kdc.Stderr = os.Stderr, os.Stderr
-	if err := kdc.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { kdc.Process.Kill(); kdc.Wait() })
-	// Ready when it answers on its TCP port.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			c.Close()
-			return k
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("KDC not listening: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// freePort is a loopback port free for both TCP and UDP when asked.
-func freePort(t *testing.T) int {
-	t.Helper()
-	for range 20 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		u, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			u.Close()
-			return port
-		}
-	}
-	t.Fatal("no free port")
-	return 0
+	t.Setenv("KRB5_CONFIG", kdc.Krb5Conf())
+	k := &testKDC{principal: kdc.Qualify("gozie/localhost")}
+	kdc.AddPrincipal(k.principal, "")
+	k.keytab = kdc.Keytab(k.principal)
+	return k
 }
 
 // TestShellKerberosTicket is issue 30: with gozie.launch.kerberos=keytab

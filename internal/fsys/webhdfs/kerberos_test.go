@@ -5,87 +5,36 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/jcmturner/gokrb5/v8/service"
 	"github.com/jcmturner/gokrb5/v8/spnego"
 
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/testservers"
 )
 
-// kdc is a real MIT Kerberos KDC on loopback for one test (realm
-// GOZIE.TEST), kept local to this file until the shared test KDC
-// (testservers.StartKDC) is on this branch.
-type kdc struct {
-	dir, krb5conf string
-}
+// kdc is the shared test KDC with KRB5_CONFIG pointing at its realm.
+type kdc struct{ *testservers.KDC }
 
 func startKDC(t *testing.T) *kdc {
 	t.Helper()
-	t.Setenv("PATH", os.Getenv("PATH")+":/usr/sbin")
-	for _, tool := range []string{"krb5kdc", "kdb5_util", "kadmin.local"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("MIT Kerberos tool %s not installed", tool)
-		}
-	}
-	dir := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	k := &kdc{dir: dir, krb5conf: filepath.Join(dir, "krb5.conf")}
-	os.WriteFile(k.krb5conf, fmt.Appendf(nil, "[libdefaults]\n default_realm = GOZIE.TEST\n dns_lookup_kdc = false\n rdns = false\n"+
-		"[realms]\n GOZIE.TEST = {\n  kdc = 127.0.0.1:%d\n }\n", port), 0o600)
-	os.WriteFile(filepath.Join(dir, "kdc.conf"), fmt.Appendf(nil, "[kdcdefaults]\n kdc_ports = %d\n kdc_tcp_ports = %d\n[realms]\n GOZIE.TEST = {\n"+
-		"  database_name = %s/principal\n  key_stash_file = %s/stash\n  acl_file = %s/kadm5.acl\n  max_life = 1h\n }\n", port, port, dir, dir, dir), 0o600)
-	t.Setenv("KRB5_CONFIG", k.krb5conf)
-	t.Setenv("KRB5_KDC_PROFILE", filepath.Join(dir, "kdc.conf"))
-	k.run(t, "kdb5_util", "create", "-s", "-r", "GOZIE.TEST", "-P", "master-password")
-	cmd := exec.Command("krb5kdc", "-n", "-r", "GOZIE.TEST", "-P", filepath.Join(dir, "kdc.pid"))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			c.Close()
-			return k
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("KDC not listening: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (k *kdc) run(t *testing.T, args ...string) {
-	t.Helper()
-	if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
-	}
+	k := testservers.StartKDC(t)
+	t.Setenv("KRB5_CONFIG", k.Krb5Conf())
+	return &kdc{k}
 }
 
 // principal creates a principal with a random key and returns its keytab.
 func (k *kdc) principal(t *testing.T, name string) string {
 	t.Helper()
-	kt := filepath.Join(k.dir, strings.ReplaceAll(name, "/", "_")+".keytab")
-	k.run(t, "kadmin.local", "-r", "GOZIE.TEST", "-q", "addprinc -randkey "+name)
-	k.run(t, "kadmin.local", "-r", "GOZIE.TEST", "-q", "ktadd -k "+kt+" "+name)
-	return kt
+	k.AddPrincipal(name, "")
+	return k.Keytab(name)
 }
 
 // TestKerberosWebHDFS is issue 30's keytab access to a secured store: the
