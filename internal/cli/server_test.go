@@ -30,7 +30,9 @@ func TestServerCommandErrors(t *testing.T) {
 			stderr: "mysql://gozie:*****@db/gozie", notInIt: "s3cret"},
 		{args: []string{"-nope"}, status: exitUsage, stderr: "-nope"},
 		{args: []string{"-data", dir}, env: map[string]string{"GOZIE_AUTHENTICATION_TYPE": "kerberos"}, status: exitFail,
-			stderr: `configuration key gozie.authentication.type: unknown authentication method "kerberos"`},
+			stderr: "configuration key gozie.authentication.type: authentication method kerberos needs a keytab (gozie.authentication.kerberos.keytab) and its HTTP principal (gozie.authentication.kerberos.principal)"},
+		{args: []string{"-data", dir}, env: map[string]string{"GOZIE_AUTHENTICATION_TYPE": "ntlm"}, status: exitFail,
+			stderr: `configuration key gozie.authentication.type: unknown authentication method "ntlm"`},
 		{args: []string{"-data", dir}, env: map[string]string{"GOZIE_AUTHENTICATION_TYPE": "simple,token"}, status: exitFail,
 			stderr: "configuration key gozie.authentication.type: authentication method token needs tokens"},
 	}
