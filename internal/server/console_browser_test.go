@@ -56,16 +56,44 @@ type cdpReply struct {
 	} `json:"error"`
 }
 
+// browserOptions are what a test adds to the browser's command line
+// (flags) and environment (env, NAME=value, over the test's own).
+type browserOptions struct {
+	flags []string
+	env   []string
+	// localState, when set, is the new profile's "Local State" file
+	// (Chromium's browser-wide preferences, JSON).
+	localState string
+}
+
+// noChromium is the skip message of the browser tests.
+const noChromium = "no chromium found: install it (apt-get install -y chromium) or set GOZIE_CHROMIUM to run the browser tests"
+
 func startBrowser(t *testing.T) *browser {
+	t.Helper()
+	return startBrowserWith(t, browserOptions{})
+}
+
+// startBrowserWith is startBrowser with more flags and environment.
+func startBrowserWith(t *testing.T, opts browserOptions) *browser {
 	t.Helper()
 	bin := findChromium()
 	if bin == "" {
-		t.Skip("no chromium found: install it (apt-get install -y chromium) or set GOZIE_CHROMIUM to run the browser tests")
+		t.Skip(noChromium)
 	}
 	profile := t.TempDir()
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+	if opts.localState != "" {
+		if err := os.WriteFile(filepath.Join(profile, "Local State"), []byte(opts.localState), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-		"--user-data-dir="+profile, "--remote-debugging-pipe", "--window-size=1280,900", "about:blank")
+		"--user-data-dir=" + profile, "--remote-debugging-pipe", "--window-size=1280,900"}
+	cmd := exec.Command(bin, append(append(args, opts.flags...), "about:blank")...)
+	if len(opts.env) > 0 {
+		cmd.Env = append(os.Environ(), opts.env...) // the last of a name wins
+	}
 	// fd 3: what the browser reads; fd 4: what it writes.
 	inR, inW, err := os.Pipe()
 	if err != nil {

@@ -172,6 +172,14 @@ func (k *KDC) Krb5Conf() string { return filepath.Join(k.dir, "krb5.conf") }
 // ticket cache: KRB5_CONFIG.
 func (k *KDC) Env() []string { return []string{"KRB5_CONFIG=" + k.Krb5Conf()} }
 
+// Log is the KDC's log so far (one line per request: AS_REQ, TGS_REQ,
+// with the client, the service asked for, and ISSUE or the error), for a
+// test to see which service tickets a client asked for.
+func (k *KDC) Log() string {
+	b, _ := os.ReadFile(filepath.Join(k.dir, "kdc.log"))
+	return string(b)
+}
+
 // Qualify adds the realm to a principal name that has none.
 func (k *KDC) Qualify(name string) string {
 	if strings.Contains(name, "@") {
