@@ -109,10 +109,11 @@ func (f *FS) newClient(user string) (*gohdfs.Client, time.Time, error) {
 func (f *FS) kerberos() (*krbclient.Client, time.Time, error) {
 	f.krbMu.Lock()
 	defer f.krbMu.Unlock()
-	if f.krb != nil && (f.krbUntil.IsZero() || time.Now().Before(f.krbUntil)) {
+	now := time.Now()
+	if f.krb != nil && (f.krbUntil.IsZero() || now.Before(f.krbUntil)) {
 		return f.krb, f.krbUntil, nil
 	}
-	kc, until, err := f.set.login.kerberosClient(f.set.store)
+	kc, until, err := f.set.login.kerberosClient(f.set.store, now)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

@@ -12,13 +12,10 @@ import (
 	"time"
 
 	krbclient "github.com/jcmturner/gokrb5/v8/client"
-	krbconfig "github.com/jcmturner/gokrb5/v8/config"
-	"github.com/jcmturner/gokrb5/v8/credentials"
-	"github.com/jcmturner/gokrb5/v8/keytab"
-	"github.com/jcmturner/gokrb5/v8/krberror"
 	"github.com/jcmturner/gokrb5/v8/spnego"
 
 	"github.com/gozie/gozie/internal/fsys"
+	"github.com/gozie/gozie/internal/kerberos"
 )
 
 // Keys of a Kerberized WebHDFS, under Hadoop's and Oozie's names so that a
@@ -32,9 +29,6 @@ const (
 	keyPrincipal     = "oozie.service.HadoopAccessorService.kerberos.principal"
 )
 
-// nowFunc is the clock a ticket cache's expiry is read against.
-var nowFunc = time.Now
-
 // kerberosLogin is the server's Kerberos login of a store: a keytab and
 // principal, else the ticket cache of KRB5CCNAME.
 type kerberosLogin struct {
@@ -43,8 +37,9 @@ type kerberosLogin struct {
 	krb5conf          string
 	httpPrincipal     string // keyHTTPPrincipal, "" for HTTP/<host>
 
-	mu sync.Mutex
-	cl *krbclient.Client
+	mu    sync.Mutex
+	cl    *krbclient.Client
+	until time.Time // when cl must be made again; zero: never (keytab)
 }
 
 // parseKerberos reads the Kerberos settings of c; nil when the cluster
@@ -98,62 +93,30 @@ func parseKerberos(c fsys.Config, getenv func(string) string) (*kerberosLogin, e
 func (l *kerberosLogin) client(store string) (*krbclient.Client, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.cl != nil {
-		if l.keytab != "" {
-			return l.cl, nil
-		}
-		if ok, _ := l.cl.IsConfigured(); ok && l.cacheValid() {
-			return l.cl, nil
-		}
+	now := time.Now()
+	if l.cl != nil && (l.until.IsZero() || now.Before(l.until)) {
+		return l.cl, nil
 	}
-	cfg, err := krbconfig.Load(l.krb5conf)
+	kl := kerberos.Login{
+		Keytab: l.keytab, Principal: l.principal, CCache: l.ccache, Krb5Conf: l.krb5conf,
+		KeytabKey: keyKeytab, PrincipalKey: keyPrincipal,
+	}
+	cl, until, err := kl.Client(now)
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading krb5.conf %s (set KRB5_CONFIG to use another file): %v", fsys.ErrCredentials, l.krb5conf, err)
+		return nil, loginError(store, err)
 	}
-	var cl *krbclient.Client
-	if l.keytab != "" {
-		kt, err := keytab.Load(l.keytab)
-		if err != nil {
-			return nil, fmt.Errorf("%w: reading keytab %s (%s): %v", fsys.ErrCredentials, l.keytab, keyKeytab, err)
-		}
-		name, realm, _ := strings.Cut(l.principal, "@")
-		if realm == "" {
-			realm = cfg.LibDefaults.DefaultRealm
-		}
-		cl = krbclient.NewWithKeytab(name, realm, kt, cfg, krbclient.DisablePAFXFAST(true))
-		if err := cl.Login(); err != nil {
-			var ke krberror.Krberror
-			if errors.As(err, &ke) && ke.RootCause == krberror.NetworkingError {
-				return nil, &fsys.UnavailableError{Store: store, Err: fmt.Errorf("Kerberos login as %s: no KDC answered: %v", l.principal, err)}
-			}
-			return nil, fmt.Errorf("%w: Kerberos login as %s with keytab %s: %v", fsys.ErrCredentials, l.principal, l.keytab, err)
-		}
-	} else {
-		cc, err := credentials.LoadCCache(l.ccache)
-		if err != nil {
-			return nil, fmt.Errorf("%w: no usable Kerberos ticket cache at %s (%v): run kinit as the server's user or set %s and %s", fsys.ErrCredentials, l.ccache, err, keyKeytab, keyPrincipal)
-		}
-		if cl, err = krbclient.NewFromCCache(cc, cfg, krbclient.DisablePAFXFAST(true)); err != nil {
-			return nil, fmt.Errorf("%w: Kerberos ticket cache %s: %v: run kinit again", fsys.ErrCredentials, l.ccache, err)
-		}
-	}
-	l.cl = cl
+	l.cl, l.until = cl, until
 	return cl, nil
 }
 
-// cacheValid reports whether a ticket-cache client's ticket-granting
-// ticket is still valid.
-func (l *kerberosLogin) cacheValid() bool {
-	cc, err := credentials.LoadCCache(l.ccache)
-	if err != nil {
-		return false
+// loginError gives a failed login the store's kinds: unavailable when no
+// KDC answered (the effect runtime retries), a credentials error
+// otherwise.
+func loginError(store string, err error) error {
+	if errors.Is(err, kerberos.ErrNoKDC) {
+		return &fsys.UnavailableError{Store: store, Err: err}
 	}
-	for _, e := range cc.GetEntries() {
-		if len(e.Server.PrincipalName.NameString) > 0 && e.Server.PrincipalName.NameString[0] == "krbtgt" {
-			return e.EndTime.After(nowFunc())
-		}
-	}
-	return false
+	return fmt.Errorf("%w: %w", fsys.ErrCredentials, err)
 }
 
 // shortName is the server principal's first component: the user the
@@ -194,8 +157,7 @@ func (l *kerberosLogin) authenticate(req *http.Request, base, store string) erro
 		return err
 	}
 	if err := spnego.SetSPNEGOHeader(cl, req, l.spn(base)); err != nil {
-		var ke krberror.Krberror
-		if errors.As(err, &ke) && ke.RootCause == krberror.NetworkingError {
+		if kerberos.IsNoKDC(err) {
 			return &fsys.UnavailableError{Store: store, Err: fmt.Errorf("Kerberos service ticket for %s: no KDC answered: %v", l.spn(base), err)}
 		}
 		return fmt.Errorf("%w: Kerberos service ticket for %s: %v", fsys.ErrCredentials, l.spn(base), err)
