@@ -381,6 +381,19 @@ func (c *Client) authCookie() string {
 	return c.cookie
 }
 
+// keepCookie keeps the hadoop.auth cookie resp sets, if any: the token
+// later requests send instead of authenticating again (hadoop-auth's
+// AuthenticatedURL.Token).
+func (c *Client) keepCookie(resp *http.Response) {
+	for _, ck := range resp.Cookies() {
+		if ck.Name == "hadoop.auth" && ck.Value != "" {
+			c.mu.Lock()
+			c.cookie = strings.Trim(ck.Value, `"`)
+			c.mu.Unlock()
+		}
+	}
+}
+
 // handshake performs the pseudo-authentication step of the Java client:
 // OPTIONS <url>?user.name=<user>, keeping the hadoop.auth cookie the server
 // sets. A server that sets no cookie still works; requests are then
@@ -416,13 +429,7 @@ func (c *Client) handshake(ctx context.Context, target string, force bool) error
 		return &CallError{Status: resp.StatusCode, Code: "AUTHENTICATION",
 			Message: fmt.Sprintf("Authentication failed, URL: %s, status: %d, message: %s", probe, resp.StatusCode, http.StatusText(resp.StatusCode))}
 	}
-	for _, ck := range resp.Cookies() {
-		if ck.Name == "hadoop.auth" && ck.Value != "" {
-			c.mu.Lock()
-			c.cookie = strings.Trim(ck.Value, `"`)
-			c.mu.Unlock()
-		}
-	}
+	c.keepCookie(resp)
 	return nil
 }
 

@@ -59,13 +59,7 @@ func (c *Client) kerberosAnswer(resp *http.Response, pending *kerberos.Pending) 
 			}
 		}
 	}
-	for _, ck := range resp.Cookies() {
-		if ck.Name == "hadoop.auth" && ck.Value != "" {
-			c.mu.Lock()
-			c.cookie = strings.Trim(ck.Value, `"`)
-			c.mu.Unlock()
-		}
-	}
+	c.keepCookie(resp)
 	return nil
 }
 
