@@ -23,6 +23,9 @@ import (
 // of its own.
 var probeStore = fsystest.RegisterMem("probecoord", true)
 
+// probeRuns numbers the probe harnesses, for their buckets.
+var probeRuns atomic.Int64
+
 // twoInputCoord is an hourly coordinator whose actions wait for the
 // instance of two hourly datasets (done flag _SUCCESS) under ${dataRoot}.
 const twoInputCoord = `<coordinator-app name="probed" frequency="${coord:hours(1)}" start="${start}" end="${end}"
@@ -64,6 +67,10 @@ type probeHarness struct {
 func newProbeHarness(t *testing.T, bucket string, opts Options) *probeHarness {
 	t.Helper()
 	probeStore.SetHook(nil)
+	probeStore.Reset()
+	// The store outlives the test (go test -count=N runs it again): a
+	// bucket of each run's own starts without the last run's flags.
+	bucket = fmt.Sprintf("%s-%d", bucket, probeRuns.Add(1))
 	ns, err := fsys.NewNamespace(nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +205,7 @@ func TestInputCheckStoreUnavailable(t *testing.T) {
 	var asked atomic.Int64
 	down.Store(true)
 	probeStore.SetHook(func(ctx context.Context, op, p string) error {
-		if fsys.Authority(p) != "down" {
+		if fsys.Authority(p) != fsys.Authority(h.root) {
 			return nil
 		}
 		asked.Add(1)
