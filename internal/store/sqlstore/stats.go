@@ -117,4 +117,3 @@ func (db *DB) Stats(ctx context.Context, now time.Time) (store.Stats, error) {
 	}))
 	return st, err
 }
-
