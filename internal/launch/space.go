@@ -117,7 +117,13 @@ func ensureZeros(path string, n int) error {
 func writeZeros(path string, n int) error {
 	f, err := createOwn(path, 0, 0o600)
 	if err == nil {
-		err = f.Truncate(0)
+		// A new file is empty already; truncating it would make ext4
+		// (auto_da_alloc) write it back at its close, the dearest
+		// part of making a reserve.
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil && fi.Size() > 0 {
+			err = f.Truncate(0)
+		}
 	}
 	if err != nil {
 		if f != nil {
