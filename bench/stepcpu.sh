@@ -11,6 +11,9 @@
 # Prints microseconds of CPU per step (seq) or per workflow (tp). With -pg
 # the server uses PostgreSQL (a schema of its own, dropped at the end) and
 # the line adds the CPU of every postgres process (other sessions too).
+# KEEP=1 keeps the work directory (under TMPDIR): removing thousands of
+# files slows the next creations on ext4 without a journal for a minute or
+# two, so keep them between measurements and remove them all at the end.
 set -euo pipefail
 dsn=""
 if [ "${1:-}" = "-pg" ]; then dsn=$2; shift 2; fi
@@ -41,7 +44,7 @@ cleanup() {
   kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null || true
   [ -n "$sup" ] && kill -TERM "$sup" 2>/dev/null || true
   [ -n "$schema" ] && psql -q "$dsn" -c "DROP SCHEMA $schema CASCADE" >/dev/null 2>&1 || true
-  rm -rf "$work"
+  if [ "${KEEP:-}" = 1 ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 base=http://127.0.0.1:$port/oozie
