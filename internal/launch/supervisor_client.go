@@ -29,6 +29,11 @@ type supervisorClient struct {
 	// envSent is the EnvID of the last environment a supervisor took:
 	// later requests with that environment send only its id (EnvRef).
 	envSent string
+	// envLast and envLastID: the last environment hashed, the same
+	// slice every step while the server's environment is unchanged
+	// (Runtime.stepEnv), and its id.
+	envLast   []string
+	envLastID string
 }
 
 // errSupervisorNewer is the answer of a supervisor newer than this
@@ -183,11 +188,14 @@ func (c *supervisorClient) start(dir string, spec *LaunchSpec, env []string, not
 	if argv, err := c.argv(); err == nil {
 		build = BuildOf(argv[0])
 	}
-	id := envID(env)
-	req := supRequest{Op: "run", Dir: dir, Spec: spec, Build: build}
 	c.envMu.Lock()
+	if len(env) != len(c.envLast) || (len(env) > 0 && &env[0] != &c.envLast[0]) {
+		c.envLast, c.envLastID = env, envID(env)
+	}
+	id := c.envLastID
 	known := c.envSent == id
 	c.envMu.Unlock()
+	req := supRequest{Op: "run", Dir: dir, Spec: spec, Build: build}
 	if known {
 		req.EnvRef = id
 	} else {
