@@ -36,9 +36,10 @@ const errRunCoordinator = "Error: gozie run runs workflows and bundles; for a co
 
 // runGCPercent is the garbage collector's target of `gozie run` unless
 // GOGC says otherwise. A run is one short process whose live heap is a few
-// megabytes: collecting at 5x that instead of 2x took a tenth of the CPU of
-// a run of short steps (docs/benchmarks.md), for a few megabytes more.
-const runGCPercent = 400
+// megabytes: collecting at 3x that instead of 2x saved 7% of the CPU of a
+// run of short steps (docs/benchmarks.md); 5x saved 3% more but doubles
+// the headroom again, which a run of a large workflow would feel.
+const runGCPercent = 200
 
 // runGC sets runGCPercent unless the user chose with GOGC.
 func runGC() {
