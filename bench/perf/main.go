@@ -8,7 +8,8 @@
 //	(c) throughput: W three-step shell workflows submitted to one
 //	                `gozie server` by concurrent clients, until all ended;
 //
-// (a) and (b) through `gozie run` (SQLite, the whole process) and through
+// (a) and (b) through `gozie run` (SQLite: the whole process, and the job's
+// own start -> end from its summary, the measure of issue 31) and through
 // a running server on each store, (c) on each store. Then (d) the engine's
 // overhead per no-op action (go test -bench Noop in internal/engine) and
 // (e) the idle RSS of a fresh server. PostgreSQL rows appear when a server
@@ -249,11 +250,18 @@ func (m *measure) round(ctx context.Context, r int) error {
 	for _, shape := range shapes {
 		// gozie run: the whole process, store created from nothing.
 		rr := m.add(shape.key+"/run", &row{shape: shape.label, store: "sqlite (gozie run)", floor: shape.floor})
+		jr := m.add(shape.key+"/run-job", &row{shape: shape.label, store: "sqlite (gozie run, job)", floor: shape.floor,
+			note: "the job's start -> end, process start excluded"})
 		data := filepath.Join(m.work, fmt.Sprintf("run-%s-%d", shape.key, r))
-		d, rss, err := timeRun(ctx, o.runTimeout, o.gozie, "run", "-D", "oozie.wf.application.path="+shape.app, "-data", data)
+		d, rss, out, err := timeRun(ctx, o.runTimeout, o.gozie, "run", "-D", "oozie.wf.application.path="+shape.app, "-data", data)
 		if err != nil {
 			return fmt.Errorf("%s through gozie run: %w", shape.key, err)
 		}
+		jd, err := runDuration(out)
+		if err != nil {
+			return fmt.Errorf("%s through gozie run: %w", shape.key, err)
+		}
+		jr.walls = append(jr.walls, jd)
 		// Kept until the end: on ext4 without a journal, inodes freed
 		// now would slow every file the next runs create for a minute
 		// or two (docs/benchmarks.md), measuring this benchmark's own
@@ -410,12 +418,26 @@ func fmtDur(d time.Duration) string {
 
 // timeCmd runs a command and returns its wall time.
 func timeCmd(ctx context.Context, limit time.Duration, name string, args ...string) (time.Duration, error) {
-	d, _, err := timeRun(ctx, limit, name, args...)
+	d, _, _, err := timeRun(ctx, limit, name, args...)
 	return d, err
 }
 
-// timeRun runs a command and returns its wall time and peak RSS (kB).
-func timeRun(ctx context.Context, limit time.Duration, name string, args ...string) (time.Duration, int64, error) {
+// runDuration is the job's own time in the summary `gozie run` prints
+// ("Duration : 289ms", its end time less its start time): the issue's
+// measure of a run, which leaves out starting the process and opening
+// the store.
+func runDuration(out []byte) (time.Duration, error) {
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if v, ok := strings.CutPrefix(line, "Duration : "); ok {
+			return time.ParseDuration(strings.TrimSpace(v))
+		}
+	}
+	return 0, fmt.Errorf("no Duration line in the output of gozie run:\n%s", tail(out, 2000))
+}
+
+// timeRun runs a command and returns its wall time, peak RSS (kB) and
+// output (standard output and error together).
+func timeRun(ctx context.Context, limit time.Duration, name string, args ...string) (time.Duration, int64, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
@@ -425,13 +447,13 @@ func timeRun(ctx context.Context, limit time.Duration, name string, args ...stri
 	err := cmd.Run()
 	d := time.Since(t0)
 	if err != nil {
-		return d, 0, fmt.Errorf("%s: %v\n%s", name, err, tail(out.Bytes(), 2000))
+		return d, 0, nil, fmt.Errorf("%s: %v\n%s", name, err, tail(out.Bytes(), 2000))
 	}
 	var rss int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss
 	}
-	return d, rss, nil
+	return d, rss, out.Bytes(), nil
 }
 
 func tail(b []byte, n int) []byte {

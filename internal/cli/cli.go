@@ -75,6 +75,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands() {
 		if c.name == verb {
+			defer startEnvProfile(verb, stderr)()
 			return c.run(args[1:], stdout, stderr)
 		}
 	}

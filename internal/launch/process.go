@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,6 +99,25 @@ type Runtime struct {
 	// is done) or that Start has taken (closed at once): a directory is
 	// prepared at most once, and never while or after it is started.
 	prep map[string]chan struct{}
+
+	envMu   sync.Mutex
+	envIn   []string // the environment envOut was made from
+	envKeep string
+	envOut  []string // StepEnv(envIn, envKeep); shared, never modified
+}
+
+// stepEnv is StepEnv of the server's environment, computed again only
+// when that environment or the keep list changed: it looks for secrets
+// in every value with regular expressions, for every step, and the
+// server's environment hardly ever changes.
+func (l *Runtime) stepEnv() []string {
+	environ, keep := os.Environ(), l.Opts.Setting(LaunchEnvKeep)
+	l.envMu.Lock()
+	defer l.envMu.Unlock()
+	if l.envOut == nil || keep != l.envKeep || !slices.Equal(environ, l.envIn) {
+		l.envIn, l.envKeep, l.envOut = environ, keep, StepEnv(environ, keep)
+	}
+	return l.envOut
 }
 
 type launchProc struct {
@@ -321,7 +341,7 @@ func mentionsNoSpace(err error) bool {
 func (s *processExecutor) launch(dir string, spec *LaunchSpec, notify func()) error {
 	// The program starts from the server's environment without the
 	// server's secrets (stepEnv).
-	env := StepEnv(os.Environ(), s.Opts.Setting(LaunchEnvKeep))
+	env := s.stepEnv()
 	var supErr error
 	if s.sup != nil {
 		claimed, err := s.sup.start(dir, spec, env, notify)

@@ -117,7 +117,13 @@ func ensureZeros(path string, n int) error {
 func writeZeros(path string, n int) error {
 	f, err := createOwn(path, 0, 0o600)
 	if err == nil {
-		err = f.Truncate(0)
+		// A new file is empty already; truncating it would make ext4
+		// (auto_da_alloc) write it back at its close, the dearest
+		// part of making a reserve.
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil && fi.Size() > 0 {
+			err = f.Truncate(0)
+		}
 	}
 	if err != nil {
 		if f != nil {
@@ -128,12 +134,29 @@ func writeZeros(path string, n int) error {
 	// No fsync: file systems charge the blocks of a write to the free
 	// space when it is made (tmpfs allocates, ext4 and XFS reserve for
 	// delayed allocation), which is all a reserve needs.
-	if _, err := f.Write(make([]byte, n)); err != nil {
+	if _, err := writeZeroBytes(f, n); err != nil {
 		f.Close()
 		os.Remove(path)
 		return err
 	}
 	return f.Close()
+}
+
+// zeroBlock is what writeZeros writes from: read only, shared, so that a
+// step's reserves (some 30 KB) are not garbage to collect.
+var zeroBlock [32 << 10]byte
+
+// writeZeroBytes writes n zero bytes to w.
+func writeZeroBytes(w io.Writer, n int) (int, error) {
+	written := 0
+	for written < n {
+		m, err := w.Write(zeroBlock[:min(n-written, len(zeroBlock))])
+		written += m
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
 }
 
 // overwriteReserve replaces the content of the reserve file at from with

@@ -2,6 +2,8 @@ package launch
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +24,16 @@ type supervisorClient struct {
 	dir  string
 	argv func() ([]string, error) // the launcher command; "-supervise DIR" is appended
 	mu   sync.Mutex               // one start of a supervisor at a time
+
+	envMu sync.Mutex
+	// envSent is the EnvID of the last environment a supervisor took:
+	// later requests with that environment send only its id (EnvRef).
+	envSent string
+	// envLast and envLastID: the last environment hashed, the same
+	// slice every step while the server's environment is unchanged
+	// (Runtime.stepEnv), and its id.
+	envLast   []string
+	envLastID string
 }
 
 // errSupervisorNewer is the answer of a supervisor newer than this
@@ -176,9 +188,34 @@ func (c *supervisorClient) start(dir string, spec *LaunchSpec, env []string, not
 	if argv, err := c.argv(); err == nil {
 		build = BuildOf(argv[0])
 	}
-	conn, dec, rep, err := c.call(supRequest{Op: "run", Dir: dir, Spec: spec, Env: env, Build: build}, true, supervisorReplyTimeout)
+	c.envMu.Lock()
+	if len(env) != len(c.envLast) || (len(env) > 0 && &env[0] != &c.envLast[0]) {
+		c.envLast, c.envLastID = env, envID(env)
+	}
+	id := c.envLastID
+	known := c.envSent == id
+	c.envMu.Unlock()
+	req := supRequest{Op: "run", Dir: dir, Spec: spec, Build: build}
+	if known {
+		req.EnvRef = id
+	} else {
+		req.Env, req.EnvID = env, id
+	}
+	conn, dec, rep, err := c.call(req, true, supervisorReplyTimeout)
+	if err == nil && rep.Event == "env" {
+		// A supervisor that started since: it ran nothing; the
+		// environment goes with the request again.
+		conn.Close()
+		req.EnvRef, req.Env, req.EnvID = "", env, id
+		conn, dec, rep, err = c.call(req, true, supervisorReplyTimeout)
+	}
 	if err != nil {
 		return false, err
+	}
+	if req.EnvID != "" && rep.Event != "version" {
+		c.envMu.Lock()
+		c.envSent = id
+		c.envMu.Unlock()
 	}
 	switch rep.Event {
 	case "started":
@@ -206,6 +243,17 @@ func (c *supervisorClient) start(dir string, spec *LaunchSpec, env []string, not
 		conn.Close()
 		return false, fmt.Errorf("launch supervisor: %s %s", rep.Event, rep.Error)
 	}
+}
+
+// envID names an environment for EnvID and EnvRef: a hash of its
+// variables in order.
+func envID(env []string) string {
+	h := sha256.New()
+	for _, kv := range env {
+		h.Write([]byte(kv))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // wait blocks until the supervisor says the program of dir has ended. It

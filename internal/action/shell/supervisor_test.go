@@ -54,6 +54,10 @@ func startTestSupervisor(t *testing.T, dir string, env ...string) *exec.Cmd {
 // (JA017), never OK; Kill still reaches the program's group; the next
 // step starts a new supervisor.
 func TestSupervisorDies(t *testing.T) {
+	// The programs must see the server's environment, sent once to a
+	// supervisor and named by its id afterwards (protocol 4), including
+	// to a new supervisor that never got it.
+	t.Setenv("STEP_ENV_PROBE", "yes")
 	opts := launchtest.Supervised(t)
 	e := NewShell(opts)
 	a, notified := launchtest.ShellAction(t, t.TempDir(), `<exec>sh</exec><argument>-c</argument><argument>sleep 100</argument>`)
@@ -91,14 +95,24 @@ func TestSupervisorDies(t *testing.T) {
 		t.Error("the orphaned program's group survived Kill")
 	}
 
-	// Restarted on demand.
-	b, notifiedB := launchtest.ShellAction(t, t.TempDir(), `<exec>true</exec>`)
+	// Restarted on demand, with the environment: the new supervisor
+	// does not know the id the client sends, and asks for the whole.
+	probe := `<exec>sh</exec><argument>-c</argument><argument>test "$STEP_ENV_PROBE" = yes</argument>`
+	b, notifiedB := launchtest.ShellAction(t, t.TempDir(), probe)
 	if r := launchtest.RunToEnd(t, e, b, notifiedB); r.Status != action.OK {
 		t.Fatalf("next step = %+v", r)
 	}
 	pidB, _ := launch.ReadPID(b.WorkDir)
 	if !pidB.Supervised || pidB.PID == pid.PID {
 		t.Errorf("next step ran under %+v, want a new supervisor", pidB)
+	}
+	// And the step after it, which sends only the id.
+	c, notifiedC := launchtest.ShellAction(t, t.TempDir(), probe)
+	if r := launchtest.RunToEnd(t, e, c, notifiedC); r.Status != action.OK {
+		t.Fatalf("third step = %+v", r)
+	}
+	if pidC, _ := launch.ReadPID(c.WorkDir); pidC.PID != pidB.PID {
+		t.Errorf("third step ran under %+v, want the supervisor of the second (%d)", pidC, pidB.PID)
 	}
 }
 
