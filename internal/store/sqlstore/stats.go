@@ -117,3 +117,11 @@ func (db *DB) Stats(ctx context.Context, now time.Time) (store.Stats, error) {
 	}))
 	return st, err
 }
+
+// rebind applies the dialect's placeholders to a query written with '?'.
+func (db *DB) rebind(q string) string {
+	if db.Dialect.Rebind != nil {
+		return db.Dialect.Rebind(q)
+	}
+	return q
+}
