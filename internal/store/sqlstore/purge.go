@@ -129,14 +129,6 @@ func candidate(step store.PurgeStep, r store.PurgeRules, id, parent, status stri
 	return "", false
 }
 
-// rebind rewrites a query built here for the dialect.
-func (db *DB) rebind(q string) string {
-	if db.Dialect.Rebind != nil {
-		return db.Dialect.Rebind(q)
-	}
-	return q
-}
-
 // purgeTx is one purge batch's transaction: the jobs it found that may
 // go, each under the root it was reached from, and the roots that must
 // stay because something under them may not go yet.
