@@ -52,6 +52,8 @@ func requestQueries(p plan) []planQuery {
 	qs = append(qs, list("by status", "status IN (?)", "KILLED")...)
 	qs = append(qs, list("by running status", "status IN (?)", "RUNNING")...)
 	qs = append(qs, list("by name", "app_name IN (?)", "seed-app-7")...)
+	qs = append(qs, list("by user and status", "status IN (?) AND user_name IN (?)", "KILLED", "user3")...)
+	qs = append(qs, list("by two statuses", "status IN (?,?)", "FAILED", "KILLED")...)
 	qs = append(qs, list("by text", textFilter, text, text, text, text)...)
 	qs = append(qs,
 		planQuery{"coordinator list: page", "SELECT id FROM coord_jobs ORDER BY created_ms DESC, id DESC LIMIT 50 OFFSET 0", nil},
