@@ -172,8 +172,9 @@ func checkCoords(t *testing.T, base string, p plan) {
 	}
 }
 
-// checkPlans: no request-path query reads a whole table; the free-text
-// filter of the console is the exception (a substring matches no index).
+// checkPlans: no request-path query reads a whole table, and no page of a
+// filtered list sorts its matches; the free-text filter of the console is
+// the exception (a substring matches no index).
 func checkPlans(t *testing.T, o options) {
 	var sb strings.Builder
 	if err := explain(context.Background(), &sb, o); err != nil {
@@ -187,7 +188,9 @@ func checkPlans(t *testing.T, o options) {
 			if strings.HasPrefix(strings.TrimSpace(step), "SCAN ") && !strings.Contains(step, "USING") {
 				t.Errorf("plan scans a table: %s", line)
 			}
-			if strings.Contains(line, ": page") && strings.Contains(step, "TEMP B-TREE FOR ORDER BY") {
+			// Several statuses are several ranges of the status index,
+			// merged by a sort (docs/benchmarks-plans.md).
+			if strings.Contains(line, ": page") && !strings.Contains(line, "two statuses") && strings.Contains(step, "TEMP B-TREE FOR ORDER BY") {
 				t.Errorf("list page sorts every matching row: %s", line)
 			}
 		}
