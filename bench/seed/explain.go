@@ -53,7 +53,12 @@ func requestQueries(p plan) []planQuery {
 	qs = append(qs, list("by running status", "status IN (?)", "RUNNING")...)
 	qs = append(qs, list("by name", "app_name IN (?)", "seed-app-7")...)
 	qs = append(qs, list("by user and status", "status IN (?) AND user_name IN (?)", "KILLED", "user3")...)
-	qs = append(qs, list("by two statuses", "status IN (?,?)", "FAILED", "KILLED")...)
+	// Several statuses: one page per status, merged (sqlstore.listQuery).
+	one := "SELECT * FROM (SELECT " + briefJobCols + " FROM wf_jobs WHERE status IN (?)" + page + ") s%d"
+	qs = append(qs,
+		planQuery{"jobs list by two statuses: page", "SELECT * FROM (" + fmt.Sprintf(one, 0) + " UNION ALL " + fmt.Sprintf(one, 1) +
+			") u ORDER BY created_ms DESC, id DESC LIMIT 50 OFFSET 0", []any{"FAILED", "KILLED"}},
+		planQuery{"jobs list by two statuses: total", "SELECT COUNT(*) FROM wf_jobs WHERE status IN (?,?)", []any{"FAILED", "KILLED"}})
 	qs = append(qs, list("by text", textFilter, text, text, text, text)...)
 	qs = append(qs,
 		planQuery{"coordinator list: page", "SELECT id FROM coord_jobs ORDER BY created_ms DESC, id DESC LIMIT 50 OFFSET 0", nil},

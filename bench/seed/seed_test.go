@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -185,7 +186,8 @@ func checkPlans(t *testing.T, o options) {
 			continue
 		}
 		for _, step := range strings.Split(line[40:], "; ") {
-			if strings.HasPrefix(strings.TrimSpace(step), "SCAN ") && !strings.Contains(step, "USING") {
+			// SCAN of a subquery (a page of a status) reads its rows.
+			if f := strings.Fields(step); len(f) > 1 && f[0] == "SCAN" && slices.Contains(seededTables, f[1]) && !strings.Contains(step, "USING") {
 				t.Errorf("plan scans a table: %s", line)
 			}
 			// Several statuses are several ranges of the status index,
