@@ -125,13 +125,11 @@ func (t *tx) rebind(q string) string {
 }
 
 func (t *tx) CoordJobs(ctx context.Context, f store.JobFilter) ([]*store.CoordJob, error) {
-	where, args := jobWhere(f)
 	cols := coordJobColumns
 	if f.Brief {
 		cols = briefCoordJobColumns
 	}
-	q := `SELECT ` + cols + ` FROM coord_jobs` + where + " ORDER BY created_ms DESC, id DESC"
-	q += page(f.Limit, f.Offset)
+	q, args := listQuery("coord_jobs", cols, f)
 	rows, err := t.query(ctx, t.rebind(q), args...)
 	return listRows(t, "coordinator jobs", rows, err, func(r rowScanner) (*store.CoordJob, error) { return scanCoordJob(r) })
 }

@@ -159,6 +159,12 @@ func testJobFilter(t *testing.T, s store.Store) {
 		{store.JobFilter{}, []string{"job-3", "job-2", "job-1", "job-0"}},
 		{store.JobFilter{Statuses: []string{store.JobRunning}}, []string{"job-2", "job-0"}},
 		{store.JobFilter{Statuses: []string{store.JobKilled, store.JobSucceeded}}, []string{"job-3", "job-1"}},
+		// Pages of several statuses (one page per status, merged).
+		{store.JobFilter{Statuses: []string{store.JobKilled, store.JobSucceeded}, Limit: 1}, []string{"job-3"}},
+		{store.JobFilter{Statuses: []string{store.JobKilled, store.JobSucceeded}, Limit: 1, Offset: 1}, []string{"job-1"}},
+		{store.JobFilter{Statuses: []string{store.JobSucceeded, store.JobKilled, store.JobKilled}, Limit: 5}, []string{"job-3", "job-1"}},
+		{store.JobFilter{Statuses: []string{store.JobRunning, store.JobKilled}, Brief: true, Limit: 2, Offset: 1}, []string{"job-2", "job-0"}},
+		{store.JobFilter{Statuses: []string{store.JobRunning, store.JobKilled}, Limit: 2, Offset: 3}, nil},
 		{store.JobFilter{ParentID: "job-0"}, []string{"job-2"}},
 		{store.JobFilter{ParentPrefix: "coord_1-C@"}, []string{"job-3"}},
 		{store.JobFilter{ParentPrefix: "coord%"}, nil},
