@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gozie/gozie/internal/store"
@@ -16,18 +19,65 @@ import (
 var purgeEnded = map[string]bool{store.CoordSucceeded: true, store.CoordFailed: true, store.CoordKilled: true,
 	store.CoordDoneWithError: true}
 
-// purgeScans read a table in primary key order from the cursor on, a
-// window at a time, and the purge rules are applied to the rows in Go:
-// the one plan both databases always take (an index range scan), where a
-// WHERE clause of status and parent let them pick an index of those
-// (most jobs have ended and have no parent, so such an index selects
-// almost every row, sorted again for every batch: 2 minutes instead of
-// seconds for 100,000 jobs on PostgreSQL without fresh statistics).
+// purgeScans read a table in the order of its purge index (SQLite's
+// 0013, PostgreSQL's 0015 migration): by the time a job ended (a workflow
+// without an end by its last modification) and then id, from the cursor
+// up to the cut-off, a window at a time; the rest of the purge rules are
+// applied to the rows in Go. A round with nothing to delete thus reads
+// only the jobs that ended before the cut-off and must stay, not every
+// job (a walk by primary key read all 1,000,000 rows of a seeded store,
+// 4 to 11 s per round). The key is the row's last column.
 var purgeScans = map[store.PurgeStep]string{
-	store.PurgeWorkflows:    `SELECT id, parent_id, status, end_ms, last_mod_ms FROM wf_jobs WHERE id > ? ORDER BY id LIMIT ?`,
-	store.PurgeCoordActions: `SELECT id, parent_id, status, end_ms, last_mod_ms FROM wf_jobs WHERE id > ? ORDER BY id LIMIT ?`,
-	store.PurgeCoords:       `SELECT id, parent_id, status, end_ms, last_mod_ms FROM coord_jobs WHERE id > ? ORDER BY id LIMIT ?`,
-	store.PurgeBundles:      `SELECT id, '', status, end_ms, last_mod_ms FROM bundle_jobs WHERE id > ? ORDER BY id LIMIT ?`,
+	store.PurgeWorkflows:    wfScan,
+	store.PurgeCoordActions: wfScan,
+	store.PurgeCoords: `SELECT id, parent_id, status, end_ms, last_mod_ms, last_mod_ms FROM coord_jobs
+		WHERE last_mod_ms < ? AND last_mod_ms >= ? AND (last_mod_ms, id) > (?, ?) ORDER BY last_mod_ms, id LIMIT ?`,
+	store.PurgeBundles: `SELECT id, '', status, end_ms, last_mod_ms, last_mod_ms FROM bundle_jobs
+		WHERE last_mod_ms < ? AND last_mod_ms >= ? AND (last_mod_ms, id) > (?, ?) ORDER BY last_mod_ms, id LIMIT ?`,
+}
+
+// wfScan is the workflows' purge scan; the expression must stay the one
+// of the index wf_jobs_purge for the databases to use it. The lower bound
+// is repeated outside the row value because SQLite starts its range scan
+// only from a bound on the index's first column (without it every window
+// would read the index again from its start).
+const wfScan = `SELECT id, parent_id, status, end_ms, last_mod_ms, COALESCE(end_ms, last_mod_ms) FROM wf_jobs
+		WHERE COALESCE(end_ms, last_mod_ms) < ? AND COALESCE(end_ms, last_mod_ms) >= ?
+		AND (COALESCE(end_ms, last_mod_ms), id) > (?, ?)
+		ORDER BY COALESCE(end_ms, last_mod_ms), id LIMIT ?`
+
+// scanBound is the exclusive upper bound of the purge scan's key: a
+// workflow goes when it ended before the cut-off, a coordinator or
+// bundle when last modified at or before it.
+func scanBound(step store.PurgeStep, r store.PurgeRules) int64 {
+	switch step {
+	case store.PurgeCoords:
+		return r.CoordBefore.UnixMilli() + 1
+	case store.PurgeBundles:
+		return r.BundleBefore.UnixMilli() + 1
+	}
+	return r.WorkflowBefore.UnixMilli()
+}
+
+// scanCursor is a position of the purge scan, (key, id), as a string that
+// sorts as the position does (the purge service and its tests only pass
+// it back, or check that it advances): the key offset to an unsigned,
+// zero-padded to 20 digits, then the id.
+func scanCursor(key int64, id string) string {
+	return fmt.Sprintf("%020d/%s", uint64(key)^1<<63, id)
+}
+
+// parseCursor reads a scanCursor; "" is the start of the scan.
+func parseCursor(after string) (int64, string, error) {
+	if after == "" {
+		return math.MinInt64, "", nil
+	}
+	k, id, ok := strings.Cut(after, "/")
+	u, err := strconv.ParseUint(k, 10, 64)
+	if !ok || err != nil || len(k) != 20 {
+		return 0, "", store.Errorf("purge: bad cursor %q", after)
+	}
+	return int64(u ^ 1<<63), id, nil
 }
 
 // inChunk bounds the ids of one IN list (SQLite's limit on parameters is
@@ -66,17 +116,21 @@ func (db *DB) PurgeBatch(ctx context.Context, step store.PurgeStep, r store.Purg
 }
 
 // purgeCandidates scans from after for up to r.Limit roots of step and
-// returns them with the cursor of the next batch ("" at the table's end).
+// returns them with the cursor of the next batch ("" at the scan's end).
 func (db *DB) purgeCandidates(ctx context.Context, step store.PurgeStep, r store.PurgeRules, after string) ([]string, string, error) {
-	window := max(10*r.Limit, 1000)
-	q := db.rebind(purgeScans[step])
-	var roots []string
-	seen := map[string]bool{}
 	fail := func(err error) ([]string, string, error) {
 		return nil, "", db.classify(store.Errorf("%s: purge candidates: %w", db.Dialect.Name, err))
 	}
+	key, at, err := parseCursor(after)
+	if err != nil {
+		return nil, "", err
+	}
+	window := max(10*r.Limit, 1000)
+	q, bound := db.rebind(purgeScans[step]), scanBound(step, r)
+	var roots []string
+	seen := map[string]bool{}
 	for {
-		rows, err := db.Read.QueryContext(ctx, q, after, window)
+		rows, err := db.Read.QueryContext(ctx, q, bound, key, key, at, window)
 		if err != nil {
 			return fail(err)
 		}
@@ -85,11 +139,11 @@ func (db *DB) purgeCandidates(ctx context.Context, step store.PurgeStep, r store
 			n++
 			var id, parent, status string
 			var end, lastMod sql.NullInt64
-			if err := rows.Scan(&id, &parent, &status, &end, &lastMod); err != nil {
+			if err := rows.Scan(&id, &parent, &status, &end, &lastMod, &key); err != nil {
 				rows.Close()
 				return fail(err)
 			}
-			after = id
+			at = id
 			root, ok := candidate(step, r, id, parent, status, end, lastMod)
 			if !ok || seen[root] {
 				continue
@@ -98,7 +152,7 @@ func (db *DB) purgeCandidates(ctx context.Context, step store.PurgeStep, r store
 			roots = append(roots, root)
 			if len(roots) == r.Limit {
 				rows.Close()
-				return roots, id, nil
+				return roots, scanCursor(key, id), nil
 			}
 		}
 		err = rows.Err()
