@@ -12,10 +12,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/gozie/gozie/internal/store/sqlstore"
 )
 
 // planQuery is one statement of a request path.
@@ -119,7 +120,7 @@ func explain(ctx context.Context, w io.Writer, o options) error {
 	}
 	defer conn.Close(ctx)
 	for _, q := range qs {
-		rows, err := conn.Query(ctx, "EXPLAIN "+numbered(q.sql), q.args...)
+		rows, err := conn.Query(ctx, "EXPLAIN "+sqlstore.Rebind(q.sql), q.args...)
 		if err != nil {
 			return fmt.Errorf("%s: %w", q.request, err)
 		}
@@ -136,19 +137,4 @@ func explain(ctx context.Context, w io.Writer, o options) error {
 		fmt.Fprintf(w, "%-40s %s\n", q.request, strings.Join(lines, " | "))
 	}
 	return nil
-}
-
-// numbered rewrites '?' placeholders as $1, $2, ... for PostgreSQL.
-func numbered(q string) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
