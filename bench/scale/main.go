@@ -11,6 +11,9 @@
 //     jobs list first page, filtered by user, by status, by name, by
 //     several statuses, the console's jobs page (by text: n/10 requests),
 //     -info of random seeded workflows and coordinators, a workflow's log;
+//   - with -waiting N: N more coordinators, each with an action waiting
+//     for an input that never arrives, and the CPU over -cpu again (N
+//     input checks per interval);
 //   - per-step cost: -runs workflows of -steps sequential shell `true`
 //     steps, submit until seen SUCCEEDED, divided by the steps (median).
 //
@@ -42,6 +45,7 @@ type options struct {
 	jobs, coords           int
 	n, steps, runs         int
 	idle, cpu              time.Duration
+	waiting                int
 }
 
 func main() {
@@ -57,6 +61,7 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 3, "per-step workflows run one after the other")
 	flag.DurationVar(&o.idle, "idle", 10*time.Second, "wait after start-up before reading the RSS")
 	flag.DurationVar(&o.cpu, "cpu", time.Minute, "steady-state CPU measurement (0 skips it)")
+	flag.IntVar(&o.waiting, "waiting", 0, "coordinators to submit before -cpu, each with an action waiting for a missing input")
 	flag.Parse()
 	if flag.NArg() > 0 || o.gozie == "" || o.data == "" {
 		fmt.Fprintln(os.Stderr, "usage: scale -gozie BIN -data DIR [-db DSN] [flags]")
@@ -116,6 +121,20 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 		rows = append(rows, row{fmt.Sprintf("steady-state CPU over %s", o.cpu), fmt.Sprintf("%.2f%% of one core", pct)})
+	}
+	if o.waiting > 0 {
+		t := time.Now()
+		if err := submitWaiting(ctx, hc, srv.Base, o.data, o.waiting); err != nil {
+			return err
+		}
+		rows = append(rows, row{fmt.Sprintf("%d coordinators submitted, each action WAITING", o.waiting), fmtDur(time.Since(t))})
+		if o.cpu > 0 {
+			pct, err := cpuPercent(srv.PID(), o.cpu)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, row{fmt.Sprintf("CPU over %s with them (input checks every 60 s)", o.cpu), fmt.Sprintf("%.2f%% of one core", pct)})
+		}
 	}
 	for _, r := range reads(o) {
 		n := o.n
