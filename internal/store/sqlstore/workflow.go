@@ -82,8 +82,8 @@ var queries = map[string]string{
 	"pendingAll":     `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL ORDER BY id`,
 	// With a registered instance the engine's scans see its own jobs only.
 	"pendingOwned": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL
-		AND (job_id IN (SELECT id FROM wf_jobs WHERE owner = ?) OR job_id IN (SELECT id FROM coord_jobs WHERE owner = ?)
-			OR job_id IN (SELECT id FROM bundle_jobs WHERE owner = ?))
+		AND (job_id IN (SELECT id FROM wf_jobs WHERE owner` + ownedBy + `) OR job_id IN (SELECT id FROM coord_jobs WHERE owner` + ownedBy + `)
+			OR job_id IN (SELECT id FROM bundle_jobs WHERE owner` + ownedBy + `))
 		ORDER BY id`,
 	"pendingJob": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL AND job_id = ? ORDER BY id`,
 	"nextSeq": `INSERT INTO sequences (name, value) VALUES (?, 1)
@@ -296,8 +296,8 @@ func (t *tx) ActionsByStatus(ctx context.Context, statuses ...string) ([]*store.
 		args[i] = s
 	}
 	if t.owner != "" {
-		q += ` AND job_id IN (SELECT id FROM wf_jobs WHERE owner = ?)`
-		args = append(args, t.owner)
+		q += ` AND job_id IN (SELECT id FROM wf_jobs WHERE owner` + ownedBy + `)`
+		args = append(args, ownedArgs(t.owner, 1)...)
 	}
 	q += ` ORDER BY job_id, seq, id`
 	if t.db.Dialect.Rebind != nil {
@@ -397,7 +397,7 @@ func (t *tx) DoneEffect(ctx context.Context, id int64) error {
 func (t *tx) PendingEffects(ctx context.Context, jobID string, limit int) ([]*store.Effect, error) {
 	q, args := t.db.q["pendingAll"], []any{}
 	if t.owner != "" {
-		q, args = t.db.q["pendingOwned"], []any{t.owner, t.owner, t.owner}
+		q, args = t.db.q["pendingOwned"], ownedArgs(t.owner, 3)
 	}
 	if jobID != "" {
 		q, args = t.db.q["pendingJob"], []any{jobID}
