@@ -81,9 +81,14 @@ var queries = map[string]string{
 	"doneEffectExec": `DELETE FROM wf_effects WHERE id = ?`,
 	"pendingAll":     `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL ORDER BY id`,
 	// With a registered instance the engine's scans see its own jobs only.
-	"pendingOwned": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL
-		AND (job_id IN (SELECT id FROM wf_jobs WHERE owner` + ownedBy + `) OR job_id IN (SELECT id FROM coord_jobs WHERE owner` + ownedBy + `)
-			OR job_id IN (SELECT id FROM bundle_jobs WHERE owner` + ownedBy + `))
+	// Each pending effect probes its job by primary key: the pending
+	// effects are few, the jobs an instance owns may be a million
+	// finished ones (`job_id IN (SELECT id ... WHERE owner ...)` hashed
+	// them all: 4.9 s for 300,000 jobs, 0.5 ms this way; issue 31).
+	"pendingOwned": `SELECT ` + effectColumns + ` FROM wf_effects e WHERE done_ms IS NULL
+		AND (EXISTS (SELECT 1 FROM wf_jobs j WHERE j.id = e.job_id AND j.owner` + ownedBy + `)
+			OR EXISTS (SELECT 1 FROM coord_jobs j WHERE j.id = e.job_id AND j.owner` + ownedBy + `)
+			OR EXISTS (SELECT 1 FROM bundle_jobs j WHERE j.id = e.job_id AND j.owner` + ownedBy + `))
 		ORDER BY id`,
 	"pendingJob": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL AND job_id = ? ORDER BY id`,
 	"nextSeq": `INSERT INTO sequences (name, value) VALUES (?, 1)
