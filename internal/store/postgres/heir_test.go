@@ -10,7 +10,8 @@ import (
 )
 
 // heirCluster opens n stores on one fresh schema, registered as
-// instances ids[i] (name = id), and a plain connection to the schema.
+// instances ids[i] (name = id; "" leaves the store unregistered), and a
+// plain connection to the schema.
 func heirCluster(t *testing.T, ids ...string) ([]store.Store, *sql.DB) {
 	t.Helper()
 	ctx := context.Background()
@@ -22,6 +23,10 @@ func heirCluster(t *testing.T, ids ...string) ([]store.Store, *sql.DB) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
+		if id == "" {
+			out = append(out, s)
+			continue
+		}
 		if err := s.(store.Cluster).Register(ctx, store.ServerInfo{ID: id, Name: id}); err != nil {
 			t.Fatal(err)
 		}
@@ -191,5 +196,42 @@ func TestOrphanedHeirs(t *testing.T) {
 	}
 	if o, err := c.Owner(ctx, "0000003-W"); err != nil || o != "c#1" {
 		t.Errorf("Owner = %q, %v; want c#1", o, err)
+	}
+}
+
+// TestClaimUnownedRewritesNoJob: the jobs without an owner (a store of a
+// version before clusters) become the claimer's through a servers row ''
+// naming it as heir; none is rewritten, later unowned jobs are the
+// claimer's too, its fenced commits to them pass, and its take-over hands
+// them on.
+func TestClaimUnownedRewritesNoJob(t *testing.T) {
+	ctx := context.Background()
+	ss, raw := heirCluster(t, "a#1", "b#1", "")
+	putFinished(t, ss[2], 2000)
+	before := rowVersions(t, raw)
+	a := ss[0].(store.Cluster)
+	if n, err := a.ClaimUnowned(ctx, "a#1"); err != nil || n != 2001 {
+		t.Fatalf("ClaimUnowned = %d, %v; want 2001 (2000 workflows, a coordinator)", n, err)
+	}
+	if n, err := ss[1].(store.Cluster).ClaimUnowned(ctx, "b#1"); err != nil || n != 0 {
+		t.Errorf("second ClaimUnowned = %d, %v; want 0", n, err)
+	}
+	if rowVersions(t, raw) != before {
+		t.Error("the claim rewrote job rows")
+	}
+	if o, err := a.Owner(ctx, "0000007-W"); err != nil || o != "a#1" {
+		t.Errorf("Owner = %q, %v; want a#1", o, err)
+	}
+	err := ss[0].Update(ctx, func(tx store.Tx) error {
+		return tx.PutAction(ctx, &store.Action{ID: "0000007-W@x", JobID: "0000007-W", Name: "x", Type: "noop", Status: store.ActionPrep})
+	})
+	if err != nil {
+		t.Errorf("a's commit to a claimed job: %v", err)
+	}
+	if moved, err := ss[1].(store.Cluster).TakeOver(ctx, "b#1", "a#1", beat(t, raw, "a#1")); err != nil || !moved {
+		t.Fatalf("TakeOver = %v, %v", moved, err)
+	}
+	if o, err := a.Owner(ctx, "0000007-W"); err != nil || o != "b#1" {
+		t.Errorf("Owner after a's take-over = %q, %v; want b#1", o, err)
 	}
 }
