@@ -7,7 +7,10 @@
 // heap fetches).
 //
 //	go run ./bench/seed -dsn URL -schema heir_bench -jobs 300000
-//	go run ./bench/takeover -dsn URL -schema heir_bench [-move]
+//	go run ./bench/takeover -dsn URL -schema heir_bench [-move] [-claim]
+//
+// -claim times instead the claim of jobs without an owner (a store of a
+// version before clusters, or fresh from bench/seed) by a live instance.
 //
 // -move registers a third instance as a server of an earlier version
 // (servers.protocol 0), so that the take-over moves the job rows as every
@@ -34,13 +37,14 @@ func main() {
 	dsn := flag.String("dsn", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "PostgreSQL server URL")
 	schema := flag.String("schema", "gozie_seed", "the schema bench/seed filled")
 	move := flag.Bool("move", false, "take over the way of the versions before heirs (rewrite the job rows)")
+	claim := flag.Bool("claim", false, "time the claim of jobs without an owner (ClaimUnowned) instead of a take-over")
 	flag.Parse()
-	if err := run(context.Background(), *dsn, *schema, *move); err != nil {
+	if err := run(context.Background(), *dsn, *schema, *move, *claim); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, dsn, schema string, move bool) error {
+func run(ctx context.Context, dsn, schema string, move, claim bool) error {
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return err
@@ -53,7 +57,7 @@ func run(ctx context.Context, dsn, schema string, move bool) error {
 		return err
 	}
 	defer raw.Close()
-	dead, live, deadID, liveID, err := setup(ctx, u.String(), raw, move)
+	dead, live, deadID, liveID, err := setup(ctx, u.String(), raw, move, claim)
 	if err != nil {
 		return err
 	}
@@ -61,15 +65,9 @@ func run(ctx context.Context, dsn, schema string, move bool) error {
 	if err != nil {
 		return err
 	}
-	var beat int64
-	if err := raw.QueryRowContext(ctx, `SELECT beat FROM servers WHERE id = $1`, deadID).Scan(&beat); err != nil {
+	took, err := measure(ctx, raw, live.(store.Cluster), liveID, deadID, claim)
+	if err != nil {
 		return err
-	}
-	began := time.Now()
-	moved, err := live.(store.Cluster).TakeOver(ctx, liveID, deadID, beat)
-	took := time.Since(began)
-	if err != nil || !moved {
-		return fmt.Errorf("take-over: %v, %v", moved, err)
 	}
 	// A backend sends its table statistics when it ends: close both.
 	dead.Close()
@@ -90,13 +88,41 @@ func run(ctx context.Context, dsn, schema string, move bool) error {
 	if err != nil {
 		return err
 	}
-	mode := "heir"
+	mode, op := "heir", "takeover"
 	if move {
 		mode = "move"
 	}
-	fmt.Printf("mode=%s wf_jobs=%d takeover=%v wf_jobs.n_dead_tup=%d wf_jobs.n_tup_upd(since setup)=%d count(finished) before=%v after=%v\n",
-		mode, jobs, took.Round(time.Microsecond), deadTup, upd, countBefore.Round(time.Microsecond), countAfter.Round(time.Microsecond))
+	if claim {
+		op = "claim"
+	}
+	fmt.Printf("mode=%s wf_jobs=%d %s=%v wf_jobs.n_dead_tup=%d wf_jobs.n_tup_upd(since setup)=%d count(finished) before=%v after=%v\n",
+		mode, jobs, op, took.Round(time.Microsecond), deadTup, upd, countBefore.Round(time.Microsecond), countAfter.Round(time.Microsecond))
 	return nil
+}
+
+// measure times the take-over of deadID by liveID, or with claim the
+// claim of the unowned jobs by liveID.
+func measure(ctx context.Context, raw *sql.DB, live store.Cluster, liveID, deadID string, claim bool) (time.Duration, error) {
+	if claim {
+		began := time.Now()
+		n, err := live.ClaimUnowned(ctx, liveID)
+		took := time.Since(began)
+		if err != nil || n == 0 {
+			return 0, fmt.Errorf("claim: %d, %v", n, err)
+		}
+		return took, nil
+	}
+	var beat int64
+	if err := raw.QueryRowContext(ctx, `SELECT beat FROM servers WHERE id = $1`, deadID).Scan(&beat); err != nil {
+		return 0, err
+	}
+	began := time.Now()
+	moved, err := live.TakeOver(ctx, liveID, deadID, beat)
+	took := time.Since(began)
+	if err != nil || !moved {
+		return 0, fmt.Errorf("take-over: %v, %v", moved, err)
+	}
+	return took, nil
 }
 
 // setup registers the instance the jobs name as the dead one (giving
@@ -104,8 +130,10 @@ func run(ctx context.Context, dsn, schema string, move bool) error {
 // jobs have no owner; later runs reuse the owner the last one left, so that
 // no setup rewrites the rows the measure reads), vacuums the job tables,
 // resets their statistics, and registers a live instance (and, for move, an
-// instance of an earlier version).
-func setup(ctx context.Context, dsn string, raw *sql.DB, move bool) (dead, live store.Store, deadID, liveID string, err error) {
+// instance of an earlier version). With claim the jobs are left without
+// an owner (rewritten so if a run gave them one) and no dead instance
+// registers.
+func setup(ctx context.Context, dsn string, raw *sql.DB, move, claim bool) (dead, live store.Store, deadID, liveID string, err error) {
 	dead, err = postgres.Open(ctx, dsn) // migrates the seeded schema
 	if err != nil {
 		return nil, nil, "", "", err
@@ -114,10 +142,13 @@ func setup(ctx context.Context, dsn string, raw *sql.DB, move bool) (dead, live 
 		return nil, nil, "", "", err
 	}
 	stmts := []string{`DELETE FROM servers`}
-	if deadID == "" {
-		deadID = "dead#bench"
+	if want := "dead#bench"; deadID == "" && !claim || deadID != "" && claim {
+		if claim {
+			want = ""
+		}
+		deadID = want
 		for _, table := range []string{"wf_jobs", "coord_jobs", "bundle_jobs"} {
-			stmts = append(stmts, `UPDATE `+table+` SET owner = 'dead#bench'`)
+			stmts = append(stmts, `UPDATE `+table+` SET owner = '`+want+`'`)
 		}
 	}
 	stmts = append(stmts, `VACUUM (ANALYZE) wf_jobs`, `VACUUM (ANALYZE) coord_jobs`, `VACUUM (ANALYZE) bundle_jobs`)
@@ -126,8 +157,10 @@ func setup(ctx context.Context, dsn string, raw *sql.DB, move bool) (dead, live 
 			return nil, nil, "", "", fmt.Errorf("%s: %w", stmt, err)
 		}
 	}
-	if err := dead.(store.Cluster).Register(ctx, store.ServerInfo{ID: deadID, Name: "dead"}); err != nil {
-		return nil, nil, "", "", err
+	if !claim {
+		if err := dead.(store.Cluster).Register(ctx, store.ServerInfo{ID: deadID, Name: "dead"}); err != nil {
+			return nil, nil, "", "", err
+		}
 	}
 	if live, err = postgres.Open(ctx, dsn); err != nil {
 		return nil, nil, "", "", err
