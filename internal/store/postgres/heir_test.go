@@ -235,3 +235,64 @@ func TestClaimUnownedRewritesNoJob(t *testing.T) {
 		t.Errorf("Owner after a's take-over = %q, %v; want b#1", o, err)
 	}
 }
+
+// TestFenceHoldsOffTakeOver: a commit that passed the fence of b (for a
+// job of a, whom b inherited) holds the servers rows it read until it
+// ends, so c's take-over of b waits for it, and the same check after the
+// take-over fails: no commit of b lands after c became the owner.
+func TestFenceHoldsOffTakeOver(t *testing.T) {
+	ctx := context.Background()
+	ss, raw := heirCluster(t, "a#1", "b#1", "c#1")
+	putFinished(t, ss[0], 1)
+	if moved, err := ss[1].(store.Cluster).TakeOver(ctx, "b#1", "a#1", beat(t, raw, "a#1")); err != nil || !moved {
+		t.Fatalf("TakeOver(b, a) = %v, %v", moved, err)
+	}
+	fence := `SELECT gozie_fence(ARRAY['0000000-W'], 'b#1')`
+	tx, err := raw.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(fence); err != nil {
+		t.Fatalf("b's fence before the take-over: %v", err)
+	}
+	done := make(chan error, 1)
+	bBeat := beat(t, raw, "b#1")
+	go func() {
+		moved, err := ss[2].(store.Cluster).TakeOver(ctx, "c#1", "b#1", bBeat)
+		if err == nil && !moved {
+			err = fmt.Errorf("nothing taken over")
+		}
+		done <- err
+	}()
+	// The take-over's row locks wait for b's transaction (observed, not
+	// timed: the server says which backend waits for a lock).
+	for {
+		var waiting int
+		err := raw.QueryRow(`SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+			AND query LIKE '%FROM servers WHERE id = $1 OR heir = $2 ORDER BY id FOR UPDATE%'`).Scan(&waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the take-over ended (%v) while b's fenced transaction was open", err)
+		default:
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("TakeOver(c, b): %v", err)
+	}
+	if _, err := raw.Exec(fence); err == nil {
+		t.Error("b's fence after the take-over passed")
+	}
+	if _, err := raw.Exec(`SELECT gozie_fence(ARRAY['0000000-W'], 'c#1')`); err != nil {
+		t.Errorf("c's fence: %v", err)
+	}
+}
