@@ -44,8 +44,11 @@ type ServerInfo struct {
 }
 
 // Cluster is implemented by a store that several servers share
-// (PostgreSQL). Ownership: every job row names the instance working it;
-// a job created in a transaction belongs to the registered instance;
+// (PostgreSQL). Ownership: every job row names the instance that created
+// it, and the instance working it is that one, or the instance that
+// inherited it when it was taken over (its heir: one hop, heirs of heirs
+// are re-pointed); a job created in a transaction belongs to the
+// registered instance;
 // when a store is registered, its commits are fenced (a transaction that
 // wrote to a job of another instance fails with ErrNotOwner) and its scans
 // of pending effects and RUNNING actions list only its own jobs.
