@@ -200,7 +200,7 @@ func TestOrphanedHeirs(t *testing.T) {
 }
 
 // TestClaimUnownedRewritesNoJob: the jobs without an owner (a store of a
-// version before clusters) become the claimer's through a servers row ”
+// version before clusters) become the claimer's through a servers row with the empty id
 // naming it as heir; none is rewritten, later unowned jobs are the
 // claimer's too, its fenced commits to them pass, and its take-over hands
 // them on.
