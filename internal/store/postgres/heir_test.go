@@ -200,10 +200,10 @@ func TestOrphanedHeirs(t *testing.T) {
 }
 
 // TestClaimUnownedRewritesNoJob: the jobs without an owner (a store of a
-// version before clusters) become the claimer's through a servers row with the empty id
-// naming it as heir; none is rewritten, later unowned jobs are the
-// claimer's too, its fenced commits to them pass, and its take-over hands
-// them on.
+// version before clusters) become the claimer's through a servers row with
+// the empty id naming it as heir; none is rewritten, later unowned jobs
+// are the claimer's too, its fenced commits to them pass, and its
+// take-over hands them on.
 func TestClaimUnownedRewritesNoJob(t *testing.T) {
 	ctx := context.Background()
 	ss, raw := heirCluster(t, "a#1", "b#1", "")

@@ -254,12 +254,12 @@ func (db *DB) moveJobs(ctx context.Context, t *sql.Tx, me, dead string) error {
 	return err
 }
 
-// ClaimUnowned implements store.Cluster. The jobs without an owner (the empty id)
-// are claimed the way a take-over inherits: a servers row of the empty id whose heir is
-// me, so that no job row is rewritten (a million of them took 35 s and
-// left the table to vacuum). Once the row exists they are its heir's, and
-// so are unowned jobs that appear later. While a server of an earlier
-// version is registered, the jobs move as before.
+// ClaimUnowned implements store.Cluster. The jobs without an owner (the
+// empty id) are claimed the way a take-over inherits: a servers row of the
+// empty id whose heir is me, so that no job row is rewritten (a million of
+// them took 35 s and left the table to vacuum). Once the row exists they
+// are its heir's, and so are unowned jobs that appear later. While a
+// server of an earlier version is registered, the jobs move as before.
 func (db *DB) ClaimUnowned(ctx context.Context, me string) (int, error) {
 	if err := db.clustered(); err != nil {
 		return 0, err
