@@ -228,6 +228,15 @@ func TestClaimUnownedRewritesNoJob(t *testing.T) {
 	if err != nil {
 		t.Errorf("a's commit to a claimed job: %v", err)
 	}
+	err = ss[2].Update(ctx, func(tx store.Tx) error {
+		return tx.PutJob(ctx, &store.Job{ID: "9999999-W", AppName: "late", User: "joe", Status: store.JobPrep})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := a.Owner(ctx, "9999999-W"); err != nil || o != "a#1" {
+		t.Errorf("Owner of an unowned job made after the claim = %q, %v; want a#1", o, err)
+	}
 	if moved, err := ss[1].(store.Cluster).TakeOver(ctx, "b#1", "a#1", beat(t, raw, "a#1")); err != nil || !moved {
 		t.Fatalf("TakeOver = %v, %v", moved, err)
 	}
