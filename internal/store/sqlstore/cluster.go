@@ -45,6 +45,9 @@ func ownerQueries(d Dialect) map[string]string {
 		"heartbeat": `UPDATE servers SET heartbeat_ms = ?, beat = beat + 1, load = ? WHERE id = ? AND heir IS NULL`,
 		"servers": `SELECT id, name, url, version, started_ms, heartbeat_ms, beat, load, host, data_dir, data_id
 			FROM servers WHERE heir IS NULL ORDER BY name, id`,
+		// The same on a store of one server (SQLite: no servers.heir).
+		"serversAlone": `SELECT id, name, url, version, started_ms, heartbeat_ms, beat, load, host, data_dir, data_id
+			FROM servers ORDER BY name, id`,
 		"serverBeat": `SELECT beat, protocol FROM servers WHERE id = ? AND heir IS NULL`,
 		// Instances of an earlier version other than the given one, live
 		// or not yet taken over.
@@ -139,7 +142,11 @@ func (db *DB) Heartbeat(ctx context.Context, id string, load int) error {
 
 // Servers implements store.Cluster.
 func (db *DB) Servers(ctx context.Context) ([]store.ServerInfo, error) {
-	rows, err := db.Read.QueryContext(ctx, db.q["servers"])
+	q := db.q["servers"]
+	if db.clustered() != nil {
+		q = db.q["serversAlone"]
+	}
+	rows, err := db.Read.QueryContext(ctx, q)
 	if err != nil {
 		return nil, db.classify(store.Errorf("%s: servers: %w", db.Dialect.Name, err))
 	}
