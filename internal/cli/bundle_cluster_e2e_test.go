@@ -274,13 +274,15 @@ func checkBundleFamily(t *testing.T, db *sql.DB, id, owner string, complete bool
 }
 
 // bundleFamilyJobs reads every bundle, coordinator and workflow job of the
-// store with its owner, parent and name.
+// store with its owner (the heir of the instance its row names, when that
+// one was taken over), parent and name.
 func bundleFamilyJobs(t *testing.T, db *sql.DB) []bundleFamilyJob {
 	t.Helper()
 	rows, err := db.QueryContext(t.Context(), `
-		SELECT 'bundle', id, owner, '', app_name FROM bundle_jobs
-		UNION ALL SELECT 'coord', id, owner, parent_id, app_name FROM coord_jobs
-		UNION ALL SELECT 'wf', id, owner, parent_id, app_name FROM wf_jobs`)
+		SELECT kind, id, COALESCE((SELECT heir FROM servers s WHERE s.id = j.owner), j.owner), parent_id, app_name FROM (
+			SELECT 'bundle' AS kind, id, owner, '' AS parent_id, app_name FROM bundle_jobs
+			UNION ALL SELECT 'coord', id, owner, parent_id, app_name FROM coord_jobs
+			UNION ALL SELECT 'wf', id, owner, parent_id, app_name FROM wf_jobs) j`)
 	if err != nil {
 		t.Fatal(err)
 	}

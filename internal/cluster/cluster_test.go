@@ -250,6 +250,38 @@ func TestRoute(t *testing.T) {
 	}
 }
 
+// TestRouteToHeir: b takes a over, then c takes b over (chain); a command
+// for a's job reaching d goes to c, the heir of a's heir, and c serves it.
+func TestRouteToHeir(t *testing.T) {
+	ss := shared(t, 4)
+	clk := &clock{now: time.Unix(1000, 0)}
+	var ms []*Member
+	for i, name := range []string{"a", "b", "c", "d"} {
+		ms = append(ms, join(t, ss[i].(store.Cluster), name, clk))
+	}
+	newJob(t, ss[0], "1-W")
+	for _, x := range []struct{ me, dead *Member }{{ms[1], ms[0]}, {ms[2], ms[1]}} {
+		live, err := x.me.st.Servers(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range live {
+			if s.ID != x.dead.ID() {
+				continue
+			}
+			if moved, err := x.me.st.TakeOver(ctx, x.me.ID(), s.ID, s.Beat); err != nil || !moved {
+				t.Fatalf("TakeOver of %s = %v, %v", s.ID, moved, err)
+			}
+		}
+	}
+	if url, local, err := ms[3].Route(ctx, "1-W"); err != nil || local || url != "http://c/oozie" {
+		t.Errorf("d.Route(a's job) = %q, local %v, %v; want http://c/oozie", url, local, err)
+	}
+	if _, local, err := ms[2].Route(ctx, "1-W"); err != nil || !local {
+		t.Errorf("c.Route(a's job) = local %v, %v; want local", local, err)
+	}
+}
+
 // TestSpread: a server with clearly more unfinished jobs than a live peer
 // sends new submissions there until the two are about even; with NoSpread
 // or without a live peer it keeps them.

@@ -44,8 +44,11 @@ type ServerInfo struct {
 }
 
 // Cluster is implemented by a store that several servers share
-// (PostgreSQL). Ownership: every job row names the instance working it;
-// a job created in a transaction belongs to the registered instance;
+// (PostgreSQL). Ownership: every job row names the instance that created
+// it, and the instance working it is that one, or the instance that
+// inherited it when it was taken over (its heir: one hop, heirs of heirs
+// are re-pointed); a job created in a transaction belongs to the
+// registered instance;
 // when a store is registered, its commits are fenced (a transaction that
 // wrote to a job of another instance fails with ErrNotOwner) and its scans
 // of pending effects and RUNNING actions list only its own jobs.
@@ -57,18 +60,23 @@ type Cluster interface {
 	// ErrNotOwner means the registration is gone: another server took the
 	// instance's jobs over.
 	Heartbeat(ctx context.Context, id string, load int) error
-	// Servers lists every registered instance, live or not, by name.
+	// Servers lists every registered instance not taken over, live or
+	// not, by name.
 	Servers(ctx context.Context) ([]ServerInfo, error)
-	// TakeOver moves every job of instance dead to instance me and removes
-	// dead's registration, in one transaction, unless dead's Beat is no
-	// longer beat (it is alive after all: false). A missing instance
-	// moves nothing and reports false.
+	// TakeOver gives every job of instance dead (and of the instances dead
+	// had taken over) to instance me and ends dead's registration, in one
+	// transaction, unless dead's Beat is no longer beat (it is alive after
+	// all: false). A missing instance, or one already taken over, changes
+	// nothing and reports false.
 	TakeOver(ctx context.Context, me, dead string, beat int64) (bool, error)
 	// ClaimUnowned makes me the owner of jobs no instance owns (created
-	// by a server that ran before ownership existed).
+	// by a server that ran before ownership existed), and reports how
+	// many there were; 0 when another instance has claimed them already.
 	ClaimUnowned(ctx context.Context, me string) (int, error)
 	// Owner returns the instance owning a workflow, coordinator or bundle
-	// job ("" for none); ErrNotFound when there is no such job.
+	// job ("" for none): the one working it, that is the instance that
+	// inherited the one its row names, if that was taken over;
+	// ErrNotFound when there is no such job.
 	Owner(ctx context.Context, jobID string) (string, error)
 	// CountOwned counts the unfinished jobs of an instance: workflows,
 	// coordinators and bundles alike.

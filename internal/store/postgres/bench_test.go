@@ -15,7 +15,21 @@ import (
 // transaction updated the one counter row and held it until its commit,
 // so commits queued one behind the other. ns/op is per submission.
 func BenchmarkConcurrentSubmit(b *testing.B) {
+	benchSubmit(b, OpenTest(b))
+}
+
+// BenchmarkFencedSubmit is BenchmarkConcurrentSubmit on a registered
+// store: each commit runs the fence (gozie_fence), which since migration
+// 0016 also key-share locks the committing instance's servers row.
+func BenchmarkFencedSubmit(b *testing.B) {
 	s := OpenTest(b)
+	if err := s.(store.Cluster).Register(context.Background(), store.ServerInfo{ID: "bench#1", Name: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	benchSubmit(b, s)
+}
+
+func benchSubmit(b *testing.B, s store.Store) {
 	ctx := context.Background()
 	var n atomic.Int64
 	b.SetParallelism(16) // x GOMAXPROCS (2 here): 32 clients

@@ -86,4 +86,8 @@ func TestNoCluster(t *testing.T) {
 	if _, err := c.TakeOver(ctx, "a#1", "b#1", 1); err == nil {
 		t.Error("TakeOver on SQLite succeeded")
 	}
+	// Listing works (there is no one), without PostgreSQL's servers.heir.
+	if all, err := c.Servers(ctx); err != nil || len(all) != 0 {
+		t.Errorf("Servers on SQLite = %v, %v; want none", all, err)
+	}
 }

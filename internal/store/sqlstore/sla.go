@@ -42,16 +42,16 @@ var slaQueries = map[string]string{
 }
 
 // slaOwned restricts a scan to the records whose owning job (a workflow
-// or coordinator job) belongs to the instance given twice.
-const slaOwned = ` AND (EXISTS (SELECT 1 FROM wf_jobs j WHERE j.id = sla.job_id AND j.owner = ?)
-	OR EXISTS (SELECT 1 FROM coord_jobs c WHERE c.id = sla.job_id AND c.owner = ?))`
+// or coordinator job) the instance works (ownedBy), given four times.
+const slaOwned = ` AND (EXISTS (SELECT 1 FROM wf_jobs j WHERE j.id = sla.job_id AND j.owner` + ownedBy + `)
+	OR EXISTS (SELECT 1 FROM coord_jobs c WHERE c.id = sla.job_id AND c.owner` + ownedBy + `))`
 
 // dueSLAs is the calculator's scan: the undecided records past their next
 // check, and those whose entity's status changed, each read in the order
 // of its partial index (sla_due, sla_changed) and bounded before the
 // union, so that neither visits more than limit records of the 100,000s
-// a busy store holds. Arguments: the time, [owner, owner,] the limit,
-// [owner, owner,] the limit, the limit.
+// a busy store holds. Arguments: the time, [owner x4,] the limit,
+// [owner x4,] the limit, the limit.
 func dueSLAs(owned string) string {
 	const order = ` ORDER BY next_check_ms ASC NULLS FIRST, id`
 	due := `SELECT ` + slaColumns + ` FROM sla WHERE event_processed < 8 AND next_check_ms <= ?` + owned + order + ` LIMIT ?`
@@ -257,8 +257,9 @@ func (t *tx) DueSLAs(ctx context.Context, at time.Time, limit int) ([]*store.SLA
 	if t.owner == "" {
 		return t.querySLAs(ctx, "due slas", t.db.q["dueSLAs"], at.UnixMilli(), n, n, n)
 	}
-	o := t.owner
-	return t.querySLAs(ctx, "due slas", t.db.q["dueSLAsOwned"], at.UnixMilli(), o, o, n, o, o, n, n)
+	o := ownedArgs(t.owner, 2)
+	args := append(append(append(append([]any{at.UnixMilli()}, o...), n), o...), n, n)
+	return t.querySLAs(ctx, "due slas", t.db.q["dueSLAsOwned"], args...)
 }
 
 func (t *tx) querySLAs(ctx context.Context, what, q string, args ...any) ([]*store.SLA, error) {

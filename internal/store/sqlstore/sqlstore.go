@@ -10,6 +10,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,7 +134,7 @@ func New(write, read *sql.DB, d Dialect) *DB {
 	for name, text := range d.Sequences {
 		db.q[seqQuery(name)] = text
 	}
-	for name, text := range ownerQueries(d.ShareLock) {
+	for name, text := range ownerQueries(d) {
 		if d.Rebind != nil {
 			text = d.Rebind(text)
 		}
@@ -328,15 +330,18 @@ func (t *tx) touch(id string) {
 }
 
 // checkOwner fails the commit with store.ErrNotOwner when a job it wrote
-// to belongs to another instance. The check locks each job row (the
-// dialect's ShareLock) until the commit, so a take-over either waits for
-// this commit or has committed before the check sees it. A job that does
-// not exist (deleted meanwhile) passes: nothing of it is left to protect.
+// to belongs to another instance, as gozie_fence does on PostgreSQL
+// (migration 0016): the jobs are t.owner's, or belong to an instance it
+// inherited, and t.owner was not taken over. The checks lock each job row
+// and then the servers rows (the dialect's ShareLock) until the commit, so
+// a take-over either waits for this commit or has committed before the
+// check sees it. A job that does not exist (deleted meanwhile) passes:
+// nothing of it is left to protect.
 func (t *tx) checkOwner(ctx context.Context) error {
+	others := map[string]string{} // owner -> one of its jobs
 	for id := range t.touched {
-		q := ownerQuery(id) + "Locked"
 		var owner string
-		err := t.queryRow(ctx, q, id).Scan(&owner)
+		err := t.queryRow(ctx, ownerQuery(id)+"Locked", id).Scan(&owner)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
@@ -344,6 +349,26 @@ func (t *tx) checkOwner(ctx context.Context) error {
 			return store.Errorf("%s: owner of %s: %w", t.db.Dialect.Name, id, err)
 		}
 		if owner != t.owner {
+			others[owner] = id
+		}
+	}
+	if len(t.touched) == 0 {
+		return nil
+	}
+	var heir sql.NullString
+	if err := t.queryRow(ctx, "serverHeirLocked", t.owner).Scan(&heir); err != nil || heir.Valid {
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return store.Errorf("%s: instance %s: %w", t.db.Dialect.Name, t.owner, err)
+		}
+		return fmt.Errorf("instance %s: %w (taken over by %q)", t.owner, store.ErrNotOwner, heir.String)
+	}
+	for _, owner := range slices.Sorted(maps.Keys(others)) {
+		id := others[owner]
+		err := t.queryRow(ctx, "serverHeirLocked", owner).Scan(&heir)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return store.Errorf("%s: owner of %s: %w", t.db.Dialect.Name, id, err)
+		}
+		if err != nil || heir.String != t.owner {
 			return fmt.Errorf("job %s: %w (%s)", id, store.ErrNotOwner, owner)
 		}
 	}

@@ -81,9 +81,14 @@ var queries = map[string]string{
 	"doneEffectExec": `DELETE FROM wf_effects WHERE id = ?`,
 	"pendingAll":     `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL ORDER BY id`,
 	// With a registered instance the engine's scans see its own jobs only.
-	"pendingOwned": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL
-		AND (job_id IN (SELECT id FROM wf_jobs WHERE owner = ?) OR job_id IN (SELECT id FROM coord_jobs WHERE owner = ?)
-			OR job_id IN (SELECT id FROM bundle_jobs WHERE owner = ?))
+	// Each pending effect probes its job by primary key: the pending
+	// effects are few, the jobs an instance owns may be a million
+	// finished ones (`job_id IN (SELECT id ... WHERE owner ...)` hashed
+	// them all: 4.9 s for 300,000 jobs, 0.5 ms this way; issue 31).
+	"pendingOwned": `SELECT ` + effectColumns + ` FROM wf_effects e WHERE done_ms IS NULL
+		AND (EXISTS (SELECT 1 FROM wf_jobs j WHERE j.id = e.job_id AND j.owner` + ownedBy + `)
+			OR EXISTS (SELECT 1 FROM coord_jobs j WHERE j.id = e.job_id AND j.owner` + ownedBy + `)
+			OR EXISTS (SELECT 1 FROM bundle_jobs j WHERE j.id = e.job_id AND j.owner` + ownedBy + `))
 		ORDER BY id`,
 	"pendingJob": `SELECT ` + effectColumns + ` FROM wf_effects WHERE done_ms IS NULL AND job_id = ? ORDER BY id`,
 	"nextSeq": `INSERT INTO sequences (name, value) VALUES (?, 1)
@@ -296,8 +301,8 @@ func (t *tx) ActionsByStatus(ctx context.Context, statuses ...string) ([]*store.
 		args[i] = s
 	}
 	if t.owner != "" {
-		q += ` AND job_id IN (SELECT id FROM wf_jobs WHERE owner = ?)`
-		args = append(args, t.owner)
+		q += ` AND job_id IN (SELECT id FROM wf_jobs WHERE owner` + ownedBy + `)`
+		args = append(args, ownedArgs(t.owner, 1)...)
 	}
 	q += ` ORDER BY job_id, seq, id`
 	if t.db.Dialect.Rebind != nil {
@@ -397,7 +402,7 @@ func (t *tx) DoneEffect(ctx context.Context, id int64) error {
 func (t *tx) PendingEffects(ctx context.Context, jobID string, limit int) ([]*store.Effect, error) {
 	q, args := t.db.q["pendingAll"], []any{}
 	if t.owner != "" {
-		q, args = t.db.q["pendingOwned"], []any{t.owner, t.owner, t.owner}
+		q, args = t.db.q["pendingOwned"], ownedArgs(t.owner, 3)
 	}
 	if jobID != "" {
 		q, args = t.db.q["pendingJob"], []any{jobID}

@@ -29,6 +29,8 @@ func RunCluster(t *testing.T, open OpenShared) {
 		{"CountHostSteps", testCountHostSteps},
 		{"TakeOver", testTakeOver},
 		{"TakeOverBeforeCommit", testTakeOverBeforeCommit},
+		{"HeirChain", testHeirChain},
+		{"HeirTakesBack", testHeirTakesBack},
 		{"ClaimUnowned", testClaimUnowned},
 		{"BundleOwnership", testBundleOwnership},
 		{"BundleFencedWrites", testBundleFencedWrites},
