@@ -210,18 +210,7 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 		st.Ended = time.Now().UTC()
 		return st
 	}
-	env := base
-	if env == nil {
-		env = spec.Environ
-	}
-	if env == nil {
-		// A spec from elsewhere: never the launcher's own secrets.
-		env = StepEnv(os.Environ(), "")
-	}
-	if spec.RunAs != nil {
-		env = runAsEnv(spec.RunAs, env)
-	}
-	env = append(env, spec.Env...)
+	env := programEnv(base, spec)
 	path, err := resolveExec(dir, spec.Exec, env)
 	if err != nil {
 		return fail("Cannot run program [%s]: %v", spec.Exec, err)
@@ -280,6 +269,27 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 		captureOutput(dir, spec, out, &st)
 	}
 	return st
+}
+
+// programEnv is the environment runProgram starts the program with: base
+// (else the spec's Environ, else stepEnv of the launcher's own) with the
+// spec's additions. base is never written to: the supervisor gives every
+// request naming an environment the same slice, and an append into its
+// spare capacity let concurrent steps see each other's variables
+// (OOZIE_ACTION_CONF_XML).
+func programEnv(base []string, spec *LaunchSpec) []string {
+	env := base
+	if env == nil {
+		env = spec.Environ
+	}
+	if env == nil {
+		// A spec from elsewhere: never the launcher's own secrets.
+		env = StepEnv(os.Environ(), "")
+	}
+	if spec.RunAs != nil {
+		env = runAsEnv(spec.RunAs, env)
+	}
+	return append(env[:len(env):len(env)], spec.Env...)
 }
 
 // captureOutput reads the output of a program that exited 0 (its stdout,

@@ -48,3 +48,19 @@ func TestResolveExecCache(t *testing.T) {
 		}
 	}
 }
+
+// TestProgramEnvShared: steps given the same base environment (the
+// supervisor's cached one, decoded with spare capacity) each get their
+// own additions.
+func TestProgramEnvShared(t *testing.T) {
+	base := make([]string, 1, 8)
+	base[0] = "PATH=/bin"
+	a := programEnv(base, &LaunchSpec{Env: []string{"OOZIE_ACTION_CONF_XML=/a/action.xml"}})
+	b := programEnv(base, &LaunchSpec{Env: []string{"OOZIE_ACTION_CONF_XML=/b/action.xml"}})
+	if a[1] != "OOZIE_ACTION_CONF_XML=/a/action.xml" || b[1] != "OOZIE_ACTION_CONF_XML=/b/action.xml" {
+		t.Errorf("environments = %q and %q; each step's own variable lost", a, b)
+	}
+	if len(base) != 1 || base[:2][1] != "" {
+		t.Errorf("base written to: %q", base[:2])
+	}
+}

@@ -18,9 +18,12 @@ import (
 )
 
 // gatedBody is a shell body whose program appends "ran" to count in its
-// work directory once the file gate exists.
+// work directory once the file gate exists. It fails when its
+// OOZIE_ACTION_CONF_XML is not its own: the supervisor gives concurrent
+// steps one cached environment, each with additions of its own.
 func gatedBody(gate string) string {
-	return `<exec>sh</exec><argument>-c</argument><argument>while ! test -e ` + gate + `; do sleep 0.01; done; echo ran >> count</argument>`
+	return `<exec>sh</exec><argument>-c</argument><argument>test "$OOZIE_ACTION_CONF_XML" = "$PWD/action.xml" || exit 3; ` +
+		`while ! test -e ` + gate + `; do sleep 0.01; done; echo ran >> count</argument>`
 }
 
 // supervisorSockets counts the sockets the process pid holds open.
