@@ -233,6 +233,9 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = out, errf
+	if null := devNull(); null != nil {
+		cmd.Stdin = null
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	if spec.RunAs != nil {
 		cmd.SysProcAttr = credential(spec.RunAs)
@@ -270,6 +273,17 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 	}
 	return st
 }
+
+// devNull is /dev/null opened once for reading, every program's standard
+// input: exec.Cmd would open and close it for each step (nil when it
+// cannot be opened; exec then tries itself).
+var devNull = sync.OnceValue(func() *os.File {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil
+	}
+	return f
+})
 
 // programEnv is the environment runProgram starts the program with: base
 // (else the spec's Environ, else stepEnv of the launcher's own) with the

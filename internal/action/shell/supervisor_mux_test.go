@@ -20,9 +20,10 @@ import (
 // gatedBody is a shell body whose program appends "ran" to count in its
 // work directory once the file gate exists. It fails when its
 // OOZIE_ACTION_CONF_XML is not its own: the supervisor gives concurrent
-// steps one cached environment, each with additions of its own.
+// steps one cached environment, each with additions of its own. It reads
+// its standard input to the end first: /dev/null, shared by all steps.
 func gatedBody(gate string) string {
-	return `<exec>sh</exec><argument>-c</argument><argument>test "$OOZIE_ACTION_CONF_XML" = "$PWD/action.xml" || exit 3; ` +
+	return `<exec>sh</exec><argument>-c</argument><argument>cat; test "$OOZIE_ACTION_CONF_XML" = "$PWD/action.xml" || exit 3; ` +
 		`while ! test -e ` + gate + `; do sleep 0.01; done; echo ran >> count</argument>`
 }
 
