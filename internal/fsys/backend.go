@@ -222,6 +222,9 @@ type Backend struct {
 var (
 	regMu    sync.RWMutex
 	backends = map[string]*Backend{}
+	// regGen counts registrations, so that what depends on the set of
+	// backends (Namespace.Settings) can tell it changed.
+	regGen uint64
 )
 
 // Register makes b serve its schemes. Registering a scheme twice panics:
@@ -235,6 +238,7 @@ func Register(b Backend) {
 		}
 		backends[s] = &b
 	}
+	regGen++
 }
 
 // backendFor returns the backend serving scheme, or nil.

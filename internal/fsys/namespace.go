@@ -34,6 +34,12 @@ type Namespace struct {
 
 	mu    sync.Mutex
 	cache map[string]*storeEntry
+	// settings is what Settings returned, for backends registered up to
+	// generation settingsGen: every shell step writes them into its
+	// action.xml, and walking the server's configuration for them was a
+	// twentieth of the server's CPU per step.
+	settings    map[string]string
+	settingsGen uint64
 }
 
 type storeEntry struct {
@@ -379,8 +385,28 @@ func SetDefault(n *Namespace) *Namespace {
 // namespace: the keys of the namespace's configuration under any
 // registered backend's prefixes, and the mount table as gozie.fs.mount.*
 // keys. Actions write them into their action.xml, so that the tools they
-// run (distcp, streaming, Hadoop's own) reach the same stores.
+// run (distcp, streaming, Hadoop's own) reach the same stores. The map is
+// kept for the next call (the configuration does not change under a
+// namespace; a backend registered since makes it anew): read only.
 func (n *Namespace) Settings() map[string]string {
+	regMu.RLock()
+	gen := regGen
+	regMu.RUnlock()
+	n.mu.Lock()
+	if n.settings != nil && n.settingsGen == gen {
+		defer n.mu.Unlock()
+		return n.settings
+	}
+	n.mu.Unlock()
+	out := n.settingsOf()
+	n.mu.Lock()
+	n.settings, n.settingsGen = out, gen
+	n.mu.Unlock()
+	return out
+}
+
+// settingsOf computes Settings.
+func (n *Namespace) settingsOf() map[string]string {
 	out := map[string]string{}
 	for _, m := range n.mounts {
 		out[MountKeyPrefix+m.From] = m.To

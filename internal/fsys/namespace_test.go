@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -191,6 +192,18 @@ func TestMountsFromConfigAndSettings(t *testing.T) {
 	}
 	if _, ok := got["gozie.http.port"]; ok {
 		t.Error("Settings() carries a key of no store")
+	}
+	// Kept between calls, and made anew once a backend is registered.
+	if again := ns.Settings(); !maps.Equal(again, got) {
+		t.Errorf("second Settings() = %v, want %v", again, got)
+	}
+	keys["fs.settingstest.key"] = "v"
+	if _, ok := ns.Settings()["fs.settingstest.key"]; ok {
+		t.Error("Settings() carries a key of a backend not registered")
+	}
+	Register(Backend{Name: "settings test", Schemes: []string{"settingstest"}, ConfPrefixes: []string{"fs.settingstest."}})
+	if v := ns.Settings()["fs.settingstest.key"]; v != "v" {
+		t.Errorf("Settings() after a registration: fs.settingstest.key = %q, want v", v)
 	}
 	for _, bad := range []Mount{{From: "relative/x", To: "/a"}, {From: "hdfs://nn/a", To: "relative"}, {From: "hdfs:/nn", To: "/a"}, {From: "", To: "/a"}} {
 		if _, err := NewNamespace(nil, []Mount{bad}); err == nil {

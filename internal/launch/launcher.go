@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -209,18 +210,7 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 		st.Ended = time.Now().UTC()
 		return st
 	}
-	env := base
-	if env == nil {
-		env = spec.Environ
-	}
-	if env == nil {
-		// A spec from elsewhere: never the launcher's own secrets.
-		env = StepEnv(os.Environ(), "")
-	}
-	if spec.RunAs != nil {
-		env = runAsEnv(spec.RunAs, env)
-	}
-	env = append(env, spec.Env...)
+	env := programEnv(base, spec)
 	path, err := resolveExec(dir, spec.Exec, env)
 	if err != nil {
 		return fail("Cannot run program [%s]: %v", spec.Exec, err)
@@ -243,6 +233,9 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = out, errf
+	if null := devNull(); null != nil {
+		cmd.Stdin = null
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	if spec.RunAs != nil {
 		cmd.SysProcAttr = credential(spec.RunAs)
@@ -279,6 +272,38 @@ func runProgram(dir string, spec *LaunchSpec, pid *LauncherPID, base []string, s
 		captureOutput(dir, spec, out, &st)
 	}
 	return st
+}
+
+// devNull is /dev/null opened once for reading, every program's standard
+// input: exec.Cmd would open and close it for each step (nil when it
+// cannot be opened; exec then tries itself).
+var devNull = sync.OnceValue(func() *os.File {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil
+	}
+	return f
+})
+
+// programEnv is the environment runProgram starts the program with: base
+// (else the spec's Environ, else stepEnv of the launcher's own) with the
+// spec's additions. base is never written to: the supervisor gives every
+// request naming an environment the same slice, and an append into its
+// spare capacity let concurrent steps see each other's variables
+// (OOZIE_ACTION_CONF_XML).
+func programEnv(base []string, spec *LaunchSpec) []string {
+	env := base
+	if env == nil {
+		env = spec.Environ
+	}
+	if env == nil {
+		// A spec from elsewhere: never the launcher's own secrets.
+		env = StepEnv(os.Environ(), "")
+	}
+	if spec.RunAs != nil {
+		env = runAsEnv(spec.RunAs, env)
+	}
+	return append(env[:len(env):len(env)], spec.Env...)
 }
 
 // captureOutput reads the output of a program that exited 0 (its stdout,
@@ -377,16 +402,76 @@ func resolveExec(dir, name string, env []string) (string, error) {
 			pathVar = kv[len("PATH="):] // the last definition wins, as in exec
 		}
 	}
+	key := pathVar + "\x00" + name
+	if p, ok := pathCache.get(key); ok && isExecutable(p) {
+		return p, nil
+	}
 	for _, d := range filepath.SplitList(pathVar) {
 		if d == "" {
 			d = "."
 		}
 		p := filepath.Join(d, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+		if isExecutable(p) {
+			if filepath.IsAbs(p) {
+				pathCache.put(key, p)
+			}
 			return p, nil
 		}
 	}
 	return "", errors.New("executable file not found in the working directory or $PATH")
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+}
+
+// pathCache keeps where PATH searches found programs, for PathCacheTTL.
+// The supervisor searches PATH for every step, and a long PATH made it a
+// dozen failed stats (37 µs here) before the program's own fork; a hit
+// costs one stat, of the program found before, which must still be an
+// executable file. What a hit can miss is a program of the same name
+// installed meanwhile in an earlier directory of PATH: it is found
+// within PathCacheTTL.
+var pathCache = &lookupCache{m: map[string]pathHit{}}
+
+// PathCacheTTL is how long a PATH search's result is used again; a
+// variable for tests.
+var PathCacheTTL = time.Second
+
+// cacheNow is the clock of pathCache; tests replace it.
+var cacheNow = time.Now
+
+type pathHit struct {
+	path string
+	at   time.Time
+}
+
+type lookupCache struct {
+	mu sync.Mutex
+	m  map[string]pathHit
+}
+
+func (c *lookupCache) get(key string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, ok := c.m[key]
+	if !ok || cacheNow().Sub(h.at) >= PathCacheTTL {
+		return "", false
+	}
+	return h.path, true
+}
+
+// maxPathCache bounds the entries: one per program name and PATH.
+const maxPathCache = 1024
+
+func (c *lookupCache) put(key, path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxPathCache {
+		clear(c.m)
+	}
+	c.m[key] = pathHit{path: path, at: cacheNow()}
 }
 
 // procStart returns the start time of process pid as the kernel records it

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,7 +33,9 @@ import (
 //	supervisor.log   its standard output and error
 //
 // Protocol: one JSON request per connection (supRequest), answered by
-// JSON lines (supReply). Every request and reply carries the protocol
+// JSON lines (supReply), or, after a first request "mux" (version 5),
+// any number of requests on one connection, each with an id its replies
+// carry (supervisor_mux.go). Every request and reply carries the protocol
 // version; a supervisor asked by a newer version stops listening (it
 // finishes the programs it runs, then exits) so that the client starts
 // one of its own version, and a client finding a newer supervisor uses
@@ -51,7 +54,7 @@ import (
 // SupervisorProtocol is the version of the supervisor protocol; change it
 // whenever requests or replies change meaning. A variable so that tests
 // can play an old supervisor.
-var SupervisorProtocol = 4
+var SupervisorProtocol = 5
 
 // Files of the supervisor's directory.
 const (
@@ -72,7 +75,11 @@ const maxSocketPath = 107
 // supRequest is what a client asks.
 type supRequest struct {
 	V int `json:"v"`
-	// Op is "run" (claim Dir and run Spec there), "wait" (answer
+	// ID tells the replies of concurrent requests on a multiplexed
+	// connection apart (version 5); 0 on a connection of one request.
+	ID uint64 `json:"id,omitempty"`
+	// Op is "mux" (the connection carries many requests with ids,
+	// version 5), "run" (claim Dir and run Spec there), "wait" (answer
 	// when the program of Dir ends), "group" (the process group of the
 	// program of Dir), "ping" or "quit" (stop listening; exit once the
 	// running programs have ended). Version 3 added "group" and made
@@ -109,7 +116,9 @@ type supRequest struct {
 // environment this supervisor knows: nothing ran), "ok", "version" (V is
 // the supervisor's version, which differs), "error".
 type supReply struct {
-	V     int    `json:"v"`
+	V int `json:"v"`
+	// ID is the id of the request answered (multiplexed connections).
+	ID    uint64 `json:"id,omitempty"`
 	Event string `json:"event"`
 	PID   int    `json:"pid,omitempty"`
 	// PGID answers "group": the program's process group.
@@ -135,7 +144,14 @@ type supervisor struct {
 	// groups are the process groups of the running programs, by work
 	// directory: Kill finds a program's group here when the pid file in
 	// a directory its job's user owns was destroyed.
-	groups  map[string]int
+	groups map[string]int
+	// muxes are the multiplexed connections being served: stop shuts
+	// their reading side so that their clients take new requests to
+	// the next supervisor.
+	muxes map[*net.UnixConn]struct{}
+	// conns counts the connections of one request and the requests in
+	// progress on multiplexed connections, not those connections
+	// themselves: a server's idle connection keeps no supervisor alive.
 	conns   int
 	idle    time.Time // when the supervisor last had nothing to do
 	stopped bool
@@ -169,7 +185,7 @@ func RunSupervisor(dir string, stderr io.Writer) int {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 
 	self, _ := os.Executable()
-	s := &supervisor{dir: dir, logw: stderr, build: BuildOf(self), stopc: make(chan struct{}), running: map[string]chan struct{}{}, groups: map[string]int{},
+	s := &supervisor{dir: dir, logw: stderr, build: BuildOf(self), stopc: make(chan struct{}), running: map[string]chan struct{}{}, groups: map[string]int{}, muxes: map[*net.UnixConn]struct{}{},
 		pid: LauncherPID{PID: os.Getpid(), Start: procStart(os.Getpid()), Supervised: true}, idle: time.Now()}
 	busy, err := s.listen()
 	if busy {
@@ -289,6 +305,9 @@ func (s *supervisor) stop(why string) {
 		_ = os.Remove(path)
 	}
 	s.lock.Close()
+	for c := range s.muxes {
+		_ = c.CloseRead()
+	}
 	close(s.stopc)
 }
 
@@ -340,14 +359,14 @@ func (s *supervisor) accept() {
 	}
 }
 
-// serve answers one connection's request.
+// maxRequest bounds one request's bytes: a spec and an environment are a
+// few kilobytes; a peer sending more is refused.
+const maxRequest = 16 << 20
+
+// serve answers one connection: its single request, or, when that is
+// "mux" (protocol 5), every request that follows on it (serveMux).
 func (s *supervisor) serve(c *net.UnixConn) {
-	enc := json.NewEncoder(c)
-	reply := func(r supReply) {
-		r.V, r.PID = SupervisorProtocol, s.pid.PID
-		_ = c.SetWriteDeadline(time.Now().Add(10 * time.Second))
-		_ = enc.Encode(r)
-	}
+	reply := s.replier(c, new(sync.Mutex), 0)
 	// The directory is 0700; the peer check keeps other users out even
 	// if its mode is changed: run-as-user supervisors run as root.
 	if uid, err := peerUID(c); err != nil || (uid != os.Geteuid() && uid != 0) {
@@ -355,8 +374,13 @@ func (s *supervisor) serve(c *net.UnixConn) {
 		return
 	}
 	var req supRequest
+	br := bufio.NewReaderSize(c, 16<<10)
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if err := json.NewDecoder(io.LimitReader(c, 16<<20)).Decode(&req); err != nil {
+	line, err := readLine(br, maxRequest)
+	if err == nil {
+		err = json.Unmarshal(line, &req)
+	}
+	if err != nil {
 		reply(supReply{Event: "error", Error: "bad request: " + err.Error()})
 		return
 	}
@@ -369,6 +393,51 @@ func (s *supervisor) serve(c *net.UnixConn) {
 		reply(supReply{Event: "version", Error: fmt.Sprintf("supervisor speaks protocol %d, client %d", SupervisorProtocol, req.V)})
 		return
 	}
+	if req.Op == "mux" {
+		s.serveMux(c, br)
+		return
+	}
+	s.handle(req, reply)
+}
+
+// replier returns the function that sends the replies to the request id
+// on c, one line each under wmu (the requests of a multiplexed
+// connection answer concurrently).
+func (s *supervisor) replier(c *net.UnixConn, wmu *sync.Mutex, id uint64) func(supReply) {
+	return func(r supReply) {
+		r.V, r.PID, r.ID = SupervisorProtocol, s.pid.PID, id
+		data, _ := json.Marshal(r)
+		data = append(data, '\n')
+		wmu.Lock()
+		defer wmu.Unlock()
+		_ = c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		_, _ = c.Write(data)
+	}
+}
+
+// readLine reads one line of at most max bytes from br. The line may be
+// br's own buffer: it is valid until the next read.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		switch {
+		case err == nil && line == nil:
+			return frag, nil
+		case err == nil:
+			return append(line, frag...), nil
+		case err != bufio.ErrBufferFull:
+			return nil, err
+		}
+		line = append(line, frag...)
+		if len(line) > max {
+			return nil, fmt.Errorf("request longer than %d bytes", max)
+		}
+	}
+}
+
+// handle answers one request of protocol SupervisorProtocol.
+func (s *supervisor) handle(req supRequest, reply func(supReply)) {
 	switch req.Op {
 	case "ping":
 		reply(supReply{Event: "ok"})
@@ -486,9 +555,11 @@ func (s *supervisor) run(req supRequest, reply func(supReply)) {
 	// the step is seen running until its outcome is on disk.
 	if err := RecordStatus(dir, data, time.Sleep, s.logw); err != nil {
 		fmt.Fprintf(s.logw, "gozie launch -supervise: %s: writing status: %v\n", dir, err)
-		// No outcome: the connection ends without "exited"; Check
-		// reports the step lost once this supervisor is gone, and meanwhile
-		// sees it running — as with a launcher that cannot write.
+		// No outcome: "error" instead of "exited" (the client notifies
+		// on either, as on the end of the connection); Check reports the
+		// step lost once this supervisor is gone, and meanwhile sees it
+		// running — as with a launcher that cannot write.
+		reply(supReply{Event: "error", Error: "writing status: " + err.Error()})
 		return
 	}
 	reply(supReply{Event: "exited"})

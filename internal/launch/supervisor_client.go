@@ -34,6 +34,11 @@ type supervisorClient struct {
 	// (Runtime.stepEnv), and its id.
 	envLast   []string
 	envLastID string
+
+	// mux is the connection runs go on (supervisor_mux_client.go),
+	// replaced under muxMu when it ends.
+	muxMu sync.Mutex
+	mux   *muxConn
 }
 
 // errSupervisorNewer is the answer of a supervisor newer than this
@@ -201,13 +206,12 @@ func (c *supervisorClient) start(dir string, spec *LaunchSpec, env []string, not
 	} else {
 		req.Env, req.EnvID = env, id
 	}
-	conn, dec, rep, err := c.call(req, true, supervisorReplyTimeout)
+	rep, replies, err := c.muxCall(req, supervisorReplyTimeout)
 	if err == nil && rep.Event == "env" {
 		// A supervisor that started since: it ran nothing; the
 		// environment goes with the request again.
-		conn.Close()
 		req.EnvRef, req.Env, req.EnvID = "", env, id
-		conn, dec, rep, err = c.call(req, true, supervisorReplyTimeout)
+		rep, replies, err = c.muxCall(req, supervisorReplyTimeout)
 	}
 	if err != nil {
 		return false, err
@@ -222,25 +226,20 @@ func (c *supervisorClient) start(dir string, spec *LaunchSpec, env []string, not
 		go func() {
 			// "exited", or the end of the connection: the supervisor died
 			// (Check then finds the step lost) or could not record.
-			var done supReply
-			_ = dec.Decode(&done)
-			conn.Close()
+			<-replies
 			if notify != nil {
 				notify()
 			}
 		}()
 		return false, nil
 	case "exited":
-		conn.Close()
 		if notify != nil {
 			notify()
 		}
 		return false, nil
 	case "claimed":
-		conn.Close()
 		return true, nil
 	default:
-		conn.Close()
 		return false, fmt.Errorf("launch supervisor: %s %s", rep.Event, rep.Error)
 	}
 }
