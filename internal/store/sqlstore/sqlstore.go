@@ -80,6 +80,11 @@ type Dialect struct {
 	// after a purge and returns the bytes (SQLite's incremental vacuum);
 	// nil for a database that does so itself.
 	Reclaim func(ctx context.Context, write *sql.DB) (int64, error)
+	// FoldCounts replaces the delta rows of wf_job_counts by their sums
+	// and returns one number, the rows replaced (PostgreSQL, whose
+	// triggers append deltas; counts.go); "" for a database whose
+	// triggers update the rows in place (SQLite).
+	FoldCounts string
 }
 
 // DB is a store.Store over database/sql. Writes go through Write; reads may
@@ -107,6 +112,15 @@ type DB struct {
 	observer atomic.Pointer[observer]
 	// purgeMu is the purge lock of a dialect without PurgeLock.
 	purgeMu sync.Mutex
+
+	// folding is set while a fold of the counts table runs in the
+	// background (kickFold), folds lets Close wait for it, jobWrites
+	// counts the job writes that kick one, foldedAt is when the last one
+	// ended (Unix ns; counts.go).
+	foldedAt  atomic.Int64
+	folding   atomic.Bool
+	folds     sync.WaitGroup
+	jobWrites atomic.Int64
 }
 
 // fence returns the registered instance, "" when not registered.
@@ -224,6 +238,7 @@ func (db *DB) prepareAll(pool *sql.DB) {
 
 // Close implements store.Store.
 func (db *DB) Close() error {
+	db.folds.Wait()
 	db.mu.Lock()
 	for _, m := range db.stmts {
 		for _, st := range m {

@@ -148,6 +148,7 @@ func (t *tx) Job(ctx context.Context, id string) (*store.Job, error) {
 
 func (t *tx) PutJob(ctx context.Context, j *store.Job) error {
 	t.touch(j.ID)
+	t.db.wroteJob()
 	return t.exec(ctx, "putJob", j.ID, j.AppName, j.AppPath, j.User, j.Group, j.ACL, j.ParentID, j.ExternalID,
 		j.Status, j.Run, j.Conf, j.Definition, j.State, j.ErrorCode, j.ErrorMessage,
 		ms(j.CreatedTime), ms(j.StartTime), ms(j.EndTime), ms(j.LastModTime), t.owner)
@@ -253,8 +254,16 @@ func listQuery(table, cols string, f store.JobFilter) (string, []any) {
 }
 
 func (t *tx) CountJobs(ctx context.Context, f store.JobFilter) (int, error) {
+	if countable(f) {
+		return t.countFromCounts(ctx, f)
+	}
 	where, args := jobWhere(f)
 	q := `SELECT COUNT(*) FROM wf_jobs` + where
+	if f.CountCap > 0 {
+		// Enough to say "more than CountCap": a common substring of the
+		// console's search would otherwise count most of the jobs.
+		q = fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM wf_jobs%s LIMIT %d) c`, where, f.CountCap+1)
+	}
 	if t.db.Dialect.Rebind != nil {
 		q = t.db.Dialect.Rebind(q)
 	}

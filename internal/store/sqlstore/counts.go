@@ -1,0 +1,102 @@
+package sqlstore
+
+// The totals of the workflow jobs lists, read from wf_job_counts (SQLite
+// migration 0014, PostgreSQL 0017): rows of (user, status, n) that the
+// database's triggers keep, so that the total of a list filtered by
+// nothing, statuses and users is a sum over a few rows, whatever the
+// number of jobs.
+
+import (
+	"context"
+	"time"
+
+	"github.com/gozie/gozie/internal/store"
+)
+
+const (
+	// foldRows is how many rows a total may sum before the store folds
+	// the deltas (Dialect.FoldCounts): a read of a few thousand small
+	// rows costs well under a millisecond.
+	foldRows = 2000
+	// foldWrites is how many job writes through this store kick a fold
+	// even when nobody reads the totals, so that the deltas of a busy
+	// server that nobody lists stay bounded.
+	foldWrites = 5000
+	// foldTimeout bounds one fold in the background.
+	foldTimeout = time.Minute
+	// foldEvery spaces the folds a reader kicks: with many users the
+	// folded rows alone may exceed foldRows, and folding them again on
+	// every read would only rewrite them.
+	foldEvery = 10 * time.Second
+)
+
+// countable reports whether the counts table answers the total of f:
+// filters of status and user only (the table's columns); any other
+// condition needs a COUNT(*) of the jobs.
+func countable(f store.JobFilter) bool {
+	return f.ParentID == "" && f.ParentPrefix == "" && f.AppName == "" && len(f.Names) == 0 &&
+		len(f.Groups) == 0 && len(f.IDs) == 0 && f.ExternalID == "" && f.Text == "" &&
+		f.CreatedAfter.IsZero() && f.CreatedBefore.IsZero()
+}
+
+// countFromCounts is the total of a countable filter: the sum of the
+// matching rows, and how many rows it summed. jobWhere renders the
+// filter, the counts table having the same column names as wf_jobs.
+func (t *tx) countFromCounts(ctx context.Context, f store.JobFilter) (int, error) {
+	where, args := jobWhere(f)
+	q := `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT), COUNT(*) FROM wf_job_counts` + where
+	if t.db.Dialect.Rebind != nil {
+		q = t.db.Dialect.Rebind(q)
+	}
+	var n, rows int
+	if err := t.queryRowText(ctx, q, args...).Scan(&n, &rows); err != nil {
+		return 0, store.Errorf("%s: count jobs: %w", t.db.Dialect.Name, err)
+	}
+	if rows > foldRows {
+		t.db.kickFold()
+	}
+	return n, nil
+}
+
+// kickFold folds the deltas of the counts table in the background,
+// unless a fold is running or the dialect keeps no deltas.
+func (db *DB) kickFold() {
+	if db.Dialect.FoldCounts == "" || time.Now().UnixNano()-db.foldedAt.Load() < int64(foldEvery) ||
+		!db.folding.CompareAndSwap(false, true) {
+		return
+	}
+	db.folds.Add(1)
+	go func() {
+		defer db.folds.Done()
+		defer db.folding.Store(false)
+		defer func() { db.foldedAt.Store(time.Now().UnixNano()) }()
+		ctx, cancel := context.WithTimeout(context.Background(), foldTimeout)
+		defer cancel()
+		// A failed fold leaves the deltas, which stay right: the next
+		// kick tries again.
+		_, _ = db.FoldJobCounts(ctx)
+	}()
+}
+
+// wroteJob counts a job write and kicks a fold every foldWrites of them.
+func (db *DB) wroteJob() {
+	if db.Dialect.FoldCounts != "" && db.jobWrites.Add(1)%foldWrites == 0 {
+		db.kickFold()
+	}
+}
+
+// FoldJobCounts replaces the delta rows of the jobs' counts table by one
+// row per (user, status) and returns how many rows it replaced; 0 for a
+// database whose table holds no deltas (SQLite). Concurrent folds, by
+// several servers, are safe: each delta row is deleted, and summed, by
+// one of them only.
+func (db *DB) FoldJobCounts(ctx context.Context) (int64, error) {
+	if db.Dialect.FoldCounts == "" {
+		return 0, nil
+	}
+	var n int64
+	if err := db.Write.QueryRowContext(ctx, db.Dialect.FoldCounts).Scan(&n); err != nil {
+		return 0, db.classify(store.Errorf("%s: fold job counts: %w", db.Dialect.Name, err))
+	}
+	return n, nil
+}
