@@ -60,6 +60,13 @@ func migrate(ctx context.Context, open func(context.Context) (store.Store, error
 	return err
 }
 
+// recount fills the jobs' counts table (SQLite migration 0014,
+// PostgreSQL 0017), whose triggers were set aside while the jobs were
+// written, as the migration does.
+var recount = []string{"DELETE FROM wf_job_counts",
+	`INSERT INTO wf_job_counts (user_name, status, n)
+		SELECT user_name, status, COUNT(*) FROM wf_jobs GROUP BY user_name, status`}
+
 // sqliteSink writes a SQLite database file.
 type sqliteSink struct {
 	path  string
@@ -178,7 +185,7 @@ func (s *sqliteSink) finish(ctx context.Context, next int) error {
 	if err := s.commit(ctx); err != nil {
 		return err
 	}
-	stmts := append(append([]string{}, s.saved...),
+	stmts := append(append(append([]string{}, s.saved...), recount...),
 		fmt.Sprintf(`INSERT INTO sequences (name, value) VALUES ('%s', %d)
 			ON CONFLICT (name) DO UPDATE SET value = excluded.value`, store.JobSequence, next),
 		// No ANALYZE: the server never runs it, so a real store's
@@ -299,7 +306,7 @@ func (s *pgSink) finish(ctx context.Context, next int) error {
 	for _, t := range seededTables {
 		stmts = append(stmts, "ALTER TABLE "+t+" ENABLE TRIGGER USER")
 	}
-	stmts = append(stmts,
+	stmts = append(append(stmts, recount...),
 		fmt.Sprintf("SELECT setval('wf_job_ids', %d)", next),
 		"SELECT setval(pg_get_serial_sequence('wf_effects', 'id'), GREATEST((SELECT MAX(id) FROM wf_effects), 1))",
 		// What autovacuum would have done over the year the rows
