@@ -14,6 +14,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlstore"
@@ -107,7 +108,20 @@ func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) 
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
 	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy, LastInsertID: true,
 		Schema:  sqlstore.LatestVersion(migrations, "migrations"),
-		Reclaim: reclaim}), nil
+		Reclaim: reclaim, TextMatch: textMatch}), nil
+}
+
+// textMatch is the Dialect's TextMatch: the jobs whose FTS5 trigram
+// row (migration 0014) holds text as a phrase, which is every job whose
+// id, name, app path or user contains it (the tokenizer folds case);
+// nothing for fewer than three characters, which make no trigram.
+func textMatch(text string) (string, []any) {
+	if utf8.RuneCountInString(text) < 3 {
+		return "", nil
+	}
+	return `id IN (SELECT job_id FROM wf_job_text_ids WHERE k IN
+		(SELECT rowid FROM wf_jobs_text WHERE wf_jobs_text MATCH ?))`,
+		[]any{`"` + strings.ReplaceAll(text, `"`, `""`) + `"`}
 }
 
 // privateFiles creates the database file at path with mode 0600 if it

@@ -8,6 +8,7 @@ package sqlstore
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/gozie/gozie/internal/store"
@@ -99,4 +100,20 @@ func (db *DB) FoldJobCounts(ctx context.Context) (int64, error) {
 		return 0, db.classify(store.Errorf("%s: fold job counts: %w", db.Dialect.Name, err))
 	}
 	return n, nil
+}
+
+// wfWhere is jobWhere for wf_jobs: with a free text, the dialect's
+// indexed condition (Dialect.TextMatch) is added to the exact one, so
+// that the database reads the candidates from the text index instead of
+// every job.
+func (db *DB) wfWhere(f store.JobFilter) (string, []any) {
+	where, args := jobWhere(f)
+	if f.Text == "" || db.Dialect.TextMatch == nil {
+		return where, args
+	}
+	cond, more := db.Dialect.TextMatch(strings.ToLower(f.Text))
+	if cond == "" {
+		return where, args
+	}
+	return where + " AND " + cond, append(args, more...)
 }

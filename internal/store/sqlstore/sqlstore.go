@@ -85,6 +85,14 @@ type Dialect struct {
 	// triggers append deltas; counts.go); "" for a database whose
 	// triggers update the rows in place (SQLite).
 	FoldCounts string
+	// TextMatch, when set, returns a condition on wf_jobs that every job
+	// whose id, name, app path or user contains text (lowered) meets and
+	// that an index answers (SQLite's FTS5 trigram table, PostgreSQL's
+	// pg_trgm index; migrations 0014 and 0017), with its arguments; ""
+	// when no index helps (fewer than three characters). It narrows the
+	// console's free-text search to candidates, which the exact
+	// condition then checks.
+	TextMatch func(text string) (string, []any)
 }
 
 // DB is a store.Store over database/sql. Writes go through Write; reads may

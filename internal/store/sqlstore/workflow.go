@@ -157,6 +157,10 @@ func (t *tx) PutJob(ctx context.Context, j *store.Job) error {
 // likeEscaper quotes LIKE's wildcards so that free text matches itself.
 var likeEscaper = strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
 
+// LikeContains is the LIKE pattern (with ESCAPE '\') of the strings
+// that contain s.
+func LikeContains(s string) string { return "%" + likeEscaper.Replace(s) + "%" }
+
 // jobWhere renders a JobFilter as a WHERE clause ("" when it selects
 // everything) with its arguments.
 func jobWhere(f store.JobFilter) (string, []any) {
@@ -216,7 +220,7 @@ func (t *tx) Jobs(ctx context.Context, f store.JobFilter) ([]*store.Job, error) 
 	if f.Brief {
 		cols = briefJobColumns
 	}
-	q, args := listQuery("wf_jobs", cols, f)
+	q, args := listQuery("wf_jobs", cols, f, t.db.wfWhere)
 	if t.db.Dialect.Rebind != nil {
 		q = t.db.Dialect.Rebind(q)
 	}
@@ -234,10 +238,12 @@ const listOrder = " ORDER BY created_ms DESC, id DESC"
 // most statuses × (offset + limit) rows instead of every matching job
 // (SQLite sorted the 100,000 FAILED or KILLED jobs of a million in 0.3 s;
 // docs/benchmarks-plans.md).
-func listQuery(table, cols string, f store.JobFilter) (string, []any) {
+// render is the filter's WHERE (jobWhere, or DB.wfWhere for workflow
+// jobs).
+func listQuery(table, cols string, f store.JobFilter, render func(store.JobFilter) (string, []any)) (string, []any) {
 	statuses := slices.Compact(slices.Sorted(slices.Values(f.Statuses)))
 	if f.Limit <= 0 || len(statuses) < 2 {
-		where, args := jobWhere(f)
+		where, args := render(f)
 		return `SELECT ` + cols + ` FROM ` + table + where + listOrder + page(f.Limit, f.Offset), args
 	}
 	var parts []string
@@ -245,7 +251,7 @@ func listQuery(table, cols string, f store.JobFilter) (string, []any) {
 	for i, s := range statuses {
 		one := f
 		one.Statuses = []string{s}
-		where, a := jobWhere(one)
+		where, a := render(one)
 		parts = append(parts, fmt.Sprintf(`SELECT * FROM (SELECT %s FROM %s%s%s LIMIT %d) s%d`,
 			cols, table, where, listOrder, max(f.Offset, 0)+f.Limit, i))
 		args = append(args, a...)
@@ -257,7 +263,7 @@ func (t *tx) CountJobs(ctx context.Context, f store.JobFilter) (int, error) {
 	if countable(f) {
 		return t.countFromCounts(ctx, f)
 	}
-	where, args := jobWhere(f)
+	where, args := t.db.wfWhere(f)
 	q := `SELECT COUNT(*) FROM wf_jobs` + where
 	if f.CountCap > 0 {
 		// Enough to say "more than CountCap": a common substring of the

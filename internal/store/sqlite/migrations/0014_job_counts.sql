@@ -30,3 +30,35 @@ CREATE TRIGGER wf_job_counts_delete AFTER DELETE ON wf_jobs BEGIN
 -- which no other writer can interleave with).
 INSERT INTO wf_job_counts (user_name, status, n)
     SELECT user_name, status, COUNT(*) FROM wf_jobs GROUP BY user_name, status;
+
+-- The console's free-text search (issue 31): a substring of a job's id,
+-- name, app path or user, ignoring case, matched no index, so its page
+-- and total read every job. wf_jobs_text is an FTS5 index of those four
+-- with the trigram tokenizer (substrings of three characters or more,
+-- case folded), written by triggers when a job is created, deleted or
+-- its text changes (not at each status change). The search reads the
+-- candidates from it and checks each against the exact condition.
+-- Its rows are keyed by wf_job_text_ids.k, an INTEGER PRIMARY KEY, and
+-- not by wf_jobs' rowid, which VACUUM (Reclaim's conversion, a backup's
+-- VACUUM INTO) may renumber.
+CREATE TABLE wf_job_text_ids (
+    k      INTEGER PRIMARY KEY,
+    job_id TEXT NOT NULL UNIQUE
+);
+CREATE VIRTUAL TABLE wf_jobs_text USING fts5(txt, content='', contentless_delete=1, tokenize='trigram');
+CREATE TRIGGER wf_jobs_text_insert AFTER INSERT ON wf_jobs BEGIN
+    INSERT INTO wf_job_text_ids (job_id) VALUES (NEW.id); INSERT INTO wf_jobs_text (rowid, txt)
+    VALUES ((SELECT k FROM wf_job_text_ids WHERE job_id = NEW.id),
+        NEW.id || char(10) || NEW.app_name || char(10) || NEW.app_path || char(10) || NEW.user_name); END;
+CREATE TRIGGER wf_jobs_text_update AFTER UPDATE OF app_name, app_path, user_name ON wf_jobs
+    WHEN NEW.app_name IS NOT OLD.app_name OR NEW.app_path IS NOT OLD.app_path OR NEW.user_name IS NOT OLD.user_name BEGIN
+    INSERT OR REPLACE INTO wf_jobs_text (rowid, txt)
+    VALUES ((SELECT k FROM wf_job_text_ids WHERE job_id = NEW.id),
+        NEW.id || char(10) || NEW.app_name || char(10) || NEW.app_path || char(10) || NEW.user_name); END;
+CREATE TRIGGER wf_jobs_text_delete AFTER DELETE ON wf_jobs BEGIN
+    DELETE FROM wf_jobs_text WHERE rowid = (SELECT k FROM wf_job_text_ids WHERE job_id = OLD.id); DELETE
+    FROM wf_job_text_ids WHERE job_id = OLD.id; END;
+INSERT INTO wf_job_text_ids (job_id) SELECT id FROM wf_jobs;
+INSERT INTO wf_jobs_text (rowid, txt)
+    SELECT t.k, j.id || char(10) || j.app_name || char(10) || j.app_path || char(10) || j.user_name
+    FROM wf_job_text_ids t JOIN wf_jobs j ON j.id = t.job_id;
