@@ -108,8 +108,21 @@ func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) 
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
 	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy, LastInsertID: true,
 		Schema:  sqlstore.LatestVersion(migrations, "migrations"),
-		Reclaim: reclaim, TextMatch: textMatch}), nil
+		Reclaim: reclaim, TextMatch: textMatch, TextFrom: textFrom}), nil
 }
+
+// textFrom is the Dialect's TextFrom: the FTS5 table first, each match
+// looked up by key and job id.
+func textFrom(text string) (string, string, []any) {
+	if utf8.RuneCountInString(text) < 3 {
+		return "", "", nil
+	}
+	return `wf_jobs_text JOIN wf_job_text_ids t ON t.k = wf_jobs_text.rowid JOIN wf_jobs ON wf_jobs.id = t.job_id`,
+		`wf_jobs_text MATCH ?`, []any{ftsPhrase(text)}
+}
+
+// ftsPhrase quotes text as one FTS5 phrase: every character literal.
+func ftsPhrase(text string) string { return `"` + strings.ReplaceAll(text, `"`, `""`) + `"` }
 
 // textMatch is the Dialect's TextMatch: the jobs whose FTS5 trigram
 // row (migration 0014) holds text as a phrase, which is every job whose
@@ -121,7 +134,7 @@ func textMatch(text string) (string, []any) {
 	}
 	return `id IN (SELECT job_id FROM wf_job_text_ids WHERE k IN
 		(SELECT rowid FROM wf_jobs_text WHERE wf_jobs_text MATCH ?))`,
-		[]any{`"` + strings.ReplaceAll(text, `"`, `""`) + `"`}
+		[]any{ftsPhrase(text)}
 }
 
 // privateFiles creates the database file at path with mode 0600 if it

@@ -93,6 +93,12 @@ type Dialect struct {
 	// console's free-text search to candidates, which the exact
 	// condition then checks.
 	TextMatch func(text string) (string, []any)
+	// TextFrom, when set, returns a FROM that joins wf_jobs to the text
+	// index's candidates, led by the index, and the condition selecting
+	// text in it: a capped count of a common substring then stops after
+	// CountCap matches instead of collecting every candidate first
+	// (SQLite's FTS5 yields them one by one). "" where TextMatch has none.
+	TextFrom func(text string) (from, cond string, args []any)
 }
 
 // DB is a store.Store over database/sql. Writes go through Write; reads may

@@ -220,6 +220,9 @@ func (t *tx) Jobs(ctx context.Context, f store.JobFilter) ([]*store.Job, error) 
 	if f.Brief {
 		cols = briefJobColumns
 	}
+	if jobs, ok, err := t.recentText(ctx, cols, f); ok || err != nil {
+		return jobs, err
+	}
 	q, args := listQuery("wf_jobs", cols, f, t.db.wfWhere)
 	if t.db.Dialect.Rebind != nil {
 		q = t.db.Dialect.Rebind(q)
@@ -265,7 +268,13 @@ func (t *tx) CountJobs(ctx context.Context, f store.JobFilter) (int, error) {
 	}
 	where, args := t.db.wfWhere(f)
 	q := `SELECT COUNT(*) FROM wf_jobs` + where
-	if f.CountCap > 0 {
+	if from, cond, more := t.db.textFrom(f); from != "" {
+		// Driven by the text index, which yields its candidates one by
+		// one: a capped count of a common substring stops early.
+		where, args = jobWhere(f)
+		q = fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM %s%s AND %s LIMIT %d) c`, from, where, cond, f.CountCap+1)
+		args = append(args, more...)
+	} else if f.CountCap > 0 {
 		// Enough to say "more than CountCap": a common substring of the
 		// console's search would otherwise count most of the jobs.
 		q = fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM wf_jobs%s LIMIT %d) c`, where, f.CountCap+1)

@@ -268,6 +268,19 @@ func testJobTextSearch(t *testing.T, s store.Store) {
 				t.Errorf("text %q, cap %d: CountJobs = %d, want %d", p, capped, n, wantN)
 			}
 		}
+		// A page: from the newest jobs when they hold it, else from the
+		// index's candidates (fewer matches than offset + limit).
+		var paged []string
+		err := s.View(ctx, func(tx store.Tx) error {
+			jobs, err := tx.Jobs(ctx, store.JobFilter{Text: p, Limit: 2, Offset: 1, Brief: true})
+			for _, j := range jobs {
+				paged = append(paged, j.ID)
+			}
+			return err
+		})
+		if wantPage := want[min(1, len(want)):min(3, len(want))]; err != nil || !slices.Equal(paged, wantPage) {
+			t.Errorf("text %q, page 2 of 2: %v, %v; want %v", p, paged, err, wantPage)
+		}
 	}
 }
 
