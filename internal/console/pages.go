@@ -81,7 +81,7 @@ func parentFilter(parent string) (id, prefix string) {
 // free-text search and says "more than": no index counts substrings, so
 // a common one (a user's name, "-W") would otherwise count most jobs
 // (1.6-2.2 s on a million; docs/benchmarks.md, issue 31).
-const textCountCap = 10000
+const textCountCap = 1000
 
 // jobs renders the jobs page: one paged, filtered store query per view.
 func (c *Console) jobs(w http.ResponseWriter, r *http.Request) {
