@@ -71,7 +71,8 @@ func requestQueries(p plan, pg bool) []planQuery {
 	// from it, the exact filter on each; the total capped as the
 	// console's (textCountCap).
 	indexed, arg := textFilter+` AND id IN (SELECT job_id FROM wf_job_text_ids WHERE k IN
-		(SELECT rowid FROM wf_jobs_text WHERE wf_jobs_text MATCH ?))`, any(`"app-7"`)
+		(SELECT rowid FROM wf_jobs_text WHERE wf_jobs_text MATCH ? UNION ALL SELECT k FROM wf_job_text_ids
+		WHERE k > (SELECT value FROM sequences WHERE name = 'wf_jobs_text')))`, any(`"app-7"`)
 	if pg {
 		indexed, arg = textFilter+` AND id IN (SELECT job_id FROM wf_job_text WHERE txt LIKE ? ESCAPE '\')`, any(text)
 	}

@@ -74,7 +74,9 @@ var (
 		"INSERT INTO wf_job_text_ids (job_id) SELECT id FROM wf_jobs",
 		`INSERT INTO wf_jobs_text (rowid, txt)
 			SELECT t.k, j.id || char(10) || j.app_name || char(10) || j.app_path || char(10) || j.user_name
-			FROM wf_job_text_ids t JOIN wf_jobs j ON j.id = t.job_id`}
+			FROM wf_job_text_ids t JOIN wf_jobs j ON j.id = t.job_id`,
+		`INSERT INTO sequences (name, value) VALUES ('wf_jobs_text', COALESCE((SELECT MAX(k) FROM wf_job_text_ids), 0))
+			ON CONFLICT (name) DO UPDATE SET value = excluded.value`}
 	pgRetext = []string{"TRUNCATE wf_job_text",
 		`INSERT INTO wf_job_text (job_id, txt)
 			SELECT id, lower(id) || chr(10) || lower(app_name) || chr(10) || lower(app_path) || chr(10) || lower(user_name)

@@ -22,8 +22,9 @@ const (
 	foldRows = 2000
 	// foldWrites is how many job writes through this store kick a fold
 	// even when nobody reads the totals, so that the deltas of a busy
-	// server that nobody lists stay bounded.
-	foldWrites = 5000
+	// server that nobody lists stay bounded, and the text of new jobs
+	// (IndexJobText): the jobs a search scans beside the index.
+	foldWrites = 1000
 	// foldTimeout bounds one fold in the background.
 	foldTimeout = time.Minute
 	// foldEvery spaces the folds a reader kicks: with many users the
@@ -60,11 +61,12 @@ func (t *tx) countFromCounts(ctx context.Context, f store.JobFilter) (int, error
 	return n, nil
 }
 
-// kickFold folds the deltas of the counts table in the background,
-// unless a fold is running or the dialect keeps no deltas.
+// kickFold folds the deltas of the counts table and indexes the text
+// of new jobs in the background, unless that is running or the dialect
+// needs neither.
 func (db *DB) kickFold() {
-	if db.Dialect.FoldCounts == "" || time.Now().UnixNano()-db.foldedAt.Load() < int64(foldEvery) ||
-		!db.folding.CompareAndSwap(false, true) {
+	if (db.Dialect.FoldCounts == "" && db.Dialect.IndexText == nil) ||
+		time.Now().UnixNano()-db.foldedAt.Load() < int64(foldEvery) || !db.folding.CompareAndSwap(false, true) {
 		return
 	}
 	db.folds.Add(1)
@@ -74,17 +76,34 @@ func (db *DB) kickFold() {
 		defer func() { db.foldedAt.Store(time.Now().UnixNano()) }()
 		ctx, cancel := context.WithTimeout(context.Background(), foldTimeout)
 		defer cancel()
-		// A failed fold leaves the deltas, which stay right: the next
-		// kick tries again.
+		// A failed fold leaves the deltas, which stay right, and jobs
+		// not indexed yet are searched without the index: the next kick
+		// tries again.
 		_, _ = db.FoldJobCounts(ctx)
+		_, _ = db.IndexJobText(ctx)
 	}()
 }
 
 // wroteJob counts a job write and kicks a fold every foldWrites of them.
 func (db *DB) wroteJob() {
-	if db.Dialect.FoldCounts != "" && db.jobWrites.Add(1)%foldWrites == 0 {
+	if db.jobWrites.Add(1)%foldWrites == 0 {
 		db.kickFold()
 	}
+}
+
+// IndexJobText adds the jobs created since the last call to the text
+// index where the dialect defers that (Dialect.IndexText) and returns
+// how many; 0 elsewhere. Jobs not yet indexed are found all the same,
+// by a scan of their few rows.
+func (db *DB) IndexJobText(ctx context.Context) (int64, error) {
+	if db.Dialect.IndexText == nil {
+		return 0, nil
+	}
+	n, err := db.Dialect.IndexText(ctx, db.Write)
+	if err != nil {
+		return n, db.classify(store.Errorf("%s: index job text: %w", db.Dialect.Name, err))
+	}
+	return n, nil
 }
 
 // FoldJobCounts replaces the delta rows of the jobs' counts table by one
@@ -149,12 +168,11 @@ func (t *tx) recentText(ctx context.Context, cols string, f store.JobFilter) ([]
 }
 
 // textFrom is the FROM of a capped count of a free-text search driven by
-// the text index (Dialect.TextFrom), with the condition and arguments
-// that select the text; "" when the dialect has none or the count is
-// not capped.
-func (db *DB) textFrom(f store.JobFilter) (string, string, []any) {
+// the text index (Dialect.TextFrom), with its arguments; "" when the
+// dialect has none or the count is not capped.
+func (db *DB) textFrom(f store.JobFilter) (string, []any) {
 	if f.Text == "" || f.CountCap <= 0 || db.Dialect.TextFrom == nil {
-		return "", "", nil
+		return "", nil
 	}
 	return db.Dialect.TextFrom(strings.ToLower(f.Text))
 }

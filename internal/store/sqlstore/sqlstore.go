@@ -94,11 +94,16 @@ type Dialect struct {
 	// condition then checks.
 	TextMatch func(text string) (string, []any)
 	// TextFrom, when set, returns a FROM that joins wf_jobs to the text
-	// index's candidates, led by the index, and the condition selecting
-	// text in it: a capped count of a common substring then stops after
-	// CountCap matches instead of collecting every candidate first
-	// (SQLite's FTS5 yields them one by one). "" where TextMatch has none.
-	TextFrom func(text string) (from, cond string, args []any)
+	// index's candidates of text, led by the index, with its arguments:
+	// a capped count of a common substring then stops after CountCap
+	// matches instead of collecting every candidate first (SQLite's FTS5
+	// yields them one by one). "" where TextMatch has none.
+	TextFrom func(text string) (from string, args []any)
+	// IndexText, when set, adds the jobs created since its last call to
+	// the text index and returns how many (SQLite, whose FTS5 index
+	// costs a segment per transaction when written by the job's own
+	// commit); the store runs it in the background (counts.go).
+	IndexText func(ctx context.Context, write *sql.DB) (int64, error)
 }
 
 // DB is a store.Store over database/sql. Writes go through Write; reads may

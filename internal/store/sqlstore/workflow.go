@@ -268,12 +268,12 @@ func (t *tx) CountJobs(ctx context.Context, f store.JobFilter) (int, error) {
 	}
 	where, args := t.db.wfWhere(f)
 	q := `SELECT COUNT(*) FROM wf_jobs` + where
-	if from, cond, more := t.db.textFrom(f); from != "" {
+	if from, fromArgs := t.db.textFrom(f); from != "" {
 		// Driven by the text index, which yields its candidates one by
 		// one: a capped count of a common substring stops early.
 		where, args = jobWhere(f)
-		q = fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM %s%s AND %s LIMIT %d) c`, from, where, cond, f.CountCap+1)
-		args = append(args, more...)
+		q = fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM %s%s LIMIT %d) n`, from, where, f.CountCap+1)
+		args = append(fromArgs, args...)
 	} else if f.CountCap > 0 {
 		// Enough to say "more than CountCap": a common substring of the
 		// console's search would otherwise count most of the jobs.

@@ -17,6 +17,22 @@ type countFolder interface {
 	FoldJobCounts(ctx context.Context) (int64, error)
 }
 
+// textIndexer is implemented by the SQL stores: SQLite adds new jobs to
+// its text index in batches, PostgreSQL's is a no-op.
+type textIndexer interface {
+	IndexJobText(ctx context.Context) (int64, error)
+}
+
+// indexText runs the store's batch of the text index, if it has one.
+func indexText(t *testing.T, s store.Store) {
+	t.Helper()
+	if ti, ok := s.(textIndexer); ok {
+		if _, err := ti.IndexJobText(ctx); err != nil {
+			t.Fatalf("IndexJobText: %v", err)
+		}
+	}
+}
+
 // totalFilters are the filters whose totals the stores keep in a counts
 // table (status and user) and some they cannot (name, text, parent,
 // time), each combined with the others.
@@ -92,6 +108,7 @@ func testJobTotals(t *testing.T, s store.Store) {
 		}
 		return nil
 	})
+	indexText(t, s)
 	checkTotals(t, s, "after inserts")
 	steps := []struct {
 		name   string
@@ -223,9 +240,31 @@ func testJobTextSearch(t *testing.T, s store.Store) {
 		}
 		return nil
 	})
+	checkText(t, s, "before indexing", rows)
+	indexText(t, s)
+	checkText(t, s, "indexed", rows)
+	// A change of an indexed job's text, and a new job not indexed yet.
+	rows[3].name, rows[3].path = "Renamed_X", "hdfs:///Z%z"
+	rows = append(rows, struct{ id, name, path, user string }{"t-006-W", "daily_new", "hdfs:///n", "frank"})
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for i, r := range rows[3:] {
+			j := sampleJob(r.id)
+			j.AppName, j.AppPath, j.User, j.CreatedTime = r.name, r.path, r.user, at(3+i)
+			if err := tx.PutJob(ctx, j); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	checkText(t, s, "after a change", rows)
+}
+
+// checkText runs the patterns of testJobTextSearch against the rows.
+func checkText(t *testing.T, s store.Store, when string, rows []struct{ id, name, path, user string }) {
+	t.Helper()
 	patterns := []string{"a", "A", "ly", "LY", "_", "%", `\`, "y_e", "l_e", "%v", "etl%v2", `back\s`, `\s`, "daily",
 		"DAILY_", "ilyetl", "report", "t-00", "-w", "T-003-W", "bob", "ob", "dave", "appS/", "", "zz", "zzz",
-		"näme", "ü", "e-n", "hdfs:///apps/etl%v2"}
+		"näme", "ü", "e-n", "hdfs:///apps/etl%v2", "renamed", "z%z", "_new", "frank", "x"}
 	for _, p := range patterns {
 		if p == "" {
 			continue
@@ -255,17 +294,17 @@ func testJobTextSearch(t *testing.T, s store.Store) {
 				return err
 			})
 			if err != nil {
-				t.Fatalf("text %q: %v", p, err)
+				t.Fatalf("%s: text %q: %v", when, p, err)
 			}
 			if !slices.Equal(got, want) {
-				t.Errorf("text %q: Jobs = %v, want %v", p, got, want)
+				t.Errorf("%s: text %q: Jobs = %v, want %v", when, p, got, want)
 			}
 			wantN := len(want)
 			if capped > 0 {
 				wantN = min(wantN, capped+1)
 			}
 			if n != wantN {
-				t.Errorf("text %q, cap %d: CountJobs = %d, want %d", p, capped, n, wantN)
+				t.Errorf("%s: text %q, cap %d: CountJobs = %d, want %d", when, p, capped, n, wantN)
 			}
 		}
 		// A page: from the newest jobs when they hold it, else from the
@@ -279,7 +318,7 @@ func testJobTextSearch(t *testing.T, s store.Store) {
 			return err
 		})
 		if wantPage := want[min(1, len(want)):min(3, len(want))]; err != nil || !slices.Equal(paged, wantPage) {
-			t.Errorf("text %q, page 2 of 2: %v, %v; want %v", p, paged, err, wantPage)
+			t.Errorf("%s: text %q, page 2 of 2: %v, %v; want %v", when, p, paged, err, wantPage)
 		}
 	}
 }

@@ -35,23 +35,26 @@ INSERT INTO wf_job_counts (user_name, status, n)
 -- name, app path or user, ignoring case, matched no index, so its page
 -- and total read every job. wf_jobs_text is an FTS5 index of those four
 -- with the trigram tokenizer (substrings of three characters or more,
--- case folded), written by triggers when a job is created, deleted or
--- its text changes (not at each status change). The search reads the
--- candidates from it and checks each against the exact condition.
--- Its rows are keyed by wf_job_text_ids.k, an INTEGER PRIMARY KEY, and
--- not by wf_jobs' rowid, which VACUUM (Reclaim's conversion, a backup's
--- VACUUM INTO) may renumber.
+-- case folded); the search reads the candidates from it and checks each
+-- against the exact condition.
+-- Its rows are keyed by wf_job_text_ids.k (AUTOINCREMENT: a key is never
+-- used twice), not by wf_jobs' rowid, which VACUUM (Reclaim's
+-- conversion, a backup's VACUUM INTO) may renumber. A new job only gets
+-- its key from the trigger: FTS5 writes a segment per transaction, which
+-- cost 270 us of CPU per job, so the store indexes the new keys in
+-- batches (sqlite.indexText) and the search scans the keys above the
+-- mark of the last batch (sequences 'wf_jobs_text') besides the index.
+-- Deletions and changes of an indexed job's text go to the index at once.
 CREATE TABLE wf_job_text_ids (
-    k      INTEGER PRIMARY KEY,
+    k      INTEGER PRIMARY KEY AUTOINCREMENT,
     job_id TEXT NOT NULL UNIQUE
 );
 CREATE VIRTUAL TABLE wf_jobs_text USING fts5(txt, content='', contentless_delete=1, tokenize='trigram');
 CREATE TRIGGER wf_jobs_text_insert AFTER INSERT ON wf_jobs BEGIN
-    INSERT INTO wf_job_text_ids (job_id) VALUES (NEW.id); INSERT INTO wf_jobs_text (rowid, txt)
-    VALUES ((SELECT k FROM wf_job_text_ids WHERE job_id = NEW.id),
-        NEW.id || char(10) || NEW.app_name || char(10) || NEW.app_path || char(10) || NEW.user_name); END;
+    INSERT INTO wf_job_text_ids (job_id) VALUES (NEW.id); END;
 CREATE TRIGGER wf_jobs_text_update AFTER UPDATE OF app_name, app_path, user_name ON wf_jobs
-    WHEN NEW.app_name IS NOT OLD.app_name OR NEW.app_path IS NOT OLD.app_path OR NEW.user_name IS NOT OLD.user_name BEGIN
+    WHEN (NEW.app_name IS NOT OLD.app_name OR NEW.app_path IS NOT OLD.app_path OR NEW.user_name IS NOT OLD.user_name)
+    AND (SELECT k FROM wf_job_text_ids WHERE job_id = NEW.id) <= (SELECT value FROM sequences WHERE name = 'wf_jobs_text') BEGIN
     INSERT OR REPLACE INTO wf_jobs_text (rowid, txt)
     VALUES ((SELECT k FROM wf_job_text_ids WHERE job_id = NEW.id),
         NEW.id || char(10) || NEW.app_name || char(10) || NEW.app_path || char(10) || NEW.user_name); END;
@@ -62,3 +65,5 @@ INSERT INTO wf_job_text_ids (job_id) SELECT id FROM wf_jobs;
 INSERT INTO wf_jobs_text (rowid, txt)
     SELECT t.k, j.id || char(10) || j.app_name || char(10) || j.app_path || char(10) || j.user_name
     FROM wf_job_text_ids t JOIN wf_jobs j ON j.id = t.job_id;
+INSERT INTO sequences (name, value) VALUES ('wf_jobs_text', COALESCE((SELECT MAX(k) FROM wf_job_text_ids), 0))
+    ON CONFLICT (name) DO UPDATE SET value = excluded.value;
