@@ -4,7 +4,8 @@ package sqlstore
 // migration 0014, PostgreSQL 0017): rows of (user, status, n) that the
 // database's triggers keep, so that the total of a list filtered by
 // nothing, statuses and users is a sum over a few rows, whatever the
-// number of jobs.
+// number of jobs; and the console's free-text search over the text
+// index of the same migrations (wfWhere, recentText, textFrom).
 
 import (
 	"context"
@@ -43,8 +44,8 @@ func countable(f store.JobFilter) bool {
 }
 
 // countFromCounts is the total of a countable filter: the sum of the
-// matching rows, and how many rows it summed. jobWhere renders the
-// filter, the counts table having the same column names as wf_jobs.
+// matching rows (jobWhere renders the filter, the counts table having
+// wf_jobs' column names). Summing more than foldRows rows kicks a fold.
 func (t *tx) countFromCounts(ctx context.Context, f store.JobFilter) (int, error) {
 	where, args := jobWhere(f)
 	q := `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT), COUNT(*) FROM wf_job_counts` + where
