@@ -31,8 +31,8 @@ const briefJobCols = `id, app_name, app_path, user_name, group_name, acl, parent
 const textFilter = `(LOWER(id) LIKE ? ESCAPE '\' OR LOWER(app_name) LIKE ? ESCAPE '\' OR LOWER(app_path) LIKE ? ESCAPE '\' OR LOWER(user_name) LIKE ? ESCAPE '\')`
 
 // requestQueries lists the statements of every request the scale
-// benchmark measures, for a store seeded with p.
-func requestQueries(p plan) []planQuery {
+// benchmark measures, for a store seeded with p (PostgreSQL's when pg).
+func requestQueries(p plan, pg bool) []planQuery {
 	wf := wfID(p.Jobs/2 + 1)
 	co := coordID(p.Jobs + 1)
 	page := " ORDER BY created_ms DESC, id DESC LIMIT 50 OFFSET 0"
@@ -42,9 +42,15 @@ func requestQueries(p plan) []planQuery {
 		if where != "" {
 			w = " WHERE " + where
 		}
+		total := "SELECT COUNT(*) FROM wf_jobs" + w
+		if !strings.Contains(w, "app_name") && !strings.Contains(w, "LIKE") {
+			// Filters of status and user only: a sum over the counts
+			// the triggers keep (sqlstore.countable).
+			total = "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT), COUNT(*) FROM wf_job_counts" + w
+		}
 		return []planQuery{
 			{"jobs list " + name + ": page", "SELECT " + briefJobCols + " FROM wf_jobs" + w + page, args},
-			{"jobs list " + name + ": total", "SELECT COUNT(*) FROM wf_jobs" + w, args},
+			{"jobs list " + name + ": total", total, args},
 		}
 	}
 	var qs []planQuery
@@ -59,8 +65,20 @@ func requestQueries(p plan) []planQuery {
 	qs = append(qs,
 		planQuery{"jobs list by two statuses: page", "SELECT * FROM (" + fmt.Sprintf(one, 0) + " UNION ALL " + fmt.Sprintf(one, 1) +
 			") u ORDER BY created_ms DESC, id DESC LIMIT 50 OFFSET 0", []any{"FAILED", "KILLED"}},
-		planQuery{"jobs list by two statuses: total", "SELECT COUNT(*) FROM wf_jobs WHERE status IN (?,?)", []any{"FAILED", "KILLED"}})
-	qs = append(qs, list("by text", textFilter, text, text, text, text)...)
+		planQuery{"jobs list by two statuses: total", "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT), COUNT(*) FROM wf_job_counts WHERE status IN (?,?)", []any{"FAILED", "KILLED"}})
+	qs = append(qs, list("by text (scan)", textFilter, text, text, text, text)...)
+	// With the text index (SQLite and PostgreSQL TextMatch): candidates
+	// from it, the exact filter on each; the total capped as the
+	// console's (textCountCap).
+	indexed, arg := textFilter+` AND id IN (SELECT job_id FROM wf_job_text_ids WHERE k IN
+		(SELECT rowid FROM wf_jobs_text WHERE wf_jobs_text MATCH ? UNION ALL SELECT k FROM wf_job_text_ids
+		WHERE k > (SELECT value FROM sequences WHERE name = 'wf_jobs_text')))`, any(`"app-7"`)
+	if pg {
+		indexed, arg = textFilter+` AND id IN (SELECT job_id FROM wf_job_text WHERE txt LIKE ? ESCAPE '\')`, any(text)
+	}
+	qs = append(qs,
+		planQuery{"jobs list by text: page", "SELECT " + briefJobCols + " FROM wf_jobs WHERE " + indexed + page, []any{text, text, text, text, arg}},
+		planQuery{"jobs list by text: capped total", "SELECT COUNT(*) FROM (SELECT 1 FROM wf_jobs WHERE " + indexed + " LIMIT 10001) c", []any{text, text, text, text, arg}})
 	qs = append(qs,
 		planQuery{"coordinator list: page", "SELECT id FROM coord_jobs ORDER BY created_ms DESC, id DESC LIMIT 50 OFFSET 0", nil},
 		planQuery{"coordinator list: total", "SELECT COUNT(*) FROM coord_jobs", nil},
@@ -83,7 +101,7 @@ func explain(ctx context.Context, w io.Writer, o options) error {
 	if o.plan.Running < 0 {
 		o.plan.Running = o.plan.Coords
 	}
-	qs := requestQueries(o.plan)
+	qs := requestQueries(o.plan, o.data == "")
 	if o.data != "" {
 		db, err := sql.Open("sqlite", "file:"+filepath.Join(o.data, "gozie.db")+"?mode=ro")
 		if err != nil {

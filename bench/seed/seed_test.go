@@ -94,6 +94,9 @@ func checkLists(t *testing.T, base string, p plan) {
 		{"len=50&filter=status%3DSUCCEEDED", p.Jobs - killed, wfID(p.Jobs - 1)},
 		{"len=50&filter=status%3DRUNNING", 0, ""},
 		{"len=50&filter=status%3DFAILED%3Bstatus%3DKILLED", killed, wfID(p.Jobs)},
+		{"len=50&filter=status%3DSUCCEEDED%3Bstatus%3DKILLED", p.Jobs, wfID(p.Jobs)},
+		{"len=50&filter=user%3Duser3%3Buser%3Duser4", users["user3"] + users["user4"], ""},
+		{"len=50&filter=user%3Dnobody", 0, ""},
 		{"len=50&filter=user%3Duser3", users["user3"], ""},
 		{"len=50&filter=name%3Dseed-app-7", names["seed-app-7"], ""},
 		{"len=10&offset=1991", p.Jobs, ""},
@@ -174,15 +177,16 @@ func checkCoords(t *testing.T, base string, p plan) {
 }
 
 // checkPlans: no request-path query reads a whole table, and no page of a
-// filtered list sorts its matches; the free-text filter of the console is
-// the exception (a substring matches no index).
+// filtered list sorts its matches. The free-text filter of the console
+// reads its candidates from its trigram index and sorts them; its form
+// without the index (SQLite before migration 0014) scans.
 func checkPlans(t *testing.T, o options) {
 	var sb strings.Builder
 	if err := explain(context.Background(), &sb, o); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(sb.String()), "\n") {
-		if strings.Contains(line, "by text") {
+		if strings.Contains(line, "by text (scan)") {
 			continue
 		}
 		for _, step := range strings.Split(line[40:], "; ") {
@@ -192,7 +196,9 @@ func checkPlans(t *testing.T, o options) {
 			}
 			// Several statuses are several ranges of the status index,
 			// merged by a sort (docs/benchmarks-plans.md).
-			if strings.Contains(line, ": page") && !strings.Contains(line, "two statuses") && strings.Contains(step, "TEMP B-TREE FOR ORDER BY") {
+			// So are the candidates of a free text, from its index.
+			if strings.Contains(line, ": page") && !strings.Contains(line, "two statuses") && !strings.Contains(line, "by text") &&
+				strings.Contains(step, "TEMP B-TREE FOR ORDER BY") {
 				t.Errorf("list page sorts every matching row: %s", line)
 			}
 		}

@@ -60,6 +60,29 @@ func migrate(ctx context.Context, open func(context.Context) (store.Store, error
 	return err
 }
 
+// recount fills the jobs' counts table (SQLite migration 0014,
+// PostgreSQL 0017), whose triggers were set aside while the jobs were
+// written, as the migration does.
+var recount = []string{"DELETE FROM wf_job_counts",
+	`INSERT INTO wf_job_counts (user_name, status, n)
+		SELECT user_name, status, COUNT(*) FROM wf_jobs GROUP BY user_name, status`}
+
+// The same for the free-text search's index of the jobs (SQLite: FTS5,
+// PostgreSQL: wf_job_text and its trigram index).
+var (
+	sqliteRetext = []string{"DELETE FROM wf_job_text_ids", "INSERT INTO wf_jobs_text (wf_jobs_text) VALUES ('delete-all')",
+		"INSERT INTO wf_job_text_ids (job_id) SELECT id FROM wf_jobs",
+		`INSERT INTO wf_jobs_text (rowid, txt)
+			SELECT t.k, j.id || char(10) || j.app_name || char(10) || j.app_path || char(10) || j.user_name
+			FROM wf_job_text_ids t JOIN wf_jobs j ON j.id = t.job_id`,
+		`INSERT INTO sequences (name, value) VALUES ('wf_jobs_text', COALESCE((SELECT MAX(k) FROM wf_job_text_ids), 0))
+			ON CONFLICT (name) DO UPDATE SET value = excluded.value`}
+	pgRetext = []string{"TRUNCATE wf_job_text",
+		`INSERT INTO wf_job_text (job_id, txt)
+			SELECT id, lower(id) || chr(10) || lower(app_name) || chr(10) || lower(app_path) || chr(10) || lower(user_name)
+			FROM wf_jobs`}
+)
+
 // sqliteSink writes a SQLite database file.
 type sqliteSink struct {
 	path  string
@@ -178,7 +201,7 @@ func (s *sqliteSink) finish(ctx context.Context, next int) error {
 	if err := s.commit(ctx); err != nil {
 		return err
 	}
-	stmts := append(append([]string{}, s.saved...),
+	stmts := append(append(append(append([]string{}, s.saved...), recount...), sqliteRetext...),
 		fmt.Sprintf(`INSERT INTO sequences (name, value) VALUES ('%s', %d)
 			ON CONFLICT (name) DO UPDATE SET value = excluded.value`, store.JobSequence, next),
 		// No ANALYZE: the server never runs it, so a real store's
@@ -299,7 +322,7 @@ func (s *pgSink) finish(ctx context.Context, next int) error {
 	for _, t := range seededTables {
 		stmts = append(stmts, "ALTER TABLE "+t+" ENABLE TRIGGER USER")
 	}
-	stmts = append(stmts,
+	stmts = append(append(append(stmts, recount...), pgRetext...),
 		fmt.Sprintf("SELECT setval('wf_job_ids', %d)", next),
 		"SELECT setval(pg_get_serial_sequence('wf_effects', 'id'), GREATEST((SELECT MAX(id) FROM wf_effects), 1))",
 		// What autovacuum would have done over the year the rows

@@ -187,6 +187,10 @@ type JobFilter struct {
 	// Limit bounds the result; 0 means no bound. Jobs come newest first.
 	Limit  int
 	Offset int
+	// CountCap, when positive, lets CountJobs stop counting past it: a
+	// total above CountCap means "more than CountCap". The console caps
+	// the total of its free-text search, which no index counts.
+	CountCap int
 }
 
 // Tx is one transaction. Reads see the transaction's own writes. A Tx must

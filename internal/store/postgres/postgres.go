@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -73,7 +74,13 @@ func Open(ctx context.Context, dsn string) (store.Store, error) {
 		db.Close()
 		return nil, err
 	}
+	textMatch, err := trigramMatch(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, &openError{"postgres: ", err}
+	}
 	return sqlstore.New(db, db, sqlstore.Dialect{
+		TextMatch:   textMatch,
 		Name:        "postgres",
 		Rebind:      sqlstore.Rebind,
 		Retryable:   retryable,
@@ -91,7 +98,34 @@ func Open(ctx context.Context, dsn string) (store.Store, error) {
 		// tables of their own).
 		PurgeLock:   `SELECT pg_try_advisory_lock(` + fmt.Sprint(purgeLock) + `, hashtext(current_schema()))`,
 		PurgeUnlock: `SELECT pg_advisory_unlock(` + fmt.Sprint(purgeLock) + `, hashtext(current_schema()))`,
+		// The deltas the triggers of migration 0017 append, folded: a
+		// DELETE sees only committed rows, so the deltas of commits in
+		// flight stay for the next fold, and of two concurrent folds the
+		// second skips the rows the first deleted.
+		FoldCounts: `WITH d AS (DELETE FROM wf_job_counts RETURNING user_name, status, n),
+			s AS (INSERT INTO wf_job_counts (user_name, status, n)
+				SELECT user_name, status, SUM(n) FROM d GROUP BY user_name, status HAVING SUM(n) <> 0)
+			SELECT COUNT(*) FROM d`,
 	}), nil
+}
+
+// trigramMatch is the Dialect's TextMatch when migration 0017 could
+// create the trigram index of wf_job_text (pg_trgm available), nil when
+// it could not: the side table alone, without its index, would only add
+// a join to the scan.
+func trigramMatch(ctx context.Context, db *sql.DB) (func(string) (string, []any), error) {
+	var has bool
+	err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_indexes
+		WHERE schemaname = current_schema() AND indexname = 'wf_job_text_trgm')`).Scan(&has)
+	if err != nil || !has {
+		return nil, err
+	}
+	return func(text string) (string, []any) {
+		if utf8.RuneCountInString(text) < 3 {
+			return "", nil // no trigram: the index would be read whole
+		}
+		return `id IN (SELECT job_id FROM wf_job_text WHERE txt LIKE ? ESCAPE '\')`, []any{sqlstore.LikeContains(text)}
+	}, nil
 }
 
 // pipeline sends a write transaction's statements as pgx batches: one

@@ -14,6 +14,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlstore"
@@ -107,7 +108,83 @@ func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) 
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
 	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy, LastInsertID: true,
 		Schema:  sqlstore.LatestVersion(migrations, "migrations"),
-		Reclaim: reclaim}), nil
+		Reclaim: reclaim, TextMatch: textMatch, TextFrom: textFrom, IndexText: indexText}), nil
+}
+
+// textTail selects the keys of the jobs not yet in the FTS5 index
+// (migration 0014): above the mark of the last batch of indexText.
+const textTail = `SELECT k FROM wf_job_text_ids WHERE k > (SELECT value FROM sequences WHERE name = 'wf_jobs_text')`
+
+// textFrom is the Dialect's TextFrom: the FTS5 matches first, then the
+// keys not indexed yet, each looked up by key and job id.
+func textFrom(text string) (string, []any) {
+	if utf8.RuneCountInString(text) < 3 {
+		return "", nil
+	}
+	return `(SELECT rowid AS k FROM wf_jobs_text WHERE wf_jobs_text MATCH ? UNION ALL ` + textTail + `) c
+		JOIN wf_job_text_ids t ON t.k = c.k JOIN wf_jobs ON wf_jobs.id = t.job_id`, []any{ftsPhrase(text)}
+}
+
+// ftsPhrase quotes text as one FTS5 phrase: every character literal.
+func ftsPhrase(text string) string { return `"` + strings.ReplaceAll(text, `"`, `""`) + `"` }
+
+// textMatch is the Dialect's TextMatch: the jobs whose FTS5 trigram
+// row holds text as a phrase, which is every indexed job whose id, name,
+// app path or user contains it (the tokenizer folds case), and the jobs
+// not indexed yet; nothing for fewer than three characters, which make
+// no trigram.
+func textMatch(text string) (string, []any) {
+	if utf8.RuneCountInString(text) < 3 {
+		return "", nil
+	}
+	return `id IN (SELECT job_id FROM wf_job_text_ids WHERE k IN
+		(SELECT rowid FROM wf_jobs_text WHERE wf_jobs_text MATCH ? UNION ALL ` + textTail + `))`,
+		[]any{ftsPhrase(text)}
+}
+
+// textBatch is how many new jobs one transaction of indexText adds to
+// the FTS5 index: a few milliseconds of the writer.
+const textBatch = 1000
+
+// indexText is the Dialect's IndexText: it adds the jobs above the mark
+// to the FTS5 index, textBatch keys per transaction, moving the mark, and
+// returns how many keys it passed (deleted jobs leave gaps).
+func indexText(ctx context.Context, w *sql.DB) (int64, error) {
+	var total int64
+	for {
+		n, err := indexTextBatch(ctx, w)
+		total += n
+		if err != nil || n == 0 {
+			return total, err
+		}
+	}
+}
+
+func indexTextBatch(ctx context.Context, w *sql.DB) (int64, error) {
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var lo, hi sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM sequences WHERE name = 'wf_jobs_text'`).Scan(&lo); err != nil {
+		return 0, fmt.Errorf("sqlite: index text: %w", err)
+	}
+	err = tx.QueryRowContext(ctx, `SELECT MAX(k) FROM (SELECT k FROM wf_job_text_ids WHERE k > ? ORDER BY k LIMIT ?)`,
+		lo.Int64, textBatch).Scan(&hi)
+	if err != nil || !hi.Valid {
+		return 0, err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO wf_jobs_text (rowid, txt)
+		SELECT t.k, j.id || char(10) || j.app_name || char(10) || j.app_path || char(10) || j.user_name
+		FROM wf_job_text_ids t JOIN wf_jobs j ON j.id = t.job_id WHERE t.k > ? AND t.k <= ?`, lo.Int64, hi.Int64)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: index text: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sequences SET value = ? WHERE name = 'wf_jobs_text'`, hi.Int64); err != nil {
+		return 0, fmt.Errorf("sqlite: index text: %w", err)
+	}
+	return hi.Int64 - lo.Int64, tx.Commit()
 }
 
 // privateFiles creates the database file at path with mode 0600 if it

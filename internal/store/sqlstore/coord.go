@@ -129,7 +129,7 @@ func (t *tx) CoordJobs(ctx context.Context, f store.JobFilter) ([]*store.CoordJo
 	if f.Brief {
 		cols = briefCoordJobColumns
 	}
-	q, args := listQuery("coord_jobs", cols, f)
+	q, args := listQuery("coord_jobs", cols, f, jobWhere)
 	rows, err := t.query(ctx, t.rebind(q), args...)
 	return listRows(t, "coordinator jobs", rows, err, func(r rowScanner) (*store.CoordJob, error) { return scanCoordJob(r) })
 }

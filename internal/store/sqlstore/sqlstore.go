@@ -82,6 +82,30 @@ type Dialect struct {
 	// after a purge and returns the bytes (SQLite's incremental vacuum);
 	// nil for a database that does so itself.
 	Reclaim func(ctx context.Context, write *sql.DB) (int64, error)
+	// FoldCounts replaces the delta rows of wf_job_counts by their sums
+	// and returns one number, the rows replaced (PostgreSQL, whose
+	// triggers append deltas; counts.go); "" for a database whose
+	// triggers update the rows in place (SQLite).
+	FoldCounts string
+	// TextMatch, when set, returns a condition on wf_jobs that every job
+	// whose id, name, app path or user contains text (lowered) meets and
+	// that an index answers (SQLite's FTS5 trigram table, PostgreSQL's
+	// pg_trgm index; migrations 0014 and 0017), with its arguments; ""
+	// when no index helps (fewer than three characters). It narrows the
+	// console's free-text search to candidates, which the exact
+	// condition then checks.
+	TextMatch func(text string) (string, []any)
+	// TextFrom, when set, returns a FROM that joins wf_jobs to the text
+	// index's candidates of text, led by the index, with its arguments:
+	// a capped count of a common substring then stops after CountCap
+	// matches instead of collecting every candidate first (SQLite's FTS5
+	// yields them one by one). "" where TextMatch has none.
+	TextFrom func(text string) (from string, args []any)
+	// IndexText, when set, adds the jobs created since its last call to
+	// the text index and returns how many (SQLite, whose FTS5 index
+	// costs a segment per transaction when written by the job's own
+	// commit); the store runs it in the background (counts.go).
+	IndexText func(ctx context.Context, write *sql.DB) (int64, error)
 }
 
 // DB is a store.Store over database/sql. Writes go through Write; reads may
@@ -109,6 +133,15 @@ type DB struct {
 	observer atomic.Pointer[observer]
 	// purgeMu is the purge lock of a dialect without PurgeLock.
 	purgeMu sync.Mutex
+
+	// folding is set while a fold of the counts table runs in the
+	// background (kickFold), folds lets Close wait for it, jobWrites
+	// counts the job writes that kick one, foldedAt is when the last one
+	// ended (Unix ns; counts.go).
+	foldedAt  atomic.Int64
+	folding   atomic.Bool
+	folds     sync.WaitGroup
+	jobWrites atomic.Int64
 }
 
 // fence returns the registered instance, "" when not registered.
@@ -226,6 +259,7 @@ func (db *DB) prepareAll(pool *sql.DB) {
 
 // Close implements store.Store.
 func (db *DB) Close() error {
+	db.folds.Wait()
 	db.mu.Lock()
 	for _, m := range db.stmts {
 		for _, st := range m {

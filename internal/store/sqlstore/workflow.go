@@ -153,6 +153,7 @@ func (t *tx) Job(ctx context.Context, id string) (*store.Job, error) {
 
 func (t *tx) PutJob(ctx context.Context, j *store.Job) error {
 	t.touch(j.ID)
+	t.db.wroteJob()
 	return t.exec(ctx, "putJob", j.ID, j.AppName, j.AppPath, j.User, j.Group, j.ACL, j.ParentID, j.ExternalID,
 		j.Status, j.Run, j.Conf, j.Definition, j.State, j.ErrorCode, j.ErrorMessage,
 		ms(j.CreatedTime), ms(j.StartTime), ms(j.EndTime), ms(j.LastModTime), t.owner)
@@ -160,6 +161,10 @@ func (t *tx) PutJob(ctx context.Context, j *store.Job) error {
 
 // likeEscaper quotes LIKE's wildcards so that free text matches itself.
 var likeEscaper = strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
+
+// LikeContains is the LIKE pattern (with ESCAPE '\') of the strings
+// that contain s.
+func LikeContains(s string) string { return "%" + likeEscaper.Replace(s) + "%" }
 
 // jobWhere renders a JobFilter as a WHERE clause ("" when it selects
 // everything) with its arguments.
@@ -220,7 +225,10 @@ func (t *tx) Jobs(ctx context.Context, f store.JobFilter) ([]*store.Job, error) 
 	if f.Brief {
 		cols = briefJobColumns
 	}
-	q, args := listQuery("wf_jobs", cols, f)
+	if jobs, ok, err := t.recentText(ctx, cols, f); ok || err != nil {
+		return jobs, err
+	}
+	q, args := listQuery("wf_jobs", cols, f, t.db.wfWhere)
 	if t.db.Dialect.Rebind != nil {
 		q = t.db.Dialect.Rebind(q)
 	}
@@ -238,10 +246,12 @@ const listOrder = " ORDER BY created_ms DESC, id DESC"
 // most statuses × (offset + limit) rows instead of every matching job
 // (SQLite sorted the 100,000 FAILED or KILLED jobs of a million in 0.3 s;
 // docs/benchmarks-plans.md).
-func listQuery(table, cols string, f store.JobFilter) (string, []any) {
+// render is the filter's WHERE (jobWhere, or DB.wfWhere for workflow
+// jobs).
+func listQuery(table, cols string, f store.JobFilter, render func(store.JobFilter) (string, []any)) (string, []any) {
 	statuses := slices.Compact(slices.Sorted(slices.Values(f.Statuses)))
 	if f.Limit <= 0 || len(statuses) < 2 {
-		where, args := jobWhere(f)
+		where, args := render(f)
 		return `SELECT ` + cols + ` FROM ` + table + where + listOrder + page(f.Limit, f.Offset), args
 	}
 	var parts []string
@@ -249,7 +259,7 @@ func listQuery(table, cols string, f store.JobFilter) (string, []any) {
 	for i, s := range statuses {
 		one := f
 		one.Statuses = []string{s}
-		where, a := jobWhere(one)
+		where, a := render(one)
 		parts = append(parts, fmt.Sprintf(`SELECT * FROM (SELECT %s FROM %s%s%s LIMIT %d) s%d`,
 			cols, table, where, listOrder, max(f.Offset, 0)+f.Limit, i))
 		args = append(args, a...)
@@ -258,8 +268,22 @@ func listQuery(table, cols string, f store.JobFilter) (string, []any) {
 }
 
 func (t *tx) CountJobs(ctx context.Context, f store.JobFilter) (int, error) {
-	where, args := jobWhere(f)
+	if countable(f) {
+		return t.countFromCounts(ctx, f)
+	}
+	where, args := t.db.wfWhere(f)
 	q := `SELECT COUNT(*) FROM wf_jobs` + where
+	if from, fromArgs := t.db.textFrom(f); from != "" {
+		// Driven by the text index, which yields its candidates one by
+		// one: a capped count of a common substring stops early.
+		where, args = jobWhere(f)
+		q = fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM %s%s LIMIT %d) n`, from, where, f.CountCap+1)
+		args = append(fromArgs, args...)
+	} else if f.CountCap > 0 {
+		// Enough to say "more than CountCap": a common substring of the
+		// console's search would otherwise count most of the jobs.
+		q = fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM wf_jobs%s LIMIT %d) c`, where, f.CountCap+1)
+	}
 	if t.db.Dialect.Rebind != nil {
 		q = t.db.Dialect.Rebind(q)
 	}

@@ -52,6 +52,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"WritesThenReads", testWritesThenReads},
 		{"FailedWriteRollsBack", testFailedWriteRollsBack},
 		{"Stats", testStats},
+		{"JobTotals", testJobTotals},
+		{"JobTotalsConcurrent", testJobTotalsConcurrent},
+		{"JobTextSearch", testJobTextSearch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
