@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/gozie/gozie/internal/store"
 	"github.com/gozie/gozie/internal/store/sqlstore"
 )
 
@@ -93,6 +94,13 @@ func requestQueries(p plan, pg bool) []planQuery {
 		planQuery{"coordinator action info", "SELECT * FROM coord_actions WHERE id = ?", []any{co + "@1"}},
 		planQuery{"coordinator action's run", "SELECT * FROM wf_jobs WHERE parent_id = ? ORDER BY created_ms DESC, id DESC", []any{co + "@1"}},
 	)
+	// The purge's candidates of its workflow steps, a round with
+	// nothing to delete (sqlstore.PurgeScan): read from the partial
+	// indexes in their order, not sorted.
+	for _, step := range []store.PurgeStep{store.PurgeWorkflows, store.PurgeCoordActions} {
+		qs = append(qs, planQuery{"purge scan: " + step.String(), sqlstore.PurgeScan(step, !pg),
+			[]any{int64(1) << 50, int64(0), int64(0), "", 1000}})
+	}
 	return qs
 }
 

@@ -108,7 +108,7 @@ func OpenWith(ctx context.Context, path string, o Options) (store.Store, error) 
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
 	return sqlstore.New(w, r, sqlstore.Dialect{Name: "sqlite", Retryable: busy, Unavailable: busy, LastInsertID: true,
 		Schema:  sqlstore.LatestVersion(migrations, "migrations"),
-		Reclaim: reclaim, TextMatch: textMatch, TextFrom: textFrom, IndexText: indexText}), nil
+		Reclaim: reclaim, TextMatch: textMatch, TextFrom: textFrom, IndexText: indexText, IndexHints: true}), nil
 }
 
 // textTail selects the keys of the jobs not yet in the FTS5 index

@@ -27,8 +27,14 @@ var purgeEnded = map[string]bool{store.CoordSucceeded: true, store.CoordFailed: 
 // only the jobs that ended before the cut-off and must stay, not every
 // job (a walk by primary key read all 1,000,000 rows of a seeded store,
 // 4 to 11 s per round). The key is the row's last column.
+//
+// The workflows' step reads only workflows without a parent, through the
+// partial index wf_jobs_purge_top (SQLite 0015, PostgreSQL 0018): the
+// children of coordinators and of other workflows go with their parent,
+// and a store holds far more of them (a coordinator's every run) than of
+// workflows submitted alone.
 var purgeScans = map[store.PurgeStep]string{
-	store.PurgeWorkflows:    wfScan,
+	store.PurgeWorkflows:    wfTopScan,
 	store.PurgeCoordActions: wfScan,
 	store.PurgeCoords: `SELECT id, parent_id, status, end_ms, last_mod_ms, last_mod_ms FROM coord_jobs
 		WHERE last_mod_ms < ? AND last_mod_ms >= ? AND (last_mod_ms, id) > (?, ?) ORDER BY last_mod_ms, id LIMIT ?`,
@@ -36,13 +42,44 @@ var purgeScans = map[store.PurgeStep]string{
 		WHERE last_mod_ms < ? AND last_mod_ms >= ? AND (last_mod_ms, id) > (?, ?) ORDER BY last_mod_ms, id LIMIT ?`,
 }
 
-// wfScan is the workflows' purge scan; the expression must stay the one
-// of the index wf_jobs_purge for the databases to use it. The lower bound
-// is repeated outside the row value because SQLite starts its range scan
-// only from a bound on the index's first column (without it every window
-// would read the index again from its start).
+// wfScan is the scan of the old coordinator actions' step: every ended
+// workflow. The expression and the status list must stay those of the
+// partial index wf_jobs_purge (SQLite 0015, PostgreSQL 0018) for the
+// databases to use it; the rules check the status again. The lower
+// bound is repeated outside the row value because SQLite starts its
+// range scan only from a bound on the index's first column (without it
+// every window would read the index again from its start).
 const wfScan = `SELECT id, parent_id, status, end_ms, last_mod_ms, COALESCE(end_ms, last_mod_ms) FROM wf_jobs
-		WHERE COALESCE(end_ms, last_mod_ms) < ? AND COALESCE(end_ms, last_mod_ms) >= ?
+		WHERE status IN ('SUCCEEDED', 'KILLED', 'FAILED')
+		AND COALESCE(end_ms, last_mod_ms) < ? AND COALESCE(end_ms, last_mod_ms) >= ?
+		AND (COALESCE(end_ms, last_mod_ms), id) > (?, ?)
+		ORDER BY COALESCE(end_ms, last_mod_ms), id LIMIT ?`
+
+// purgeIndexes are the indexes of the workflow scans, named in them
+// where the dialect asks for hints (Dialect.IndexHints).
+var purgeIndexes = map[store.PurgeStep]string{
+	store.PurgeWorkflows:    "wf_jobs_purge_top",
+	store.PurgeCoordActions: "wf_jobs_purge",
+}
+
+// PurgeScan is the statement reading the candidates of a purge step,
+// with its index named where hints says so (Dialect.IndexHints); its
+// arguments are the scan's bound, the cursor's key twice, the cursor's id
+// and the window. Exported for bench/seed's plans.
+func PurgeScan(step store.PurgeStep, hints bool) string {
+	q := purgeScans[step]
+	if idx := purgeIndexes[step]; idx != "" && hints {
+		q = strings.Replace(q, "FROM wf_jobs", "FROM wf_jobs INDEXED BY "+idx, 1)
+	}
+	return q
+}
+
+// wfTopScan is the workflows' step: the ended workflows without a
+// parent, through the partial index wf_jobs_purge_top, whose conditions
+// it repeats as written there.
+const wfTopScan = `SELECT id, parent_id, status, end_ms, last_mod_ms, COALESCE(end_ms, last_mod_ms) FROM wf_jobs
+		WHERE status IN ('SUCCEEDED', 'KILLED', 'FAILED') AND parent_id = ''
+		AND COALESCE(end_ms, last_mod_ms) < ? AND COALESCE(end_ms, last_mod_ms) >= ?
 		AND (COALESCE(end_ms, last_mod_ms), id) > (?, ?)
 		ORDER BY COALESCE(end_ms, last_mod_ms), id LIMIT ?`
 
@@ -126,7 +163,7 @@ func (db *DB) purgeCandidates(ctx context.Context, step store.PurgeStep, r store
 		return nil, "", err
 	}
 	window := max(10*r.Limit, 1000)
-	q, bound := db.rebind(purgeScans[step]), scanBound(step, r)
+	q, bound := db.rebind(PurgeScan(step, db.Dialect.IndexHints)), scanBound(step, r)
 	var roots []string
 	seen := map[string]bool{}
 	for {

@@ -106,6 +106,12 @@ type Dialect struct {
 	// costs a segment per transaction when written by the job's own
 	// commit); the store runs it in the background (counts.go).
 	IndexText func(ctx context.Context, write *sql.DB) (int64, error)
+	// IndexHints names the index of the purge's workflow scans in the
+	// query (SQLite's INDEXED BY): without statistics, SQLite prefers
+	// an index answering an equality of the scan (status, parent_id)
+	// and sorts all its rows, over the partial index that holds just
+	// the rows wanted, in the order wanted.
+	IndexHints bool
 }
 
 // DB is a store.Store over database/sql. Writes go through Write; reads may
