@@ -49,9 +49,7 @@ func countable(f store.JobFilter) bool {
 func (t *tx) countFromCounts(ctx context.Context, f store.JobFilter) (int, error) {
 	where, args := jobWhere(f)
 	q := `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT), COUNT(*) FROM wf_job_counts` + where
-	if t.db.Dialect.Rebind != nil {
-		q = t.db.Dialect.Rebind(q)
-	}
+	q = t.rebind(q)
 	var n, rows int
 	if err := t.queryRowText(ctx, q, args...).Scan(&n, &rows); err != nil {
 		return 0, store.Errorf("%s: count jobs: %w", t.db.Dialect.Name, err)
@@ -167,9 +165,7 @@ func (t *tx) recentText(ctx context.Context, cols string, f store.JobFilter) ([]
 	if from, fromArgs := t.db.textFrom(probe); from != "" {
 		var n int
 		q := fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM %s LIMIT %d) n`, from, textProbe)
-		if t.db.Dialect.Rebind != nil {
-			q = t.db.Dialect.Rebind(q)
-		}
+		q = t.rebind(q)
 		if err := t.queryRowText(ctx, q, fromArgs...).Scan(&n); err != nil {
 			return nil, false, store.Errorf("%s: jobs: %w", t.db.Dialect.Name, err)
 		}
@@ -180,9 +176,7 @@ func (t *tx) recentText(ctx context.Context, cols string, f store.JobFilter) ([]
 	where, args := jobWhere(f)
 	q := `SELECT * FROM (SELECT ` + cols + ` FROM wf_jobs` + listOrder + fmt.Sprintf(` LIMIT %d) r`, recentJobs) +
 		where + listOrder + page(f.Limit+max(f.Offset, 0), 0)
-	if t.db.Dialect.Rebind != nil {
-		q = t.db.Dialect.Rebind(q)
-	}
+	q = t.rebind(q)
 	rows, err := t.query(ctx, q, args...)
 	jobs, err := listRows(t, "jobs", rows, err, func(r rowScanner) (*store.Job, error) { return scanJob(r) })
 	if err != nil || len(jobs) < f.Limit+max(f.Offset, 0) {

@@ -229,9 +229,7 @@ func (t *tx) Jobs(ctx context.Context, f store.JobFilter) ([]*store.Job, error) 
 		return jobs, err
 	}
 	q, args := listQuery("wf_jobs", cols, f, t.db.wfWhere)
-	if t.db.Dialect.Rebind != nil {
-		q = t.db.Dialect.Rebind(q)
-	}
+	q = t.rebind(q)
 	rows, err := t.query(ctx, q, args...)
 	return listRows(t, "jobs", rows, err, func(r rowScanner) (*store.Job, error) { return scanJob(r) })
 }
@@ -284,9 +282,7 @@ func (t *tx) CountJobs(ctx context.Context, f store.JobFilter) (int, error) {
 		// console's search would otherwise count most of the jobs.
 		q = fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM wf_jobs%s LIMIT %d) c`, where, f.CountCap+1)
 	}
-	if t.db.Dialect.Rebind != nil {
-		q = t.db.Dialect.Rebind(q)
-	}
+	q = t.rebind(q)
 	var n int
 	if err := t.queryRowText(ctx, q, args...).Scan(&n); err != nil {
 		return 0, store.Errorf("%s: count jobs: %w", t.db.Dialect.Name, err)
@@ -329,9 +325,7 @@ func (t *tx) ActionsByStatus(ctx context.Context, statuses ...string) ([]*store.
 		args = append(args, ownedArgs(t.owner, 1)...)
 	}
 	q += ` ORDER BY job_id, seq, id`
-	if t.db.Dialect.Rebind != nil {
-		q = t.db.Dialect.Rebind(q)
-	}
+	q = t.rebind(q)
 	return t.queryActions(ctx, q, args...)
 }
 
